@@ -1,0 +1,1 @@
+"""Benchmarks of the workbook: speed as ratios against a baseline measured in the same run."""

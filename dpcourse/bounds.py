@@ -1,0 +1,140 @@
+"""Theory lines: the error bounds and rates that the notebooks draw beside measurements.
+
+Each formula lives here once, with the lecture it comes from. Units: *unnormalised*
+(counts) unless a function says otherwise; pass ``n`` where offered to get the normalised
+error (divide by the number of people n).
+
+The lecture writes δ for the failure probability of an accuracy statement; to keep it
+apart from the δ of (ε, δ)-DP this package calls it β.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_array, check_epsilon, check_integer, check_positive, check_probability
+from .mechanisms import laplace_scale, rr_keep_probability
+
+__all__ = [
+    "composed_laplace_max_error_bound",
+    "composed_laplace_sample_complexity",
+    "laplace_linear_combination_tail_bound",
+    "laplace_max_error_bound",
+    "laplace_max_error_quantile",
+    "laplace_max_error_tail",
+    "laplace_variance",
+    "noisy_histogram_max_error_bound",
+    "rr_proportion_variance",
+]
+
+
+def _per_person(value, n):
+    return value if n is None else value / check_positive(n, "n")
+
+
+def laplace_variance(*, sensitivity: float, epsilon: float) -> float:
+    """Var Lap(b) = 2b², b = Δf/ε: the expected squared error of each coordinate."""
+    return 2.0 * laplace_scale(sensitivity=sensitivity, epsilon=epsilon) ** 2
+
+
+def laplace_max_error_bound(*, k: int, beta: float, sensitivity: float, epsilon: float, n: float | None = None):
+    """Theorem 3.8 (Lecture 3): P[‖f(x) − y‖∞ ≥ ln(k/β)·Δf/ε] ≤ β for the Laplace mechanism.
+
+    Proof: P[|Zᵢ| ≥ t·b] = e^{−t}; with t = ln(k/β) each coordinate fails with
+    probability β/k, and a union bound over the k coordinates gives β.
+
+    Returns the error level ln(k/β)·Δf/ε (divided by ``n`` if given).
+    """
+    k = check_integer(k, "k", minimum=1)
+    beta = check_probability(beta, "beta")
+    return _per_person(np.log(k / beta) * laplace_scale(sensitivity=sensitivity, epsilon=epsilon), n)
+
+
+def laplace_max_error_tail(t, *, k: int, sensitivity: float, epsilon: float):
+    """The exact tail P[‖Z‖∞ ≥ t] = 1 − (1 − e^{−t/b})ᵏ for k i.i.d. Lap(b), b = Δf/ε.
+
+    ``t`` may be an array of levels (each ≥ 0). Evaluated as −expm1(k·log1p(−e^{−t/b}))
+    so that tiny tails keep their relative precision.
+    """
+    k = check_integer(k, "k", minimum=1)
+    levels = check_array(t, "t", ndim=None, min_size=0)
+    if np.any(levels < 0):
+        raise ValueError("t must be >= 0")
+    b = laplace_scale(sensitivity=sensitivity, epsilon=epsilon)
+    tail = -np.expm1(k * np.log1p(-np.exp(-levels / b)))
+    return float(tail) if tail.ndim == 0 else tail
+
+
+def laplace_max_error_quantile(*, k: int, beta: float, sensitivity: float, epsilon: float, n: float | None = None):
+    """The exact (1 − β) quantile of ‖Z‖∞: −b·ln(1 − (1 − β)^{1/k}), never above Theorem 3.8's level."""
+    k = check_integer(k, "k", minimum=1)
+    beta = check_probability(beta, "beta")
+    b = laplace_scale(sensitivity=sensitivity, epsilon=epsilon)
+    return _per_person(-b * np.log(-np.expm1(np.log1p(-beta) / k)), n)
+
+
+def composed_laplace_max_error_bound(
+    *, num_queries: int, beta: float, epsilon: float, sensitivity: float = 1.0, n: float | None = None
+):
+    """Answering K queries of sensitivity Δ each with Lap(KΔ/ε) (ε/K per query, basic composition).
+
+    Lecture 3: with probability 1 − β every answer is within K·ln(K/β)·Δ/ε, so the
+    normalised error is α = K ln(K/β)/(nε) for counting queries.
+    """
+    k = check_integer(num_queries, "num_queries", minimum=1)
+    return laplace_max_error_bound(k=k, beta=beta, sensitivity=k * check_positive(sensitivity, "sensitivity"), epsilon=epsilon, n=n)
+
+
+def composed_laplace_sample_complexity(*, num_queries: int, alpha: float, beta: float, epsilon: float) -> float:
+    """The n that makes :func:`composed_laplace_max_error_bound` (normalised) equal α: n = K ln(K/β)/(αε)."""
+    k = check_integer(num_queries, "num_queries", minimum=1)
+    alpha = check_positive(alpha, "alpha")
+    beta = check_probability(beta, "beta")
+    return k * np.log(k / beta) / (alpha * check_epsilon(epsilon))
+
+
+def laplace_linear_combination_tail_bound(*, l2_norm: float, linf_norm: float, scale: float, beta: float) -> float:
+    """A level t with P[|Σᵢ aᵢZᵢ| ≥ t] ≤ β for Zᵢ ~ Lap(b) i.i.d. (Chernoff, sub-exponential).
+
+    Since E e^{λZ} = 1/(1 − λ²b²) ≤ e^{2λ²b²} for |λ|b ≤ ½, Chernoff's bound with λ ≤ 1/(2b‖a‖∞)
+    gives P[|Σ aᵢZᵢ| ≥ t] ≤ 2 exp(2λ²b²‖a‖₂² − λt). The optimal λ = t/(4b²‖a‖₂²) yields
+    t = 2b‖a‖₂√(2 ln(2/β)) when admissible; the boundary λ always yields
+    t = 2b‖a‖∞ ln(2/β) + b‖a‖₂²/‖a‖∞. The smaller valid level is returned.
+    This is the "sub-exponential tail" behind the noisy-histogram rate O(√|𝒳| log(1/β)/ε) of Lecture 3.
+    """
+    l2 = check_positive(l2_norm, "l2_norm")
+    linf = check_positive(linf_norm, "linf_norm")
+    b = check_positive(scale, "scale")
+    log_term = np.log(2.0 / check_probability(beta, "beta"))
+    boundary = 2 * b * linf * log_term + b * l2**2 / linf
+    gaussian_regime = 2 * b * l2 * np.sqrt(2 * log_term)
+    return float(gaussian_regime if gaussian_regime <= 2 * b * l2**2 / linf else boundary)
+
+
+def noisy_histogram_max_error_bound(
+    *, domain_size: int, num_queries: int, beta: float, epsilon: float, n: float | None = None
+):
+    """Answering |Q| queries q ∈ [0, 1]^|𝒳| from the Laplace-noised histogram (Lap(1/ε) per cell).
+
+    Every answer's error is q·Z; with ‖q‖₂ ≤ √|𝒳| and ‖q‖∞ ≤ 1, the sub-exponential tail of
+    :func:`laplace_linear_combination_tail_bound` at β/|Q| and a union bound give a level that
+    holds for all |Q| queries at once with probability 1 − β, of order √|𝒳|·√log(|Q|/β)/ε
+    (Lecture 3's "Laplace mechanism to release contingency table").
+    """
+    d = check_integer(domain_size, "domain_size", minimum=1)
+    q = check_integer(num_queries, "num_queries", minimum=1)
+    beta = check_probability(beta, "beta")
+    level = laplace_linear_combination_tail_bound(
+        l2_norm=np.sqrt(d), linf_norm=1.0, scale=1.0 / check_epsilon(epsilon), beta=beta / q
+    )
+    return _per_person(level, n)
+
+
+def rr_proportion_variance(*, n: int, epsilon: float) -> float:
+    """Var of the randomized-response proportion estimate: e^ε / (n (e^ε − 1)²).
+
+    Each debiased report has variance p(1 − p)/(2p − 1)² = e^ε/(e^ε − 1)², p = e^ε/(1 + e^ε).
+    """
+    n = check_integer(n, "n", minimum=1)
+    p = rr_keep_probability(epsilon)
+    return p * (1 - p) / ((2 * p - 1) ** 2 * n)

@@ -1,0 +1,137 @@
+"""Empirical error of a mechanism over many trials, with confidence intervals.
+
+Every notebook measures a mechanism the same way: one vectorised draw of ``trials``
+releases, an error per trial (max or mean squared over the queries), then a summary with
+a confidence interval, plotted as points with error bars beside a theory line from
+:mod:`dpcourse.bounds`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from ._validation import as_generator, check_array, check_choice, check_integer, check_probability
+
+__all__ = [
+    "ERROR_METRICS",
+    "ErrorSummary",
+    "TailEstimate",
+    "empirical_error",
+    "empirical_tail",
+    "max_abs_error",
+    "mean_squared_error",
+    "summarize",
+]
+
+ERROR_METRICS = ("max", "mse")
+
+
+def max_abs_error(released, truth) -> np.ndarray:
+    """‖released − truth‖∞ over the last axis: one number per trial."""
+    return np.max(np.abs(np.asarray(released) - np.asarray(truth)), axis=-1)
+
+
+def mean_squared_error(released, truth) -> np.ndarray:
+    """(1/k)‖released − truth‖₂² over the last axis: one number per trial."""
+    return np.mean((np.asarray(released) - np.asarray(truth)) ** 2, axis=-1)
+
+
+@dataclass(frozen=True)
+class ErrorSummary:
+    """The mean of a per-trial error and a confidence interval for it.
+
+    The interval is the normal one, mean ± z·s/√T; with T ≥ 100 trials of a variable with
+    finite variance the central limit theorem makes it accurate to the stated level.
+    """
+
+    mean: float
+    low: float
+    high: float
+    std: float
+    trials: int
+    confidence: float
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2
+
+    def __str__(self) -> str:
+        return f"{self.mean:.4g} ± {self.half_width:.2g} ({self.confidence:.0%} CI, {self.trials} trials)"
+
+
+def summarize(values, *, confidence: float = 0.95) -> ErrorSummary:
+    """Mean and normal-approximation confidence interval of per-trial ``values``."""
+    v = check_array(values, "values", ndim=1, min_size=2)
+    level = check_probability(confidence, "confidence")
+    mean = float(v.mean())
+    std = float(v.std(ddof=1))
+    half = float(stats.norm.ppf(0.5 + level / 2)) * std / np.sqrt(v.size)
+    return ErrorSummary(mean, mean - half, mean + half, std, int(v.size), level)
+
+
+@dataclass(frozen=True)
+class TailEstimate:
+    """Empirical P[error ≥ t] at each level t, with exact Clopper–Pearson intervals."""
+
+    levels: np.ndarray
+    probability: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    trials: int
+
+
+def empirical_tail(values, levels, *, confidence: float = 0.95) -> TailEstimate:
+    """The fraction of ``values`` at or above each of ``levels``, with Clopper–Pearson intervals.
+
+    The interval for a binomial count c of T is [B(α/2; c, T − c + 1), B(1 − α/2; c + 1, T − c)]
+    with B the beta quantile; it is exact (conservative) at every sample size.
+    """
+    v = np.sort(check_array(values, "values", ndim=1, min_size=1))
+    t = check_array(levels, "levels", ndim=1, min_size=1)
+    alpha = 1 - check_probability(confidence, "confidence")
+    count = v.size - np.searchsorted(v, t, side="left")
+    trials = v.size
+    low = np.where(count > 0, stats.beta.ppf(alpha / 2, np.maximum(count, 1), trials - count + 1), 0.0)
+    high = np.where(count < trials, stats.beta.ppf(1 - alpha / 2, count + 1, np.maximum(trials - count, 1)), 1.0)
+    return TailEstimate(t, count / trials, low, high, trials)
+
+
+def empirical_error(
+    mechanism: Callable[..., np.ndarray],
+    truth,
+    *,
+    trials: int,
+    rng=None,
+    metric: str = "max",
+    confidence: float = 0.95,
+) -> tuple[ErrorSummary, np.ndarray]:
+    """Run ``mechanism(truth, rng=..., trials=...)`` once for all trials and summarise its error.
+
+    Parameters
+    ----------
+    mechanism : callable
+        Any sampler of this package with the keyword interface ``(truth, *, rng, trials)``,
+        e.g. ``functools.partial(laplace_mechanism, sensitivity=1, epsilon=0.5)``;
+        it must return a ``(trials, k)`` array.
+    truth : array_like, shape (k,)
+        The exact answers.
+    metric : {"max", "mse"}
+        ``"max"``: ‖y − f(x)‖∞ per trial; ``"mse"``: (1/k)‖y − f(x)‖₂² per trial.
+
+    Returns
+    -------
+    (ErrorSummary, numpy.ndarray)
+        The summary, and the per-trial errors (for histograms and tail plots).
+    """
+    check_choice(metric, "metric", ERROR_METRICS)
+    trials = check_integer(trials, "trials", minimum=2)
+    truth = check_array(truth, "truth", ndim=1)
+    released = np.asarray(mechanism(truth, rng=as_generator(rng), trials=trials))
+    if released.shape != (trials, truth.size):
+        raise ValueError(f"mechanism must return shape {(trials, truth.size)}; got {released.shape}")
+    errors = max_abs_error(released, truth) if metric == "max" else mean_squared_error(released, truth)
+    return summarize(errors, confidence=confidence), errors

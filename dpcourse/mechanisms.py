@@ -1,0 +1,255 @@
+"""Noise-adding mechanisms, each with its calibration and the reason it is private.
+
+Every sampler takes ``rng`` (a seed or a ``numpy.random.Generator``) and ``trials``: with
+``trials=None`` it returns one release shaped like the input, with ``trials=T`` a
+``(T, *shape)`` array of independent releases drawn in one call.
+
+The theory that goes with each mechanism (variances, tail bounds, error rates) lives in
+:mod:`dpcourse.bounds`; this module holds only what is needed to *run* the mechanism.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import optimize, special
+
+from ._validation import (
+    as_generator,
+    check_array,
+    check_binary,
+    check_choice,
+    check_epsilon,
+    check_positive,
+    check_probability,
+    check_trials,
+    sample_shape,
+)
+
+__all__ = [
+    "GAUSSIAN_CALIBRATIONS",
+    "gaussian_mechanism",
+    "gaussian_sigma",
+    "laplace_mechanism",
+    "laplace_scale",
+    "randomized_response",
+    "rr_debias",
+    "rr_estimate",
+    "rr_keep_probability",
+]
+
+GAUSSIAN_CALIBRATIONS = ("analytic", "classic")
+
+
+def _answers(true_answers) -> np.ndarray:
+    return check_array(true_answers, "true_answers", ndim=(0, 1))
+
+
+# --------------------------------------------------------------------------------------
+# Laplace
+# --------------------------------------------------------------------------------------
+def laplace_scale(*, sensitivity: float, epsilon: float) -> float:
+    """The Laplace mechanism's scale b = Δf/ε (Lecture 2; Dwork & Roth, Def. 3.3).
+
+    Parameters
+    ----------
+    sensitivity : float
+        The L1 sensitivity Δf = max over neighbours ‖f(x) − f(y)‖₁, > 0.
+    epsilon : float
+        The privacy parameter ε > 0.
+    """
+    return check_positive(sensitivity, "sensitivity") / check_epsilon(epsilon)
+
+
+def laplace_mechanism(true_answers, *, sensitivity: float, epsilon: float, rng=None, trials: int | None = None):
+    """Release ``true_answers + Z`` with Z_i ~ Lap(Δf/ε) i.i.d.
+
+    Parameters
+    ----------
+    true_answers : array_like, shape (k,)
+        The exact answers f(x) ∈ ℝᵏ.
+    sensitivity : float
+        L1 sensitivity Δf of the whole vector f (not of one coordinate).
+    epsilon : float
+        Privacy parameter ε > 0.
+    rng : None, int or numpy.random.Generator
+        Source of randomness.
+    trials : int, optional
+        Number of independent releases.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(k,)``, or ``(trials, k)`` when ``trials`` is given.
+
+    Privacy
+    -------
+    For neighbours x, y the density ratio of the release at any point v is
+    ∏ᵢ exp(−ε|vᵢ − fᵢ(x)|/Δf) / exp(−ε|vᵢ − fᵢ(y)|/Δf) ≤ exp(ε‖f(x) − f(y)‖₁/Δf) ≤ e^ε,
+    by the triangle inequality, so the mechanism is ε-DP (Lecture 2, Theorem 3.6 of
+    Dwork & Roth). Utility: Theorem 3.8, :func:`dpcourse.bounds.laplace_max_error_bound`.
+
+    Examples
+    --------
+    >>> laplace_mechanism([10.0, 20.0], sensitivity=1, epsilon=1.0, rng=0, trials=3).shape
+    (3, 2)
+    """
+    answers = _answers(true_answers)
+    b = laplace_scale(sensitivity=sensitivity, epsilon=epsilon)
+    shape = sample_shape(check_trials(trials), answers.shape)
+    return answers + as_generator(rng).laplace(0.0, b, size=shape)
+
+
+# --------------------------------------------------------------------------------------
+# Gaussian
+# --------------------------------------------------------------------------------------
+def _classic_sigma(l2_sensitivity: float, epsilon: float, delta: float) -> float:
+    if epsilon >= 1:
+        raise ValueError(
+            "epsilon must be < 1 for the classic Gaussian calibration "
+            f"σ = Δ₂·√(2 ln(1.25/δ))/ε (Dwork & Roth, Theorem A.1); got {epsilon!r}. "
+            "Use calibration='analytic', which is valid for every ε > 0."
+        )
+    return l2_sensitivity * np.sqrt(2.0 * np.log(1.25 / delta)) / epsilon
+
+
+def analytic_gaussian_delta(sigma, *, l2_sensitivity: float, epsilon: float):
+    """The exact δ(σ) of the Gaussian mechanism with noise N(0, σ²) (Balle & Wang 2018, Thm. 8).
+
+    δ(σ) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ); the mechanism is (ε, δ)-DP exactly
+    when δ ≥ δ(σ). The second term is evaluated in log space so that large ε does not
+    overflow.
+    """
+    sigma = np.asarray(sigma, dtype=float)
+    a = l2_sensitivity / (2.0 * sigma)
+    b = epsilon * sigma / l2_sensitivity
+    return special.ndtr(a - b) - np.exp(epsilon + special.log_ndtr(-a - b))
+
+
+def _analytic_sigma(l2_sensitivity: float, epsilon: float, delta: float) -> float:
+    def excess(log_sigma):
+        return analytic_gaussian_delta(np.exp(log_sigma), l2_sensitivity=l2_sensitivity, epsilon=epsilon) - delta
+
+    # δ(σ) falls from 1 (σ → 0) to 0 (σ → ∞); bracket the crossing on a log scale.
+    lo = np.log(l2_sensitivity) - 1.0
+    while excess(lo) <= 0:
+        lo -= 2.0
+    hi = lo + 2.0
+    while excess(hi) > 0:
+        hi += 2.0
+    return float(np.exp(optimize.brentq(excess, lo, hi, xtol=1e-14, rtol=1e-14)))
+
+
+def gaussian_sigma(*, l2_sensitivity: float, epsilon: float, delta: float, calibration: str = "analytic") -> float:
+    """The noise standard deviation σ that makes the Gaussian mechanism (ε, δ)-DP.
+
+    Parameters
+    ----------
+    l2_sensitivity : float
+        Δ₂ = max over neighbours ‖f(x) − f(y)‖₂, > 0.
+    epsilon : float
+        ε > 0 (``"classic"`` requires ε < 1).
+    delta : float
+        δ ∈ (0, 1).
+    calibration : {"analytic", "classic"}
+        ``"classic"``: σ = Δ₂·√(2 ln(1.25/δ))/ε (Dwork & Roth, Theorem A.1, valid for ε < 1).
+        ``"analytic"``: the smallest σ with δ(σ) ≤ δ, where δ(σ) is the exact privacy
+        profile of Balle & Wang (2018), found by root finding; never larger than the
+        classic σ, and valid for every ε > 0.
+
+    Returns
+    -------
+    float
+        σ.
+    """
+    l2 = check_positive(l2_sensitivity, "l2_sensitivity")
+    eps = check_epsilon(epsilon)
+    dlt = check_probability(delta, "delta")
+    check_choice(calibration, "calibration", GAUSSIAN_CALIBRATIONS)
+    if calibration == "classic":
+        return _classic_sigma(l2, eps, dlt)
+    return _analytic_sigma(l2, eps, dlt)
+
+
+def gaussian_mechanism(
+    true_answers,
+    *,
+    l2_sensitivity: float,
+    epsilon: float,
+    delta: float,
+    rng=None,
+    trials: int | None = None,
+    calibration: str = "analytic",
+):
+    """Release ``true_answers + Z`` with Z ~ N(0, σ² I), σ from :func:`gaussian_sigma`.
+
+    Returns shape ``(k,)``, or ``(trials, k)`` when ``trials`` is given.
+
+    Privacy
+    -------
+    The privacy loss of a Gaussian shift by a vector of norm ≤ Δ₂ is itself Gaussian;
+    Balle & Wang (2018) give the exact δ for each ε, and the classic bound (Dwork &
+    Roth, Theorem A.1) is a looser sufficient condition for ε < 1. Either calibration
+    makes the release (ε, δ)-DP.
+    """
+    answers = _answers(true_answers)
+    sigma = gaussian_sigma(l2_sensitivity=l2_sensitivity, epsilon=epsilon, delta=delta, calibration=calibration)
+    shape = sample_shape(check_trials(trials), answers.shape)
+    return answers + as_generator(rng).normal(0.0, sigma, size=shape)
+
+
+# --------------------------------------------------------------------------------------
+# Randomized response
+# --------------------------------------------------------------------------------------
+def rr_keep_probability(epsilon: float) -> float:
+    """p = e^ε/(1 + e^ε), the probability that randomized response reports the true bit."""
+    return float(special.expit(check_epsilon(epsilon)))
+
+
+def randomized_response(bits, *, epsilon: float, rng=None, trials: int | None = None):
+    """Each person reports their bit with probability p = e^ε/(1+e^ε), and its flip otherwise.
+
+    Parameters
+    ----------
+    bits : array_like of {0, 1}, shape (n,)
+        One private bit per person.
+    epsilon : float
+        ε > 0.
+    rng, trials
+        As in :func:`laplace_mechanism`.
+
+    Returns
+    -------
+    numpy.ndarray of int8
+        Reports, shape ``(n,)`` or ``(trials, n)``.
+
+    Privacy
+    -------
+    Changing one person's bit changes the probability of any report of theirs by the
+    factor p/(1 − p) = e^ε at most, and the other reports not at all: ε-DP (indeed ε-local DP).
+    """
+    x = check_binary(bits, "bits")
+    p = rr_keep_probability(epsilon)
+    shape = sample_shape(check_trials(trials), x.shape)
+    flip = as_generator(rng).random(shape) >= p
+    return np.bitwise_xor(x, flip.astype(np.int8))
+
+
+def rr_debias(reports, *, epsilon: float):
+    """Per-person unbiased estimates x̂ = ½ + (Y − ½)/(2p − 1) of the true bits.
+
+    E[x̂] = x for x ∈ {0, 1}; each x̂ takes one of the two values ½ ± ½/(2p − 1), a range
+    of width 1/(2p − 1) = (e^ε + 1)/(e^ε − 1) (the Hoeffding range of Lecture 3).
+    """
+    y = check_binary(reports, "reports")
+    two_p_minus_one = np.tanh(check_epsilon(epsilon) / 2.0)  # 2p − 1 = (e^ε − 1)/(e^ε + 1)
+    return 0.5 + (y - 0.5) / two_p_minus_one
+
+
+def rr_estimate(reports, *, epsilon: float):
+    """The unbiased estimate of the proportion of ones: the mean of :func:`rr_debias` over people.
+
+    ``reports`` of shape ``(n,)`` gives a float; ``(trials, n)`` gives one estimate per trial.
+    Its variance is e^ε / (n (e^ε − 1)²) (:func:`dpcourse.bounds.rr_proportion_variance`).
+    """
+    estimate = rr_debias(reports, epsilon=epsilon).mean(axis=-1)
+    return float(estimate) if np.ndim(estimate) == 0 else estimate

@@ -1,0 +1,165 @@
+"""Linear queries over a histogram, and the workloads built from them.
+
+A dataset of n people with records in a finite universe 𝒳 is summarised by its histogram
+x ∈ ℕ^|𝒳| (Lecture 3, "histogram representation"). A linear query is a vector
+q ∈ [0, 1]^|𝒳|; its unnormalised answer is q·x and its normalised answer q·x/n. A workload
+is a matrix W whose rows are queries, answered all at once as W x.
+
+Adding or removing one person changes x by a standard basis vector, so the L1
+sensitivity of x ↦ W x is the largest L1 norm of a *column* of W and the L2 sensitivity
+the largest L2 norm of a column (``linear_queries_trees_factorization_notes``, ① and ②).
+Normalised answers divide both by n.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from ._validation import as_generator, check_array, check_integer, check_probability
+
+__all__ = [
+    "MatrixWorkload",
+    "Workload",
+    "histogram",
+    "identity_workload",
+    "random_counting_workload",
+]
+
+
+def histogram(records, domain_size: int) -> np.ndarray:
+    """The histogram x of ``records`` (integers in ``range(domain_size)``): x[u] = #{i : recordᵢ = u}."""
+    d = check_integer(domain_size, "domain_size", minimum=1)
+    values = check_array(records, "records", ndim=1, min_size=0)
+    if values.size and (np.any(values != np.floor(values)) or values.min() < 0 or values.max() >= d):
+        raise ValueError(f"records must be integers in [0, {d - 1}]")
+    return np.bincount(values.astype(np.int64), minlength=d)
+
+
+class Workload:
+    """A set of linear queries over a universe of ``domain_size`` cells.
+
+    Subclasses provide ``num_queries``, ``domain_size``, :meth:`gram` (WᵀW) and
+    :meth:`answer`; those that can afford it also provide :meth:`matrix`. Everything the
+    error formulas need (sensitivities, Gram matrix) is available without materialising W.
+    """
+
+    num_queries: int
+    domain_size: int
+
+    def gram(self) -> np.ndarray:
+        """The Gram matrix WᵀW, shape ``(domain_size, domain_size)``."""
+        raise NotImplementedError
+
+    def answer(self, histogram_counts) -> np.ndarray:
+        """Unnormalised answers W x; ``histogram_counts`` may be ``(d,)`` or ``(trials, d)``."""
+        raise NotImplementedError
+
+    def column_counts(self) -> np.ndarray:
+        """For 0/1 workloads: how many queries contain each cell (a column's L1 norm)."""
+        raise NotImplementedError
+
+    @property
+    def l1_sensitivity(self) -> float:
+        """Δ₁ of x ↦ W x: the largest column L1 norm."""
+        return float(np.max(self.column_counts()))
+
+    @property
+    def l2_sensitivity(self) -> float:
+        """Δ₂ of x ↦ W x: the largest column L2 norm, √max diag(WᵀW)."""
+        return float(np.sqrt(np.max(np.diag(self.gram()))))
+
+    def normalized_answer(self, histogram_counts) -> np.ndarray:
+        """Normalised answers W x / n, with n = the total count of the histogram."""
+        x = check_array(histogram_counts, "histogram_counts", ndim=(1, 2))
+        n = x.sum(axis=-1, keepdims=True)
+        if np.any(n <= 0):
+            raise ValueError("histogram_counts must have a positive total (n ≥ 1) to normalise")
+        return self.answer(x) / (n if x.ndim == 2 else n[0])
+
+    def _check_histogram(self, histogram_counts) -> np.ndarray:
+        x = check_array(histogram_counts, "histogram_counts", ndim=(1, 2))
+        if x.shape[-1] != self.domain_size:
+            raise ValueError(
+                f"histogram_counts must have {self.domain_size} cells on its last axis; got shape {x.shape}"
+            )
+        return x
+
+
+@dataclass(frozen=True, eq=False)
+class MatrixWorkload(Workload):
+    """A workload given by an explicit (dense or sparse) query matrix W of shape ``(k, d)``.
+
+    Examples
+    --------
+    >>> w = identity_workload(4)
+    >>> w.num_queries, w.l1_sensitivity, w.l2_sensitivity
+    (4, 1.0, 1.0)
+    >>> w.answer([3, 0, 2, 5]).tolist()
+    [3.0, 0.0, 2.0, 5.0]
+    """
+
+    queries: np.ndarray | sparse.sparray
+    name: str = "workload"
+
+    def __post_init__(self):
+        w = self.queries
+        if sparse.issparse(w):
+            w = sparse.csr_array(w, dtype=float)
+            if w.ndim != 2 or min(w.shape) < 1:
+                raise ValueError(f"queries must be a non-empty 2-dimensional matrix; got shape {w.shape}")
+            if not np.all(np.isfinite(w.data)):
+                raise ValueError("queries must contain only finite numbers (no NaN or inf)")
+        else:
+            w = check_array(w, "queries", ndim=2)
+        object.__setattr__(self, "queries", w)
+
+    @property
+    def num_queries(self) -> int:
+        return int(self.queries.shape[0])
+
+    @property
+    def domain_size(self) -> int:
+        return int(self.queries.shape[1])
+
+    def matrix(self) -> np.ndarray:
+        """W as a dense array."""
+        return self.queries.toarray() if sparse.issparse(self.queries) else self.queries
+
+    def gram(self) -> np.ndarray:
+        g = self.queries.T @ self.queries
+        return g.toarray() if sparse.issparse(g) else np.asarray(g)
+
+    def column_counts(self) -> np.ndarray:
+        return np.asarray(abs(self.queries).sum(axis=0)).ravel()
+
+    @property
+    def l2_sensitivity(self) -> float:
+        sq = self.queries.multiply(self.queries) if sparse.issparse(self.queries) else self.queries**2
+        return float(np.sqrt(np.max(np.asarray(sq.sum(axis=0)).ravel())))
+
+    def answer(self, histogram_counts) -> np.ndarray:
+        x = self._check_histogram(histogram_counts)
+        return np.asarray(self.queries @ x.T).T
+
+
+def identity_workload(domain_size: int) -> MatrixWorkload:
+    """The histogram workload: one counting query per cell (W = I), Δ₁ = Δ₂ = 1."""
+    d = check_integer(domain_size, "domain_size", minimum=1)
+    return MatrixWorkload(sparse.eye_array(d, format="csr"), name="identity")
+
+
+def random_counting_workload(num_queries: int, domain_size: int, *, density: float = 0.5, rng=None) -> MatrixWorkload:
+    """``num_queries`` random counting queries: each cell is in each query with probability ``density``.
+
+    A counting query asks "how many people have a record in this subset of 𝒳?", a row of
+    zeros and ones. With k such queries a person can be in all of them, so Δ₁ ≤ k and
+    Δ₂ ≤ √k (attained when some cell is in every query).
+    """
+    k = check_integer(num_queries, "num_queries", minimum=1)
+    d = check_integer(domain_size, "domain_size", minimum=1)
+    p = check_probability(density, "density")
+    w = (as_generator(rng).random((k, d)) < p).astype(float)
+    return MatrixWorkload(w, name="random counting")

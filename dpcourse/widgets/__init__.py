@@ -1,0 +1,9 @@
+"""ipywidgets panels: sliders driving a matplotlib figure, one builder module per notebook topic.
+
+:class:`Panel` is the shared machinery; each topic module adds functions that build the
+panel of one notebook (``laplace_tail_panel`` for notebook 01, …).
+"""
+
+from ._panel import Panel, float_slider, format_numbers, int_slider, log_slider
+
+__all__ = ["Panel", "float_slider", "format_numbers", "int_slider", "log_slider"]
