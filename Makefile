@@ -45,7 +45,7 @@ nbtest: $(STAMP)
 	$(BIN)/python -m pytest $(NBVAL) $(NB)
 
 execute: $(STAMP)
-	MPLBACKEND=Agg $(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=600 $(NB)
+	$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=600 $(NB)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

@@ -11,6 +11,7 @@ apart from the δ of (ε, δ)-DP this package calls it β.
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 from ._validation import check_array, check_epsilon, check_integer, check_positive, check_probability
 from .mechanisms import laplace_scale, rr_keep_probability
@@ -18,6 +19,7 @@ from .mechanisms import laplace_scale, rr_keep_probability
 __all__ = [
     "composed_laplace_max_error_bound",
     "composed_laplace_sample_complexity",
+    "laplace_expected_max_error",
     "laplace_linear_combination_tail_bound",
     "laplace_max_error_bound",
     "laplace_max_error_quantile",
@@ -50,6 +52,18 @@ def laplace_max_error_bound(*, k: int, beta: float, sensitivity: float, epsilon:
     return _per_person(np.log(k / beta) * laplace_scale(sensitivity=sensitivity, epsilon=epsilon), n)
 
 
+def laplace_expected_max_error(*, k: int, sensitivity: float, epsilon: float, n: float | None = None):
+    """E‖Z‖∞ = b·(1 + 1/2 + … + 1/k) for k i.i.d. Lap(b), b = Δf/ε.
+
+    |Zᵢ| ~ Exp(b), and the maximum of k i.i.d. exponentials has mean b·H_k (Rényi's
+    representation: the spacings of exponential order statistics are b/k, b/(k − 1), …, b).
+    H_k = ψ(k + 1) + γ grows like ln k, the same rate as Theorem 3.8's level.
+    """
+    k = check_integer(k, "k", minimum=1)
+    harmonic = special.digamma(k + 1) + np.euler_gamma
+    return _per_person(laplace_scale(sensitivity=sensitivity, epsilon=epsilon) * harmonic, n)
+
+
 def laplace_max_error_tail(t, *, k: int, sensitivity: float, epsilon: float):
     """The exact tail P[‖Z‖∞ ≥ t] = 1 − (1 − e^{−t/b})ᵏ for k i.i.d. Lap(b), b = Δf/ε.
 
@@ -61,7 +75,8 @@ def laplace_max_error_tail(t, *, k: int, sensitivity: float, epsilon: float):
     if np.any(levels < 0):
         raise ValueError("t must be >= 0")
     b = laplace_scale(sensitivity=sensitivity, epsilon=epsilon)
-    tail = -np.expm1(k * np.log1p(-np.exp(-levels / b)))
+    with np.errstate(divide="ignore"):  # t = 0 gives log1p(−1) = −∞ and the right tail, 1
+        tail = -np.expm1(k * np.log1p(-np.exp(-levels / b)))
     return float(tail) if tail.ndim == 0 else tail
 
 

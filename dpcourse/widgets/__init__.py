@@ -5,5 +5,13 @@ panel of one notebook (``laplace_tail_panel`` for notebook 01, …).
 """
 
 from ._panel import Panel, float_slider, format_numbers, int_slider, log_slider
+from .laplace import laplace_tail_panel
 
-__all__ = ["Panel", "float_slider", "format_numbers", "int_slider", "log_slider"]
+__all__ = [
+    "Panel",
+    "float_slider",
+    "format_numbers",
+    "int_slider",
+    "laplace_tail_panel",
+    "log_slider",
+]

@@ -22,7 +22,9 @@ import numpy as np
 from IPython.display import Image, clear_output, display
 from matplotlib.figure import Figure
 
-__all__ = ["Panel", "float_slider", "int_slider", "log_slider", "format_numbers"]
+__all__ = ["DEFAULT_MARGINS", "Panel", "float_slider", "int_slider", "log_slider", "format_numbers"]
+
+DEFAULT_MARGINS = {"left": 0.07, "right": 0.98, "bottom": 0.15, "top": 0.9, "wspace": 0.25}
 
 
 def float_slider(description: str, *, value: float, min: float, max: float, step: float, **kwargs) -> widgets.FloatSlider:
@@ -69,6 +71,11 @@ class Panel:
         Size of the figure in inches.
     render : bool
         Render the PNG into the output widget (turn off to time the computation alone).
+    margins : dict, optional
+        Keyword arguments of ``Figure.subplots_adjust``. A fixed layout is used instead of
+        matplotlib's constrained layout, which alone costs about 0.1 s a redraw.
+    dpi : int
+        Resolution of the rendered PNG.
 
     Attributes
     ----------
@@ -83,12 +90,14 @@ class Panel:
     """
 
     def __init__(self, draw: Callable[..., Mapping], controls: Mapping[str, widgets.ValueWidget], *,
-                 figsize: tuple[float, float] = (10.0, 3.8), render: bool = True, dpi: int = 80):
+                 figsize: tuple[float, float] = (10.0, 3.8), render: bool = True,
+                 margins: Mapping[str, float] | None = None, dpi: int = 72):
         self.draw = draw
         self.controls = dict(controls)
         self.figsize = figsize
         self.render = render
         self.dpi = dpi
+        self.margins = dict(DEFAULT_MARGINS if margins is None else margins)
         self.output = widgets.Output()
         self.figure: Figure | None = None
         self.numbers: dict = {}
@@ -107,7 +116,8 @@ class Panel:
     def redraw(self) -> None:
         """Draw a fresh figure for the current values and show it."""
         start = time.perf_counter()
-        fig = Figure(figsize=self.figsize, layout="constrained")
+        fig = Figure(figsize=self.figsize)
+        fig.subplots_adjust(**self.margins)
         self.numbers = dict(self.draw(fig, **self.values()))
         self.figure = fig
         if self.render:
