@@ -136,8 +136,8 @@ def check_binary(value, name: str = "bits") -> np.ndarray:
     """An array whose entries are all 0 or 1 (booleans accepted); returned as ``int8``."""
     arr = check_array(value, name, dtype=float)
     if not np.all((arr == 0) | (arr == 1)):
-        bad = arr[(arr != 0) & (arr != 1)].ravel()[0]
-        raise ValueError(f"{name} must contain only 0 and 1; found {bad!r}")
+        bad = float(arr[(arr != 0) & (arr != 1)].ravel()[0])
+        raise ValueError(f"{name} must contain only 0 and 1; found {bad:g}")
     return arr.astype(np.int8)
 
 
@@ -145,7 +145,7 @@ def check_unit_interval_array(value, name: str, **kwargs) -> np.ndarray:
     """An array with every entry in the closed interval [0, 1] (e.g. a linear query)."""
     arr = check_array(value, name, **kwargs)
     if np.any((arr < 0) | (arr > 1)):
-        raise ValueError(f"{name} must have every entry in [0, 1]; found min {arr.min()!r}, max {arr.max()!r}")
+        raise ValueError(f"{name} must have every entry in [0, 1]; found min {arr.min():g}, max {arr.max():g}")
     return arr
 
 

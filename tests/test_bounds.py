@@ -1,0 +1,103 @@
+import numpy as np
+import pytest
+
+from dpcourse import bounds, experiments, mechanisms
+
+
+def clopper_pearson_level(count, trials, level=1e-6):
+    return experiments.empirical_tail(np.r_[np.ones(count), np.zeros(trials - count)], [0.5],
+                                      confidence=1 - level)
+
+
+@pytest.mark.parametrize("k, beta, epsilon", [(1, 0.05, 1.0), (100, 0.05, 0.5), (1000, 0.01, 2.0)])
+def test_theorem_3_8_coverage(rng, k, beta, epsilon):
+    # P[‖Z‖∞ ≥ level] must be ≤ β: the Clopper–Pearson lower bound at level 1e-6 (a
+    # false alarm once in a million) must lie below β. With the k left out of ln(k/β)
+    # the failure rate at k = 100 would be ≈ 1 − (1 − β)^100 ≈ 0.99 and this test fails.
+    trials = 20_000
+    level = bounds.laplace_max_error_bound(k=k, beta=beta, sensitivity=1.0, epsilon=epsilon)
+    noise = mechanisms.laplace_mechanism(np.zeros(k), sensitivity=1.0, epsilon=epsilon, rng=rng, trials=trials)
+    failures = int(np.sum(experiments.max_abs_error(noise, 0.0) >= level))
+    assert clopper_pearson_level(failures, trials).low[0] <= beta
+    # ... and the exact tail at that level is within the 1e-6 interval too
+    exact = bounds.laplace_max_error_tail(level, k=k, sensitivity=1.0, epsilon=epsilon)
+    ci = clopper_pearson_level(failures, trials)
+    assert ci.low[0] <= exact <= ci.high[0]
+
+
+def test_theorem_3_8_level_formula():
+    assert bounds.laplace_max_error_bound(k=20, beta=0.1, sensitivity=3, epsilon=0.5) == pytest.approx(
+        np.log(200) * 6)
+    assert bounds.laplace_max_error_bound(k=20, beta=0.1, sensitivity=3, epsilon=0.5, n=6) == pytest.approx(np.log(200))
+
+
+def test_exact_tail_against_monte_carlo_at_many_levels(rng):
+    # 40 000 trials: each tail estimate has SE ≤ sqrt(1/4/40 000) = 0.0025; allow 5 SE.
+    k, b = 30, 2.0
+    noise = rng.laplace(0, b, size=(40_000, k))
+    errors = np.abs(noise).max(axis=1)
+    levels = np.linspace(0, 25, 11)
+    measured = experiments.empirical_tail(errors, levels).probability
+    exact = bounds.laplace_max_error_tail(levels, k=k, sensitivity=b, epsilon=1.0)
+    np.testing.assert_allclose(measured, exact, atol=5 * 0.0025)
+    assert exact[0] == 1.0
+
+
+def test_quantile_inverts_the_exact_tail_and_sits_below_the_bound():
+    for k, beta in [(1, 0.05), (10, 0.2), (1000, 1e-4)]:
+        q = bounds.laplace_max_error_quantile(k=k, beta=beta, sensitivity=1.5, epsilon=0.3)
+        assert bounds.laplace_max_error_tail(q, k=k, sensitivity=1.5, epsilon=0.3) == pytest.approx(beta, rel=1e-9)
+        assert q <= bounds.laplace_max_error_bound(k=k, beta=beta, sensitivity=1.5, epsilon=0.3) + 1e-12
+
+
+def test_expected_max_error_is_b_times_harmonic_number(rng):
+    # mean of 20 000 maxima; SE = std/sqrt(N) with std ≤ b·π/√6 (max of exponentials); allow 5 SE.
+    k, b = 50, 0.5
+    assert bounds.laplace_expected_max_error(k=k, sensitivity=b, epsilon=1) == pytest.approx(b * np.sum(1 / np.arange(1, k + 1)))
+    maxima = np.abs(rng.laplace(0, b, size=(20_000, k))).max(axis=1)
+    se = b * np.pi / np.sqrt(6) / np.sqrt(maxima.size)
+    assert maxima.mean() == pytest.approx(bounds.laplace_expected_max_error(k=k, sensitivity=b, epsilon=1), abs=5 * se)
+
+
+def test_composition_bound_and_sample_complexity_are_inverse():
+    kw = dict(num_queries=100, beta=0.05, epsilon=0.5)
+    assert bounds.composed_laplace_max_error_bound(**kw, n=1000) == pytest.approx(100 * np.log(100 / 0.05) / (1000 * 0.5))
+    n = bounds.composed_laplace_sample_complexity(num_queries=100, alpha=0.01, beta=0.05, epsilon=0.5)
+    assert bounds.composed_laplace_max_error_bound(**kw, n=n) == pytest.approx(0.01)
+
+
+@pytest.mark.parametrize("a", [np.ones(64), np.r_[np.ones(4), np.zeros(60)], np.linspace(0, 1, 200)])
+def test_linear_combination_tail_bound_holds(rng, a):
+    # The failure frequency must not be significantly above β (Clopper–Pearson, level 1e-6).
+    beta, b, trials = 0.01, 1.5, 20_000
+    t = bounds.laplace_linear_combination_tail_bound(l2_norm=np.linalg.norm(a), linf_norm=np.abs(a).max(), scale=b, beta=beta)
+    sums = rng.laplace(0, b, size=(trials, a.size)) @ a
+    failures = int(np.sum(np.abs(sums) >= t))
+    assert clopper_pearson_level(failures, trials).low[0] <= beta
+
+
+def test_noisy_histogram_bound_grows_like_sqrt_domain():
+    kw = dict(num_queries=100, beta=0.05, epsilon=1.0)
+    small = bounds.noisy_histogram_max_error_bound(domain_size=1024, **kw)
+    large = bounds.noisy_histogram_max_error_bound(domain_size=4096, **kw)
+    assert large / small == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: bounds.laplace_max_error_bound(k=0, beta=0.05, sensitivity=1, epsilon=1),
+        lambda: bounds.laplace_max_error_bound(k=3, beta=1.0, sensitivity=1, epsilon=1),
+        lambda: bounds.laplace_max_error_tail([-1.0], k=3, sensitivity=1, epsilon=1),
+        lambda: bounds.laplace_max_error_quantile(k=3, beta=0, sensitivity=1, epsilon=1),
+        lambda: bounds.laplace_expected_max_error(k=3, sensitivity=0, epsilon=1),
+        lambda: bounds.composed_laplace_sample_complexity(num_queries=3, alpha=0, beta=0.1, epsilon=1),
+        lambda: bounds.laplace_linear_combination_tail_bound(l2_norm=1, linf_norm=0, scale=1, beta=0.1),
+        lambda: bounds.noisy_histogram_max_error_bound(domain_size=0, num_queries=1, beta=0.1, epsilon=1),
+        lambda: bounds.rr_proportion_variance(n=0, epsilon=1),
+        lambda: bounds.laplace_max_error_bound(k=3, beta=0.1, sensitivity=1, epsilon=1, n=0),
+    ],
+)
+def test_bounds_reject_bad_input(call):
+    with pytest.raises(ValueError):
+        call()
