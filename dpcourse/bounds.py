@@ -17,6 +17,7 @@ from ._validation import check_array, check_epsilon, check_integer, check_positi
 from .mechanisms import laplace_scale, rr_keep_probability
 
 __all__ = [
+    "above_threshold_accuracy_bound",
     "composed_laplace_max_error_bound",
     "composed_laplace_sample_complexity",
     "laplace_expected_max_error",
@@ -153,3 +154,18 @@ def rr_proportion_variance(*, n: int, epsilon: float) -> float:
     n = check_integer(n, "n", minimum=1)
     p = rr_keep_probability(epsilon)
     return p * (1 - p) / ((2 * p - 1) ** 2 * n)
+
+
+# --- Notebook 04: AboveThreshold ---
+def above_threshold_accuracy_bound(*, num_queries: int, beta: float, epsilon: float, sensitivity: float = 1.0) -> float:
+    """α = 8Δ(ln k + ln(2/β))/ε: AboveThreshold's (α, β)-accuracy on k queries (Dwork & Roth, Theorem 3.24).
+
+    Accuracy means: with probability 1 − β, AboveThreshold does not halt on any query with
+    qᵢ(D) < T − α, and it halts by the first query with qᵢ(D) ≥ T + α (if there is one
+    among the k). Both hold when |ρ| < α/2 and every |νᵢ| < α/2. With ρ ~ Lap(2Δ/ε),
+    Pr[|ρ| ≥ α/2] = e^{−αε/(4Δ)}; with νᵢ ~ Lap(4Δ/ε), Pr[maxᵢ |νᵢ| ≥ α/2] ≤ k·e^{−αε/(8Δ)}.
+    At α = 8Δ ln(2k/β)/ε the second is β/2 and the first smaller still, so the union bound gives β.
+    """
+    k = check_integer(num_queries, "num_queries", minimum=1)
+    beta = check_probability(beta, "beta")
+    return 8 * check_positive(sensitivity, "sensitivity") * (np.log(k) + np.log(2 / beta)) / check_epsilon(epsilon)

@@ -24,6 +24,7 @@ __all__ = [
     "empirical_tail",
     "max_abs_error",
     "mean_squared_error",
+    "proportion_interval",
     "summarize",
 ]
 
@@ -73,6 +74,22 @@ def summarize(values, *, confidence: float = 0.95) -> ErrorSummary:
     return ErrorSummary(mean, mean - half, mean + half, std, int(v.size), level)
 
 
+def proportion_interval(counts, trials: int, *, confidence: float = 0.95):
+    """Clopper–Pearson interval for binomial proportions ``counts / trials`` (vectorised).
+
+    The interval for a count c of T is [B(α/2; c, T − c + 1), B(1 − α/2; c + 1, T − c)] with
+    B the beta quantile and α = 1 − confidence; it is exact (conservative) at every sample size.
+    """
+    trials = check_integer(trials, "trials", minimum=1)
+    count = np.asarray(counts)
+    if np.any(count < 0) or np.any(count > trials):
+        raise ValueError(f"counts must lie in [0, trials = {trials}]")
+    alpha = 1 - check_probability(confidence, "confidence")
+    low = np.where(count > 0, stats.beta.ppf(alpha / 2, np.maximum(count, 1), trials - count + 1), 0.0)
+    high = np.where(count < trials, stats.beta.ppf(1 - alpha / 2, count + 1, np.maximum(trials - count, 1)), 1.0)
+    return low, high
+
+
 @dataclass(frozen=True)
 class TailEstimate:
     """Empirical P[error ≥ t] at each level t, with exact Clopper–Pearson intervals."""
@@ -87,16 +104,13 @@ class TailEstimate:
 def empirical_tail(values, levels, *, confidence: float = 0.95) -> TailEstimate:
     """The fraction of ``values`` at or above each of ``levels``, with Clopper–Pearson intervals.
 
-    The interval for a binomial count c of T is [B(α/2; c, T − c + 1), B(1 − α/2; c + 1, T − c)]
-    with B the beta quantile; it is exact (conservative) at every sample size.
+    The intervals are Clopper–Pearson (:func:`proportion_interval`).
     """
     v = np.sort(check_array(values, "values", ndim=1, min_size=1))
     t = check_array(levels, "levels", ndim=1, min_size=1)
-    alpha = 1 - check_probability(confidence, "confidence")
     count = v.size - np.searchsorted(v, t, side="left")
+    low, high = proportion_interval(count, v.size, confidence=confidence)
     trials = v.size
-    low = np.where(count > 0, stats.beta.ppf(alpha / 2, np.maximum(count, 1), trials - count + 1), 0.0)
-    high = np.where(count < trials, stats.beta.ppf(1 - alpha / 2, count + 1, np.maximum(trials - count, 1)), 1.0)
     return TailEstimate(t, count / trials, low, high, trials)
 
 

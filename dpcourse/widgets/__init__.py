@@ -5,10 +5,12 @@ panel of one notebook (``laplace_tail_panel`` for notebook 01, …).
 """
 
 from ._panel import Panel, float_slider, format_numbers, int_slider, log_slider
+from .above_threshold import above_threshold_panel
 from .laplace import laplace_tail_panel
 
 __all__ = [
     "Panel",
+    "above_threshold_panel",
     "float_slider",
     "format_numbers",
     "int_slider",

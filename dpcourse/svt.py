@@ -1,0 +1,427 @@
+"""The sparse vector technique: AboveThreshold, SparseVector and NumericSparse.
+
+Lecture 3, "When there is a large number of queries, but only a few that are interesting".
+Each algorithm comes in two forms:
+
+* a **batch** form for a fixed list of query answers, vectorised over trials: one
+  ``(trials, m)`` draw of query noise and one draw of threshold noise per trial;
+* an **online** form for adaptively chosen queries, answering one at a time (Private
+  Multiplicative Weights uses these), which refuses further queries with
+  :class:`HaltedError` once it has halted.
+
+Outputs are coded as integers: :data:`TOP` (1) for ⊤, :data:`BOTTOM` (0) for ⊥ and
+:data:`HALTED` (−1) for a query that was not answered because the algorithm had halted.
+
+Noise mechanisms are ``scipy.stats`` frozen continuous distributions (``stats.laplace(scale=b)``),
+so that the sampler here and the exact probabilities in :mod:`dpcourse.audit` share one
+description of the noise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from ._validation import (
+    as_generator,
+    check_array,
+    check_epsilon,
+    check_integer,
+    check_positive,
+    check_probability,
+    check_trials,
+)
+
+__all__ = [
+    "BOTTOM",
+    "HALTED",
+    "NONE_ABOVE",
+    "TOP",
+    "AboveThresholdResult",
+    "HaltedError",
+    "NumericSparseResult",
+    "OnlineAboveThreshold",
+    "OnlineNumericSparse",
+    "OnlineSparseVector",
+    "SparseVectorResult",
+    "above_threshold",
+    "above_threshold_noise",
+    "generalized_above_threshold",
+    "numeric_sparse",
+    "numeric_sparse_scales",
+    "sparse_vector",
+    "sparse_vector_scales",
+]
+
+TOP, BOTTOM, HALTED = 1, 0, -1
+NONE_ABOVE = -1
+"""``first_above`` value of a trial in which no query came out ⊤."""
+
+
+class HaltedError(RuntimeError):
+    """The online algorithm has halted and answers no more queries."""
+
+
+# --------------------------------------------------------------------------------------
+# Calibration
+# --------------------------------------------------------------------------------------
+def above_threshold_noise(*, epsilon: float, sensitivity: float = 1.0):
+    """AboveThreshold's two noise distributions: threshold Lap(2Δ/ε) and queries Lap(4Δ/ε).
+
+    Returns ``(threshold_noise, query_noise)`` as ``scipy.stats`` frozen distributions.
+
+    Privacy (Lecture 3; Dwork & Roth, Theorem 3.23): the threshold noise is ε/2-DP for a
+    sensitivity-Δ shift, and the noise of the query that comes out ⊤ is ε/2-DP for a
+    shift of 2Δ (the query moves by Δ and the fictitious query q̃ = q + Δ by another Δ);
+    the ⊥ answers cost nothing after the change of variables u = z + Δ. Total: ε.
+    """
+    eps = check_epsilon(epsilon)
+    delta_q = check_positive(sensitivity, "sensitivity")
+    return stats.laplace(scale=2 * delta_q / eps), stats.laplace(scale=4 * delta_q / eps)
+
+
+def sparse_vector_scales(*, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0):
+    """Threshold and query noise scales of SparseVector (Dwork & Roth, Algorithm 2).
+
+    With δ = 0, each of the c AboveThreshold runs gets ε/c (basic composition): threshold
+    noise Lap(σ), query noise Lap(2σ) with σ = 2cΔ/ε. With δ > 0, advanced composition
+    lets each run use σ = Δ·√(32 c ln(1/δ))/ε, and the whole is (ε, δ)-DP.
+    """
+    eps = check_epsilon(epsilon)
+    c = check_integer(c, "c", minimum=1)
+    delta_q = check_positive(sensitivity, "sensitivity")
+    if delta == 0:
+        sigma = 2 * c * delta_q / eps
+    else:
+        sigma = delta_q * np.sqrt(32 * c * np.log(1 / check_probability(delta, "delta"))) / eps
+    return sigma, 2 * sigma
+
+
+def numeric_sparse_scales(*, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0,
+                          numeric_share: float = 1 / 9):
+    """Noise scales of NumericSparse (Dwork & Roth, Algorithm 3): (threshold, query, numeric).
+
+    The budget is split: ε₁ = (1 − s)·ε runs SparseVector, and the c released values are
+    answered with Laplace noise calibrated to the rest. Dwork & Roth take s = 1/9
+    (ε₁ = 8ε/9 and numeric noise Lap(2cΔ/ε₂) with ε₂ = 2ε/9, which is (ε/9)-DP over c
+    answers). The lecture's "twice the budget" is s = ½: SparseVector with ε/2 and the
+    Laplace mechanism with ε/2, i.e. twice the budget of SparseVector alone for the same
+    comparison noise. With δ > 0 the numeric noise uses the same σ-formula as SparseVector.
+    """
+    share = check_probability(numeric_share, "numeric_share")
+    eps = check_epsilon(epsilon)
+    threshold_scale, query_scale = sparse_vector_scales(epsilon=(1 - share) * eps, c=c, sensitivity=sensitivity, delta=delta)
+    if delta == 0:
+        numeric_scale = check_integer(c, "c", minimum=1) * check_positive(sensitivity, "sensitivity") / (share * eps)
+    else:
+        numeric_scale, _ = sparse_vector_scales(epsilon=share * eps, c=c, sensitivity=sensitivity, delta=delta)
+    return threshold_scale, query_scale, numeric_scale
+
+
+# --------------------------------------------------------------------------------------
+# Batch forms
+# --------------------------------------------------------------------------------------
+def _answers_and_thresholds(answers, threshold):
+    q = check_array(answers, "answers", ndim=1)
+    t = check_array(threshold, "threshold", ndim=(0, 1))
+    if t.ndim == 1 and t.shape != q.shape:
+        raise ValueError(f"threshold must be one number or one per query ({q.size}); got shape {t.shape}")
+    return q, t
+
+
+@dataclass(frozen=True)
+class AboveThresholdResult:
+    """What AboveThreshold output in each trial.
+
+    Attributes
+    ----------
+    first_above : numpy.ndarray of int
+        Per trial, the index of the first ⊤, or :data:`NONE_ABOVE` (−1) if every answer was ⊥.
+        Shape ``()`` for one run, ``(trials,)`` for many.
+    num_queries : int
+        m, the number of queries offered.
+    """
+
+    first_above: np.ndarray
+    num_queries: int
+
+    @property
+    def outcome(self) -> np.ndarray:
+        """The outcome index k of ⊥ᵏ⊤ (0 … m − 1), with m standing for "all ⊥".
+
+        This is the indexing of :func:`dpcourse.audit.above_threshold_pmf`.
+        """
+        return np.where(self.first_above == NONE_ABOVE, self.num_queries, self.first_above)
+
+    def outcome_counts(self) -> np.ndarray:
+        """How many trials ended in each outcome, an array of length m + 1."""
+        return np.bincount(np.atleast_1d(self.outcome), minlength=self.num_queries + 1)
+
+    def outputs(self) -> np.ndarray:
+        """The answer stream coded :data:`BOTTOM`, :data:`TOP`, :data:`HALTED`; shape ``(…, m)``."""
+        index = np.arange(self.num_queries)
+        first = np.asarray(self.outcome)[..., None]
+        return np.where(index < first, BOTTOM, np.where(index == first, TOP, HALTED)).astype(np.int8)
+
+
+def generalized_above_threshold(answers, *, threshold, threshold_noise, query_noise, rng=None,
+                                trials: int | None = None) -> AboveThresholdResult:
+    """AboveThreshold with its two noise-adding mechanisms as parameters (Lecture 3's generalisation).
+
+    Parameters
+    ----------
+    answers : array_like, shape (m,)
+        The query answers q₁(D), …, q_m(D).
+    threshold : float or array_like, shape (m,)
+        T (or one threshold per query).
+    threshold_noise : scipy.stats frozen distribution or None
+        M₁, the noise ρ added to the threshold; ``None`` adds none.
+    query_noise : scipy.stats frozen distribution or None
+        M₂, the noise νᵢ added to each answer; ``None`` adds none.
+
+    Privacy
+    -------
+    If M₁ is ε/2-DP for sensitivity-Δ queries and M₂ is ε/2-DP for sensitivity-2Δ queries,
+    the result is ε-DP for sensitivity-Δ queries (the lecture's proof; notebook 04 checks each step).
+    """
+    q, t = _answers_and_thresholds(answers, threshold)
+    trials = check_trials(trials)
+    gen = as_generator(rng)
+    rows = 1 if trials is None else trials
+    rho = np.zeros((rows, 1)) if threshold_noise is None else threshold_noise.rvs(size=(rows, 1), random_state=gen)
+    nu = 0.0 if query_noise is None else query_noise.rvs(size=(rows, q.size), random_state=gen)
+    above = q + nu >= t + rho
+    first = np.where(above.any(axis=1), above.argmax(axis=1), NONE_ABOVE)
+    return AboveThresholdResult(first[0] if trials is None else first, int(q.size))
+
+
+def above_threshold(answers, *, threshold, epsilon: float, sensitivity: float = 1.0, rng=None,
+                    trials: int | None = None) -> AboveThresholdResult:
+    """AboveThreshold (Lecture 3, Algorithm 1; Dwork & Roth, Algorithm 1), vectorised over trials.
+
+    T̂ = T + Lap(2Δ/ε); for each query i, νᵢ ~ Lap(4Δ/ε); output ⊤ and halt at the first i with
+    qᵢ(D) + νᵢ ≥ T̂, ⊥ before it. One ``(trials, m)`` draw covers all trials.
+
+    Returns
+    -------
+    AboveThresholdResult
+        ``first_above`` per trial (−1 when every answer was ⊥).
+
+    Examples
+    --------
+    >>> r = above_threshold([0.0, 0.0, 50.0], threshold=25.0, epsilon=5.0, rng=0, trials=4)
+    >>> r.first_above.tolist()
+    [2, 2, 2, 2]
+    >>> r.outputs()[0].tolist()
+    [0, 0, 1]
+    """
+    threshold_noise, query_noise = above_threshold_noise(epsilon=epsilon, sensitivity=sensitivity)
+    return generalized_above_threshold(answers, threshold=threshold, threshold_noise=threshold_noise,
+                                       query_noise=query_noise, rng=rng, trials=trials)
+
+
+@dataclass(frozen=True)
+class SparseVectorResult:
+    """Outputs of SparseVector: ``outputs`` coded ⊤/⊥/halted, shape ``(m,)`` or ``(trials, m)``."""
+
+    outputs: np.ndarray
+
+    @property
+    def num_above(self) -> np.ndarray:
+        """How many ⊤ each trial produced (at most c)."""
+        return np.sum(self.outputs == TOP, axis=-1)
+
+
+@dataclass(frozen=True)
+class NumericSparseResult(SparseVectorResult):
+    """Outputs of NumericSparse: as SparseVector, plus ``values``, the released noisy answers (NaN elsewhere)."""
+
+    values: np.ndarray
+
+
+def _sparse_core(q, t, *, c, threshold_scale, query_scale, gen, trials):
+    rows = 1 if trials is None else trials
+    m = q.size
+    outputs = np.full((rows, m), HALTED, dtype=np.int8)
+    start = np.zeros(rows, dtype=np.int64)  # first query the current AboveThreshold run sees
+    index = np.arange(m)
+    nu = gen.laplace(0.0, query_scale, size=(rows, m))
+    for _ in range(c):  # one fresh AboveThreshold run per discovery (a loop over c, not over trials)
+        rho = gen.laplace(0.0, threshold_scale, size=(rows, 1))
+        live = index >= start[:, None]
+        above = (q + nu >= t + rho) & live
+        hit = above.any(axis=1)
+        first = np.where(hit, above.argmax(axis=1), m)
+        answered_bottom = live & (index < first[:, None])
+        outputs[answered_bottom] = BOTTOM
+        outputs[hit, first[hit]] = TOP
+        start = np.where(hit, first + 1, m)
+        if not np.any(start < m):
+            break
+    return outputs
+
+
+def sparse_vector(answers, *, threshold, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0,
+                  rng=None, trials: int | None = None) -> SparseVectorResult:
+    """SparseVector (Lecture 3; Dwork & Roth, Algorithm 2): up to c discoveries with ε/c each.
+
+    Runs AboveThreshold with budget ε/c, and after each ⊤ starts a new run (fresh threshold
+    noise) on the remaining queries; halts after the c-th ⊤. By basic composition the whole
+    is c·(ε/c) = ε-DP (with δ > 0, advanced composition; see :func:`sparse_vector_scales`).
+
+    Returns outputs coded :data:`TOP`, :data:`BOTTOM`, :data:`HALTED`, one draw for all trials.
+    """
+    q, t = _answers_and_thresholds(answers, threshold)
+    c = check_integer(c, "c", minimum=1)
+    threshold_scale, query_scale = sparse_vector_scales(epsilon=epsilon, c=c, sensitivity=sensitivity, delta=delta)
+    trials = check_trials(trials)
+    outputs = _sparse_core(q, t, c=c, threshold_scale=threshold_scale, query_scale=query_scale,
+                           gen=as_generator(rng), trials=trials)
+    return SparseVectorResult(outputs[0] if trials is None else outputs)
+
+
+def numeric_sparse(answers, *, threshold, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0,
+                   numeric_share: float = 1 / 9, rng=None, trials: int | None = None) -> NumericSparseResult:
+    """NumericSparse (Dwork & Roth, Algorithm 3): SparseVector plus a noisy value for each ⊤.
+
+    Budget split (see :func:`numeric_sparse_scales`): (1 − s)·ε for the comparisons and s·ε
+    for the released values, s = ``numeric_share`` (1/9 in Dwork & Roth). The values are
+    qᵢ(D) + Lap(cΔ/(sε)), fresh noise independent of the comparison.
+    """
+    q, t = _answers_and_thresholds(answers, threshold)
+    c = check_integer(c, "c", minimum=1)
+    threshold_scale, query_scale, numeric_scale = numeric_sparse_scales(
+        epsilon=epsilon, c=c, sensitivity=sensitivity, delta=delta, numeric_share=numeric_share)
+    trials = check_trials(trials)
+    gen = as_generator(rng)
+    outputs = _sparse_core(q, t, c=c, threshold_scale=threshold_scale, query_scale=query_scale, gen=gen, trials=trials)
+    noisy = q + gen.laplace(0.0, numeric_scale, size=outputs.shape)
+    values = np.where(outputs == TOP, noisy, np.nan)
+    if trials is None:
+        return NumericSparseResult(outputs[0], values[0])
+    return NumericSparseResult(outputs, values)
+
+
+# --------------------------------------------------------------------------------------
+# Online forms
+# --------------------------------------------------------------------------------------
+class OnlineAboveThreshold:
+    """AboveThreshold for adaptively chosen queries: call :meth:`test` once per query.
+
+    The noisy threshold T̂ = T + Lap(2Δ/ε) is drawn when the object is created; each
+    :meth:`test` adds fresh Lap(4Δ/ε) noise to the answer it is given. After the first ⊤
+    the object has halted and :meth:`test` raises :class:`HaltedError`. The whole
+    interaction is ε-DP however many queries are asked, so ``privacy_spent`` is ε from the start.
+
+    Examples
+    --------
+    >>> at = OnlineAboveThreshold(threshold=10.0, epsilon=100.0, rng=0)
+    >>> at.test(0.0), at.test(20.0), at.halted
+    (False, True, True)
+    """
+
+    def __init__(self, *, threshold: float, epsilon: float, sensitivity: float = 1.0, rng=None):
+        self.threshold = float(check_array(threshold, "threshold", ndim=0))
+        self.epsilon = check_epsilon(epsilon)
+        self.sensitivity = check_positive(sensitivity, "sensitivity")
+        self._rng = as_generator(rng)
+        threshold_noise, self._query_noise = above_threshold_noise(epsilon=self.epsilon, sensitivity=self.sensitivity)
+        self._noisy_threshold = self.threshold + float(threshold_noise.rvs(random_state=self._rng))
+        self.answered = 0
+        self.halted = False
+
+    @property
+    def privacy_spent(self) -> float:
+        return self.epsilon
+
+    def test(self, value: float) -> bool:
+        """Compare one query answer with the noisy threshold: ``True`` for ⊤ (and halt), ``False`` for ⊥."""
+        if self.halted:
+            raise HaltedError("AboveThreshold has halted after its ⊤; start a new run to ask more queries")
+        value = float(check_array(value, "value", ndim=0))
+        above = value + float(self._query_noise.rvs(random_state=self._rng)) >= self._noisy_threshold
+        self.answered += 1
+        self.halted = bool(above)
+        return bool(above)
+
+
+class OnlineSparseVector:
+    """SparseVector for adaptively chosen queries: up to c ⊤, each AboveThreshold run with ε/c.
+
+    :meth:`test` returns ``True`` for ⊤ and ``False`` for ⊥; after the c-th ⊤ the object has
+    halted and raises :class:`HaltedError`. ``privacy_spent`` is the budget of the runs
+    started so far, (runs started)·ε/c ≤ ε (δ = 0; with δ > 0 the total is (ε, δ) by
+    advanced composition and ``privacy_spent`` reports ε once started).
+    """
+
+    def __init__(self, *, threshold: float, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0,
+                 rng=None):
+        self.threshold = float(check_array(threshold, "threshold", ndim=0))
+        self.epsilon = check_epsilon(epsilon)
+        self.c = check_integer(c, "c", minimum=1)
+        self.delta = float(delta)
+        self.sensitivity = check_positive(sensitivity, "sensitivity")
+        self._set_scales()
+        self._rng = as_generator(rng)
+        self.num_above = 0
+        self.answered = 0
+        self.halted = False
+        self._new_run()
+
+    def _set_scales(self):
+        self._threshold_scale, self._query_scale = sparse_vector_scales(
+            epsilon=self.epsilon, c=self.c, sensitivity=self.sensitivity, delta=self.delta)
+
+    def _new_run(self):
+        self._noisy_threshold = self.threshold + self._rng.laplace(0.0, self._threshold_scale)
+
+    @property
+    def privacy_spent(self) -> float:
+        if self.delta > 0:
+            return self.epsilon
+        runs_started = min(self.num_above + 1, self.c)
+        return runs_started * self.epsilon / self.c
+
+    def _compare(self, value: float) -> bool:
+        if self.halted:
+            raise HaltedError(f"SparseVector has halted after c = {self.c} ⊤ answers")
+        value = float(check_array(value, "value", ndim=0))
+        above = value + self._rng.laplace(0.0, self._query_scale) >= self._noisy_threshold
+        self.answered += 1
+        if above:
+            self.num_above += 1
+            if self.num_above >= self.c:
+                self.halted = True
+            else:
+                self._new_run()
+        return bool(above)
+
+    def test(self, value: float) -> bool:
+        """⊤ (``True``) or ⊥ (``False``) for one query answer."""
+        return self._compare(value)
+
+
+class OnlineNumericSparse(OnlineSparseVector):
+    """NumericSparse for adaptively chosen queries: :meth:`test` returns ``None`` for ⊥, a noisy value for ⊤.
+
+    The comparisons use (1 − s)·ε and the released values s·ε, s = ``numeric_share``
+    (Dwork & Roth: 1/9); see :func:`numeric_sparse_scales`.
+    """
+
+    def __init__(self, *, threshold: float, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0,
+                 numeric_share: float = 1 / 9, rng=None):
+        self.numeric_share = check_probability(numeric_share, "numeric_share")
+        super().__init__(threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity, delta=delta, rng=rng)
+
+    def _set_scales(self):
+        self._threshold_scale, self._query_scale, self._numeric_scale = numeric_sparse_scales(
+            epsilon=self.epsilon, c=self.c, sensitivity=self.sensitivity, delta=self.delta,
+            numeric_share=self.numeric_share)
+
+    def test(self, value: float) -> float | None:
+        """``None`` for ⊥; for ⊤, the answer plus fresh Lap(cΔ/(sε)) noise."""
+        if not self._compare(value):
+            return None
+        return float(value) + float(self._rng.laplace(0.0, self._numeric_scale))

@@ -1,0 +1,73 @@
+import numpy as np
+import pytest
+
+from dpcourse import audit
+from dpcourse.checks import CheckFailed
+from dpcourse.checks import above_threshold as check
+from dpcourse.widgets import above_threshold_panel
+from dpcourse.widgets.above_threshold import neighbouring_answers, outcome_label
+
+
+@pytest.fixture(scope="module")
+def panel():
+    return above_threshold_panel(render=False)
+
+
+def test_panel_shows_the_adversarial_pair_by_default(panel):
+    d, d_prime = audit.adversarial_pair(8)
+    expected = audit.max_privacy_loss(d, d_prime, threshold=0.5, epsilon=1.0).max_loss
+    assert panel.numbers["max |privacy loss|"] == pytest.approx(expected)
+
+
+def test_more_queries_bring_the_loss_closer_to_epsilon(panel):
+    panel.set(m=2)
+    few = panel.numbers["loss / epsilon"]
+    panel.set(m=30)
+    many = panel.numbers["loss / epsilon"]
+    assert few < many <= 1 + 1e-9
+    bars = [patch.get_height() for patch in panel.figure.axes[0].patches]
+    assert len(bars) == 2 * 31
+
+
+def test_every_shape_and_shift_stays_within_epsilon(panel):
+    for shape in ("staircase", "random", "at threshold"):
+        for shift in ("+Δ on all", "−Δ on all", "random ±Δ"):
+            panel.set(shape=shape, shift=shift)
+            assert panel.numbers["loss / epsilon"] <= 1 + 1e-9
+
+
+def test_neighbouring_answers_validate():
+    d, d_prime = neighbouring_answers("adversarial", "+Δ early, −Δ last", m=3, sensitivity=2.0, threshold=0.0)
+    assert d.tolist() == [0, 0, 2] and d_prime.tolist() == [2, 2, 0]
+    with pytest.raises(ValueError, match="shape must be one of"):
+        neighbouring_answers("zigzag", "+Δ on all", m=3, sensitivity=1, threshold=0)
+    assert [outcome_label(k, 3) for k in range(4)] == ["⊤", "⊥⊤", "⊥²⊤", "⊥³"]
+
+
+def reference_above_threshold(answers, threshold, epsilon, rng):
+    noisy_threshold = threshold + rng.laplace(0, 2 / epsilon)
+    for i, a in enumerate(answers):
+        if a + rng.laplace(0, 4 / epsilon) >= noisy_threshold:
+            return i
+    return None
+
+
+def test_checks_accept_right_answers(capsys):
+    check.implementation(reference_above_threshold)
+    check.small_pmf(audit.above_threshold_pmf([0.0, 1.0], threshold=1.0, epsilon=1.0))
+    check.large_loss_pair([0] * 9 + [1], [1] * 9 + [0])
+    assert capsys.readouterr().out.count("✓") == 3
+
+
+def test_checks_reject_wrong_answers():
+    def halved(answers, threshold, epsilon, rng):
+        return reference_above_threshold(answers, threshold, 2 * epsilon, rng)
+
+    with pytest.raises(CheckFailed, match=r"^\[implement\]"):
+        check.implementation(halved)
+    with pytest.raises(CheckFailed, match=r"^\[small-pmf\]"):
+        check.small_pmf([0.5, 0.3, 0.2])
+    with pytest.raises(CheckFailed, match=r"^\[large-loss\].*below"):
+        check.large_loss_pair([0, 0], [0, 0])
+    with pytest.raises(CheckFailed, match="differ by at most"):
+        check.large_loss_pair([0, 0], [3, 0])
