@@ -48,6 +48,7 @@ __all__ = [
     "SparseVectorResult",
     "above_threshold",
     "above_threshold_noise",
+    "accuracy_margins",
     "generalized_above_threshold",
     "numeric_sparse",
     "numeric_sparse_scales",
@@ -220,6 +221,28 @@ def above_threshold(answers, *, threshold, epsilon: float, sensitivity: float = 
     threshold_noise, query_noise = above_threshold_noise(epsilon=epsilon, sensitivity=sensitivity)
     return generalized_above_threshold(answers, threshold=threshold, threshold_noise=threshold_noise,
                                        query_noise=query_noise, rng=rng, trials=trials)
+
+
+def accuracy_margins(num_queries: int, *, epsilon: float, sensitivity: float = 1.0, rng=None,
+                     trials: int = 10_000) -> np.ndarray:
+    """Per trial, the smallest margin α at which AboveThreshold answers the hard case correctly.
+
+    The hard case has k − 1 answers at T − α followed by one at T + α. With threshold noise ρ
+    and query noise ν, the output is the correct ⊥^{k−1}⊤ exactly when
+    α > maxᵢ<k νᵢ − ρ and α ≥ ρ − ν_k, so the smallest such α is max(maxᵢ<k νᵢ − ρ, ρ − ν_k)
+    (for k = 1, just ρ − ν₁). Its (1 − β)-quantile over trials is the α at which the algorithm
+    is (α, β)-accurate on this input; compare :func:`dpcourse.bounds.above_threshold_accuracy_bound`.
+    """
+    k = check_integer(num_queries, "num_queries", minimum=1)
+    trials = check_integer(trials, "trials", minimum=1)
+    threshold_noise, query_noise = above_threshold_noise(epsilon=epsilon, sensitivity=sensitivity)
+    gen = as_generator(rng)
+    rho = threshold_noise.rvs(size=trials, random_state=gen)
+    nu = query_noise.rvs(size=(trials, k), random_state=gen)
+    margin = rho - nu[:, -1]
+    if k > 1:
+        margin = np.maximum(margin, nu[:, :-1].max(axis=1) - rho)
+    return margin
 
 
 @dataclass(frozen=True)

@@ -149,3 +149,18 @@ def test_online_numeric_sparse_returns_none_or_a_noisy_value():
 def test_bad_input_is_rejected(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_accuracy_margins_agree_with_running_the_algorithm():
+    # Same noise, two ways: the margin formula says trial j is correct at α iff α > margin_j.
+    k, epsilon, trials = 20, 1.0, 4000
+    margins = svt.accuracy_margins(k, epsilon=epsilon, rng=7, trials=trials)
+    alpha = float(np.quantile(margins, 0.9))
+    gen = np.random.default_rng(7)
+    rho, nu = svt.above_threshold_noise(epsilon=epsilon)
+    rho_draw = rho.rvs(size=(trials, 1), random_state=gen)
+    nu_draw = nu.rvs(size=(trials, k), random_state=gen)
+    answers = np.r_[np.full(k - 1, -alpha), alpha]
+    above = answers + nu_draw >= rho_draw
+    correct = above[:, -1] & ~above[:, :-1].any(axis=1)
+    np.testing.assert_array_equal(correct, margins < alpha)
