@@ -11,12 +11,17 @@ apart from the δ of (ε, δ)-DP this package calls it β.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
+from scipy import special, stats
 
 from ._validation import check_array, check_epsilon, check_integer, check_positive, check_probability
 from .mechanisms import laplace_scale, rr_keep_probability
 
 __all__ = [
+    "gaussian_laplace_crossover",
+    "gaussian_max_error_bound",
+    "rr_answer_variance",
+    "rr_max_error_bound",
+    "rr_report_range",
     "above_threshold_accuracy_bound",
     "composed_laplace_max_error_bound",
     "composed_laplace_sample_complexity",
@@ -169,3 +174,59 @@ def above_threshold_accuracy_bound(*, num_queries: int, beta: float, epsilon: fl
     k = check_integer(num_queries, "num_queries", minimum=1)
     beta = check_probability(beta, "beta")
     return 8 * check_positive(sensitivity, "sensitivity") * (np.log(k) + np.log(2 / beta)) / check_epsilon(epsilon)
+
+
+# --- Notebook 02: randomized response vs Laplace vs Gaussian ---
+def rr_report_range(epsilon: float) -> float:
+    """Width of a debiased randomized-response report's range, 1/(2p − 1) = (e^ε + 1)/(e^ε − 1).
+
+    Hoeffding's inequality needs it (Lecture 3); it is about 2/ε for small ε.
+    """
+    return 1.0 / np.tanh(check_epsilon(epsilon) / 2)
+
+
+def rr_max_error_bound(*, n: int, num_queries: int, beta: float, epsilon: float) -> float:
+    """Normalised error of |Q| counting queries answered from one randomized-response report per person.
+
+    A query's answer is (1/n) Σᵢ aᵢ x̂ᵢ with aᵢ ∈ {0, 1}; each term ranges over an interval of
+    width aᵢ·R, R = (e^ε + 1)/(e^ε − 1), so Hoeffding gives P[|error| ≥ t] ≤ 2 exp(−2nt²/R²).
+    A union bound over the |Q| queries at β/|Q| each (Lecture 3):
+
+        max over Q of |error| ≤ R·√(ln(2|Q|/β)/(2n))  with probability 1 − β,
+
+    which is O(√log(|Q|/β)/(√n·ε)) for ε ≤ 1. The rate holds because one report per person
+    serves every query (the queries are post-processing of the reports).
+    """
+    n = check_integer(n, "n", minimum=1)
+    k = check_integer(num_queries, "num_queries", minimum=1)
+    beta = check_probability(beta, "beta")
+    return rr_report_range(epsilon) * np.sqrt(np.log(2 * k / beta) / (2 * n))
+
+
+def rr_answer_variance(*, people_in_query: float, n: int, epsilon: float) -> float:
+    """Exact variance of a randomized-response answer (1/n)Σᵢ aᵢx̂ᵢ: (Σᵢ aᵢ)·e^ε/((e^ε − 1)² n²).
+
+    Every debiased report has variance e^ε/(e^ε − 1)², whatever the true bit.
+    """
+    n = check_integer(n, "n", minimum=1)
+    return float(people_in_query) * rr_proportion_variance(n=1, epsilon=epsilon) / n**2
+
+
+def gaussian_max_error_bound(*, sigma: float, num_queries: int, beta: float) -> float:
+    """The level σ·Φ⁻¹(1 − β/(2k)) that k Gaussian errors N(0, σ²) all stay below with probability ≥ 1 − β (union bound)."""
+    k = check_integer(num_queries, "num_queries", minimum=1)
+    return check_positive(sigma, "sigma") * float(stats.norm.isf(check_probability(beta, "beta") / (2 * k)))
+
+
+def gaussian_laplace_crossover(*, epsilon: float, delta: float, calibration: str = "analytic") -> float:
+    """The number of queries k beyond which Gaussian noise has the smaller mean squared error.
+
+    For k counting queries a person can be in all of them: Δ₁ = k and Δ₂ = √k. Laplace's mean
+    squared error per query is 2(k/ε)² (the notes' 2k²/(ε²n²), unnormalised); Gaussian's is
+    σ(Δ₂ = √k)² = k·σ₁², since σ is linear in Δ₂ (σ₁ = σ at Δ₂ = 1). They cross at
+    k* = ε²σ₁²/2; with the classic σ₁² = 2 ln(1.25/δ)/ε² this is k* = ln(1.25/δ).
+    """
+    from .mechanisms import gaussian_sigma
+
+    sigma_one = gaussian_sigma(l2_sensitivity=1.0, epsilon=epsilon, delta=delta, calibration=calibration)
+    return check_epsilon(epsilon) ** 2 * sigma_one**2 / 2

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, NullLocator
 
-__all__ = ["METHOD_COLORS", "color_for", "new_figure", "plot_empirical", "plot_theory"]
+__all__ = ["METHOD_COLORS", "color_for", "fast_log_axes", "new_figure", "plot_empirical", "plot_theory"]
 
 METHOD_COLORS = {
     "laplace": "#1f77b4",
@@ -49,9 +50,29 @@ def plot_theory(ax, x, y, *, method: str = "bound", label: str, style: str = "-"
     return ax.plot(x, y, style, color=color_for(method), label=label, lw=1.8)[0]
 
 
-def plot_empirical(ax, x, mean, low, high, *, method: str, label: str):
-    """Measured values as points with confidence-interval error bars, in the method's colour."""
+def plot_empirical(ax, x, mean, low, high, *, method: str, label: str, capsize: float = 2.5):
+    """Measured values as points with confidence-interval error bars, in the method's colour.
+
+    Widgets pass ``capsize=0``: the caps are separate artists and cost redraw time.
+    """
     mean = np.asarray(mean, dtype=float)
     err = np.vstack([mean - np.asarray(low, dtype=float), np.asarray(high, dtype=float) - mean])
-    return ax.errorbar(x, mean, yerr=np.clip(err, 0, None), fmt="o", ms=4, capsize=2.5,
+    return ax.errorbar(x, mean, yerr=np.clip(err, 0, None), fmt="o", ms=4, capsize=capsize,
                        color=color_for(method), label=label)
+
+
+def _plain(value, _position):
+    return f"{value:g}"
+
+
+def fast_log_axes(ax, *, x: bool = True, y: bool = True) -> None:
+    """Log scales with plain tick labels ("0.01", "1000") and no minor ticks.
+
+    Matplotlib's default log labels are typeset as mathtext (10⁻²), which costs most of a
+    widget redraw; plain labels keep a panel well under a quarter of a second.
+    """
+    for on, axis, set_scale in ((x, ax.xaxis, ax.set_xscale), (y, ax.yaxis, ax.set_yscale)):
+        if on:
+            set_scale("log")
+            axis.set_major_formatter(FuncFormatter(_plain))
+            axis.set_minor_locator(NullLocator())

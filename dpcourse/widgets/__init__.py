@@ -7,6 +7,7 @@ panel of one notebook (``laplace_tail_panel`` for notebook 01, …).
 from ._panel import Panel, float_slider, format_numbers, int_slider, log_slider
 from .above_threshold import above_threshold_panel
 from .laplace import laplace_tail_panel
+from .release import reconstruction_panel, release_comparison_panel
 
 __all__ = [
     "Panel",
@@ -16,4 +17,6 @@ __all__ = [
     "int_slider",
     "laplace_tail_panel",
     "log_slider",
+    "reconstruction_panel",
+    "release_comparison_panel",
 ]

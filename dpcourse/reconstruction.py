@@ -1,0 +1,87 @@
+"""The reconstruction attack: too many too-accurate answers are blatantly non-private.
+
+Dinur & Nissim (2003): let a curator hold n secret bits x ∈ {0, 1}ⁿ and answer m subset-sum
+queries a_j·x (a_j ∈ {0, 1}ⁿ random) with error at most E each. If E = o(√n) and m = O(n),
+an attacker who solves the least-squares problem min_x̂ ‖A x̂ − y‖ and rounds x̂ to {0, 1}
+recovers all but a vanishing fraction of the bits. Noise of magnitude ≳ √n (which is what
+differential privacy must add to O(n) such queries) stops the attack.
+
+Everything is vectorised over trials: the pseudo-inverse of A is computed once and applied
+to all trials' answers in one matrix product.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import as_generator, check_array, check_binary, check_choice, check_integer, check_nonnegative, check_trials
+
+__all__ = ["NOISE_KINDS", "AttackResult", "least_squares_estimate", "reconstruct", "run_attack", "subset_sum_queries"]
+
+NOISE_KINDS = ("bounded", "laplace")
+
+
+def subset_sum_queries(num_queries: int, n: int, *, rng=None) -> np.ndarray:
+    """m random subset-sum queries over n people: a 0/1 matrix, each entry 1 with probability ½."""
+    m = check_integer(num_queries, "num_queries", minimum=1)
+    n = check_integer(n, "n", minimum=1)
+    return (as_generator(rng).random((m, n)) < 0.5).astype(float)
+
+
+def least_squares_estimate(queries, answers, *, pseudo_inverse=None) -> np.ndarray:
+    """x̂ = A⁺y, the least-squares solution of A x̂ ≈ y, for ``answers`` of shape ``(m,)`` or ``(trials, m)``.
+
+    Pass ``pseudo_inverse`` (A⁺, shape (n, m)) to reuse it across calls with the same queries.
+    """
+    a = check_array(queries, "queries", ndim=2)
+    y = check_array(answers, "answers", ndim=(1, 2))
+    if y.shape[-1] != a.shape[0]:
+        raise ValueError(f"answers must have one entry per query ({a.shape[0]}) on the last axis; got shape {y.shape}")
+    pinv = np.linalg.pinv(a) if pseudo_inverse is None else pseudo_inverse
+    return y @ pinv.T
+
+
+def reconstruct(queries, answers, *, pseudo_inverse=None) -> np.ndarray:
+    """Least-squares reconstruction rounded to bits: 1 where A⁺y > ½, else 0 (shape ``(…, n)``)."""
+    return (least_squares_estimate(queries, answers, pseudo_inverse=pseudo_inverse) > 0.5).astype(np.int8)
+
+
+@dataclass(frozen=True)
+class AttackResult:
+    """Per trial, the fraction of secret bits the attacker recovered."""
+
+    fraction_recovered: np.ndarray
+    noise_scale: float
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.fraction_recovered))
+
+
+def run_attack(secret_bits, *, num_queries: int, noise_scale: float, noise: str = "bounded", rng=None,
+               trials: int | None = None) -> AttackResult:
+    """Answer m random subset-sum queries with noise, reconstruct, and score the attack.
+
+    Parameters
+    ----------
+    secret_bits : array_like of {0, 1}, shape (n,)
+    num_queries : int
+        m.
+    noise_scale : float
+        E. ``"bounded"``: each answer is off by a uniform error in [−E, E] (the curator promises
+        accuracy E, as in Dinur & Nissim). ``"laplace"``: Lap(E) errors; E = m/ε makes the m
+        answers ε-DP, since one person's bit can move every subset sum by 1.
+    """
+    x = check_binary(secret_bits, "secret_bits")
+    check_choice(noise, "noise", NOISE_KINDS)
+    scale = check_nonnegative(noise_scale, "noise_scale")
+    trials = check_trials(trials)
+    gen = as_generator(rng)
+    a = subset_sum_queries(num_queries, x.size, rng=gen)
+    shape = (1 if trials is None else trials, a.shape[0])
+    errors = gen.uniform(-scale, scale, size=shape) if noise == "bounded" else gen.laplace(0.0, scale, size=shape)
+    guesses = reconstruct(a, a @ x + errors)
+    fraction = np.mean(guesses == x, axis=1)
+    return AttackResult(fraction[0] if trials is None else fraction, scale)

@@ -1,0 +1,123 @@
+import numpy as np
+import pytest
+
+from dpcourse import bounds, mechanisms, query_release as qr
+from dpcourse.queries import MatrixWorkload
+
+
+@pytest.fixture
+def setting():
+    population = qr.make_population(2000, 16, rng=1)
+    workload = qr.random_type_queries(30, 16, rng=2)
+    return population, workload
+
+
+def test_population_and_queries(setting):
+    population, workload = setting
+    assert population.n == 2000 and population.num_types == 16
+    assert np.all(population.ones <= population.type_sizes)
+    assert set(np.unique(workload.matrix())) <= {0.0, 1.0}
+    np.testing.assert_allclose(population.answers(workload), workload.matrix() @ population.ones / 2000)
+
+
+def test_rr_sufficient_statistics_match_per_person_simulation(rng):
+    # The binomial shortcut and n individual reports must give the same distribution of answers:
+    # compare means and variances over 3000 trials each (SE of a variance ≈ var·sqrt(2/3000) ≈ 2.6%).
+    population = qr.make_population(300, 4, rng=5)
+    workload = qr.random_type_queries(3, 4, rng=6)
+    eps, trials = 0.8, 3000
+    shortcut = qr.randomized_response_answers(population, workload, epsilon=eps, rng=rng, trials=trials)
+    types = np.repeat(np.arange(4), population.type_sizes)
+    bits = np.concatenate([np.r_[np.ones(c), np.zeros(s - c)] for c, s in zip(population.ones, population.type_sizes)])
+    reports = mechanisms.randomized_response(bits, epsilon=eps, rng=rng, trials=trials)
+    per_person = mechanisms.rr_debias(reports, epsilon=eps) @ workload.matrix()[:, types].T / population.n
+    truth = population.answers(workload)
+    var = shortcut.var(axis=0)
+    np.testing.assert_allclose(shortcut.mean(axis=0), truth, atol=5 * np.sqrt(var.max() / trials))
+    np.testing.assert_allclose(per_person.mean(axis=0), truth, atol=5 * np.sqrt(var.max() / trials))
+    np.testing.assert_allclose(per_person.var(axis=0), var, rtol=5 * np.sqrt(2 / trials) * 1.5)
+
+
+def test_rr_answer_variance_matches_theory(setting, rng):
+    population, workload = setting
+    answers = qr.randomized_response_answers(population, workload, epsilon=0.5, rng=rng, trials=4000)
+    people = workload.answer(population.type_sizes)
+    exact = [bounds.rr_answer_variance(people_in_query=p, n=population.n, epsilon=0.5) for p in people]
+    np.testing.assert_allclose(answers.var(axis=0, ddof=1), exact, rtol=5 * np.sqrt(2 / 3999))
+
+
+def test_rr_max_error_bound_holds(setting, rng):
+    population, workload = setting
+    trials, beta = 4000, 0.05
+    answers = qr.randomized_response_answers(population, workload, epsilon=1.0, rng=rng, trials=trials)
+    errors = np.abs(answers - population.answers(workload)).max(axis=1)
+    bound = bounds.rr_max_error_bound(n=population.n, num_queries=workload.num_queries, beta=beta, epsilon=1.0)
+    assert np.mean(errors >= bound) <= beta  # Hoeffding is loose: the true rate is far below β
+
+
+def test_rr_range_and_hoeffding_constant():
+    eps = 0.3
+    assert bounds.rr_report_range(eps) == pytest.approx((np.exp(eps) + 1) / (np.exp(eps) - 1))
+    one, zero = mechanisms.rr_debias([1, 0], epsilon=eps)
+    assert one - zero == pytest.approx(bounds.rr_report_range(eps))
+
+
+@pytest.mark.parametrize("method", ["laplace", "laplace_histogram", "gaussian"])
+def test_central_methods_have_their_exact_variance(setting, rng, method):
+    population, workload = setting
+    trials = 4000
+    answers = qr.release(method, population, workload, epsilon=0.7, delta=1e-6, rng=rng, trials=trials)
+    n = population.n
+    if method == "laplace":
+        exact = np.full(workload.num_queries, bounds.laplace_variance(sensitivity=workload.l1_sensitivity / n, epsilon=0.7))
+        kurtosis_excess = 3.0
+    elif method == "laplace_histogram":
+        exact = workload.answer(np.ones(16)) * bounds.laplace_variance(sensitivity=1, epsilon=0.7) / n**2
+        kurtosis_excess = 3.0
+    else:
+        sigma = mechanisms.gaussian_sigma(l2_sensitivity=workload.l2_sensitivity / n, epsilon=0.7, delta=1e-6)
+        exact = np.full(workload.num_queries, sigma**2)
+        kurtosis_excess = 0.0
+    # relative SE of a sample variance: sqrt((2 + excess kurtosis)/T); allow 5 SE
+    rtol = 5 * np.sqrt((2 + kurtosis_excess) / trials)
+    np.testing.assert_allclose(answers.var(axis=0, ddof=1), exact, rtol=rtol)
+    np.testing.assert_allclose(answers.mean(axis=0), population.answers(workload), atol=5 * np.sqrt(exact.max() / trials))
+
+
+def test_split_budget_rr_is_unbiased_with_k_fold_budget(rng):
+    means = np.array([0.2, 0.5, 0.9, 0.4])
+    answers = qr.rr_split_budget_answers(means, 1000, epsilon=2.0, rng=rng, trials=4000)
+    var = bounds.rr_proportion_variance(n=1000, epsilon=2.0 / 4)
+    np.testing.assert_allclose(answers.mean(axis=0), means, atol=5 * np.sqrt(var / 4000))
+    np.testing.assert_allclose(answers.var(axis=0, ddof=1), var, rtol=5 * np.sqrt(2 / 3999))
+
+
+def test_gaussian_laplace_crossover():
+    assert bounds.gaussian_laplace_crossover(epsilon=0.5, delta=1e-6, calibration="classic") == pytest.approx(np.log(1.25e6))
+    k = bounds.gaussian_laplace_crossover(epsilon=0.5, delta=1e-6)
+    assert k < np.log(1.25e6)  # the analytic calibration wins earlier
+    sigma = mechanisms.gaussian_sigma(l2_sensitivity=np.sqrt(k), epsilon=0.5, delta=1e-6)
+    assert sigma**2 == pytest.approx(bounds.laplace_variance(sensitivity=k, epsilon=0.5))
+
+
+def test_single_release_shapes(setting):
+    population, workload = setting
+    for method in qr.METHODS:
+        assert qr.release(method, population, workload, epsilon=1.0, delta=1e-5, rng=0).shape == (30,)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda p, w: qr.release("magic", p, w, epsilon=1.0), "method must be one of"),
+        (lambda p, w: qr.release("gaussian", p, w, epsilon=1.0), "delta must be a real number"),
+        (lambda p, w: qr.laplace_answers(p, MatrixWorkload(np.ones((2, 3))), epsilon=1.0), "one column per type"),
+        (lambda p, w: qr.randomized_response_answers(p, w, epsilon=0), "epsilon"),
+        (lambda p, w: qr.make_population(0, 3), "n must be an integer"),
+        (lambda p, w: qr.random_type_queries(3, 0), "num_types"),
+        (lambda p, w: qr.rr_split_budget_answers([[0.5]], 10, epsilon=1), "bit_means must be a 1-dimensional"),
+    ],
+)
+def test_bad_input_is_rejected(setting, call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        call(*setting)

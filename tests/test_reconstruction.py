@@ -1,0 +1,51 @@
+import numpy as np
+import pytest
+
+from dpcourse import reconstruction as rc
+
+
+@pytest.fixture
+def secret(rng):
+    return rng.integers(0, 2, size=200)
+
+
+def test_tiny_noise_gives_the_bits_away(secret):
+    # answers within E = 0.05·√n on m = 4n queries: at least 95% of the bits in every trial
+    result = rc.run_attack(secret, num_queries=800, noise_scale=0.05 * np.sqrt(200), rng=1, trials=10)
+    assert np.all(result.fraction_recovered >= 0.95)
+
+
+def test_dp_scale_noise_stops_the_attack(secret):
+    # Lap(m/ε) with ε = 1 makes the m answers 1-DP; recovery is a coin flip: 200 bits × 20 trials,
+    # SE of the mean ≈ 0.5/sqrt(4000) ≈ 0.008; allow |mean − ½| ≤ 0.05.
+    result = rc.run_attack(secret, num_queries=800, noise_scale=800 / 1.0, noise="laplace", rng=2, trials=20)
+    assert result.mean == pytest.approx(0.5, abs=0.05)
+
+
+def test_recovery_falls_as_noise_grows(secret):
+    means = [rc.run_attack(secret, num_queries=800, noise_scale=e * np.sqrt(200), rng=3, trials=10).mean
+             for e in (0.1, 1.0, 10.0)]
+    assert means[0] > means[1] > means[2]
+
+
+def test_exact_answers_reconstruct_exactly(secret):
+    a = rc.subset_sum_queries(400, 200, rng=4)
+    np.testing.assert_array_equal(rc.reconstruct(a, a @ secret), secret)
+    pinv = np.linalg.pinv(a)
+    both = rc.reconstruct(a, np.stack([a @ secret, a @ (1 - secret)]), pseudo_inverse=pinv)
+    np.testing.assert_array_equal(both, np.stack([secret, 1 - secret]))
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda s: rc.run_attack(np.array([0, 2]), num_queries=4, noise_scale=1), "secret_bits must contain only 0 and 1"),
+        (lambda s: rc.run_attack(s, num_queries=0, noise_scale=1), "num_queries"),
+        (lambda s: rc.run_attack(s, num_queries=4, noise_scale=-1), "noise_scale must be a finite number >= 0"),
+        (lambda s: rc.run_attack(s, num_queries=4, noise_scale=1, noise="gaussian"), "noise must be one of"),
+        (lambda s: rc.reconstruct(np.ones((3, 2)), np.ones(4)), "answers must have one entry per query"),
+    ],
+)
+def test_bad_input_is_rejected(secret, call, message):
+    with pytest.raises(ValueError, match=message):
+        call(secret)
