@@ -21,7 +21,11 @@ from scipy import sparse
 from ._validation import as_generator, check_array, check_integer, check_probability
 
 __all__ = [
+    "AllRangeWorkload",
     "MatrixWorkload",
+    "PrefixWorkload",
+    "all_range_workload",
+    "prefix_workload",
     "Workload",
     "histogram",
     "identity_workload",
@@ -163,3 +167,92 @@ def random_counting_workload(num_queries: int, domain_size: int, *, density: flo
     p = check_probability(density, "density")
     w = (as_generator(rng).random((k, d)) < p).astype(float)
     return MatrixWorkload(w, name="random counting")
+
+
+# --- Notebook 03: interval (threshold) queries, never materialised ---
+@dataclass(frozen=True, eq=False)
+class PrefixWorkload(Workload):
+    """The d prefix queries φ_{0,t}: "how many records are ≤ t?", t = 0 … d − 1.
+
+    Row t of W is (1, …, 1, 0, …, 0) with t + 1 ones. Never materialised: answers are cumulative
+    sums, and (WᵀW)_{jl} = d − max(j, l) (the prefixes containing both cells j and l).
+
+    Examples
+    --------
+    >>> w = prefix_workload(4)
+    >>> w.answer([1, 0, 2, 3]).tolist()
+    [1.0, 1.0, 3.0, 6.0]
+    >>> w.l1_sensitivity
+    4.0
+    """
+
+    domain_size: int
+
+    @property
+    def num_queries(self) -> int:
+        return self.domain_size
+
+    def gram(self) -> np.ndarray:
+        index = np.arange(self.domain_size, dtype=float)
+        return self.domain_size - np.maximum.outer(index, index)
+
+    def column_counts(self) -> np.ndarray:
+        return (self.domain_size - np.arange(self.domain_size)).astype(float)
+
+    def answer(self, histogram_counts) -> np.ndarray:
+        return np.cumsum(self._check_histogram(histogram_counts), axis=-1)
+
+
+@dataclass(frozen=True, eq=False)
+class AllRangeWorkload(Workload):
+    """All d(d + 1)/2 interval queries φ_{s,t}(x) = #{records in [s, t]}, 0 ≤ s ≤ t < d.
+
+    Never materialised: (WᵀW)_{jl} = (min(j, l) + 1)(d − max(j, l)) (the intervals containing
+    both j and l), and cell j lies in (j + 1)(d − j) intervals, so the exact L1 sensitivity is
+    max_j (j + 1)(d − j) = ⌈d/2⌉·⌊d/2 + 1⌋ ≈ d²/4, a quarter of the notes' loose bound d².
+    Answers are listed by s, then t, from differences of prefix sums.
+
+    Examples
+    --------
+    >>> w = all_range_workload(3)
+    >>> w.num_queries, w.l1_sensitivity
+    (6, 4.0)
+    >>> w.answer([1, 2, 4]).tolist()
+    [1.0, 3.0, 7.0, 2.0, 6.0, 4.0]
+    """
+
+    domain_size: int
+
+    @property
+    def num_queries(self) -> int:
+        return self.domain_size * (self.domain_size + 1) // 2
+
+    def gram(self) -> np.ndarray:
+        index = np.arange(self.domain_size, dtype=float)
+        upper = np.triu(np.outer(index + 1, self.domain_size - index))  # (j + 1)(d − l) for j ≤ l
+        return upper + np.triu(upper, 1).T
+
+    def column_counts(self) -> np.ndarray:
+        j = np.arange(self.domain_size)
+        return ((j + 1) * (self.domain_size - j)).astype(float)
+
+    def intervals(self) -> tuple[np.ndarray, np.ndarray]:
+        """The (s, t) of every query, in the order of :meth:`answer`."""
+        s, t = np.triu_indices(self.domain_size)
+        return s, t
+
+    def answer(self, histogram_counts) -> np.ndarray:
+        x = self._check_histogram(histogram_counts)
+        prefix = np.concatenate([np.zeros(x.shape[:-1] + (1,)), np.cumsum(x, axis=-1)], axis=-1)
+        s, t = self.intervals()
+        return prefix[..., t + 1] - prefix[..., s]
+
+
+def prefix_workload(d: int) -> PrefixWorkload:
+    """The d prefix (threshold) queries over a domain of size d."""
+    return PrefixWorkload(check_integer(d, "d", minimum=1))
+
+
+def all_range_workload(d: int) -> AllRangeWorkload:
+    """All d(d + 1)/2 interval queries over a domain of size d."""
+    return AllRangeWorkload(check_integer(d, "d", minimum=1))

@@ -8,6 +8,7 @@ from ._panel import Panel, float_slider, format_numbers, int_slider, log_slider
 from .above_threshold import above_threshold_panel
 from .laplace import laplace_tail_panel
 from .release import reconstruction_panel, release_comparison_panel
+from .trees import tree_panel
 
 __all__ = [
     "Panel",
@@ -19,4 +20,5 @@ __all__ = [
     "log_slider",
     "reconstruction_panel",
     "release_comparison_panel",
+    "tree_panel",
 ]

@@ -1,0 +1,145 @@
+import numpy as np
+import pytest
+from scipy.sparse import linalg as sparse_linalg
+
+from dpcourse import factorization as f, mechanisms, queries
+from tests.test_workloads import explicit
+
+STRATEGIES = {
+    "identity": f.identity_strategy,
+    "prefix": f.prefix_strategy,
+    "binary tree": lambda d: f.hierarchical_strategy(d, 2),
+    "ternary tree, no root": lambda d: f.hierarchical_strategy(d, 3, include_root=False),
+    "wavelet": f.wavelet_strategy,
+}
+
+
+def brute_force_error(workload, strategy, epsilon, noise="laplace", delta=None):
+    """Dense pseudo-inverse and the explicit W: mean over queries of Var(w·A⁺z)."""
+    w, a = explicit(workload), strategy.matrix.toarray()
+    reconstruct = w @ np.linalg.pinv(a)
+    if noise == "laplace":
+        variance = 2 * (strategy.l1_sensitivity / epsilon) ** 2
+    else:
+        variance = mechanisms.gaussian_sigma(l2_sensitivity=strategy.l2_sensitivity, epsilon=epsilon, delta=delta) ** 2
+    return variance * np.sum(reconstruct**2) / w.shape[0]
+
+
+@pytest.mark.parametrize("name", STRATEGIES)
+@pytest.mark.parametrize("d", [2, 5, 16])
+@pytest.mark.parametrize("build", [queries.prefix_workload, queries.all_range_workload])
+def test_exact_error_against_brute_force(name, d, build):
+    workload, strategy = build(d), STRATEGIES[name](d)
+    assert f.expected_error(workload, strategy, epsilon=0.7) == pytest.approx(brute_force_error(workload, strategy, 0.7), rel=1e-9)
+    assert f.expected_error(workload, strategy, epsilon=0.7, noise="gaussian", delta=1e-6) == pytest.approx(
+        brute_force_error(workload, strategy, 0.7, "gaussian", 1e-6), rel=1e-9)
+
+
+def test_sensitivities_of_the_strategies():
+    assert f.identity_strategy(10).l1_sensitivity == 1
+    assert f.prefix_strategy(10).l1_sensitivity == 10
+    assert f.hierarchical_strategy(1024).l1_sensitivity == 11          # log₂ 1024 + 1 levels
+    assert f.hierarchical_strategy(1000, 10).l1_sensitivity == 4        # 1, 10, 100, 1000
+    assert f.hierarchical_strategy(1024, include_root=False).l1_sensitivity == 10
+    assert f.wavelet_strategy(64).l1_sensitivity == 7
+    assert f.hierarchical_strategy(16).l2_sensitivity == pytest.approx(np.sqrt(5))
+    for d in (16, 64, 1024):  # the notes' claim Δ₁ ≤ 2 log₂ d
+        assert f.hierarchical_strategy(d).l1_sensitivity <= 2 * np.log2(d)
+
+
+@pytest.mark.parametrize("d, b, root", [(16, 2, True), (13, 3, True), (20, 4, False), (1, 2, True), (100, 16, True)])
+def test_two_pass_consistency_equals_least_squares(rng, d, b, root):
+    strategy = f.hierarchical_strategy(d, b, root)
+    y = rng.normal(size=(4, strategy.num_queries))
+    dense = np.linalg.lstsq(strategy.matrix.toarray(), y.T, rcond=None)[0].T
+    np.testing.assert_allclose(f.tree_least_squares(strategy, y), dense, atol=1e-10)
+    generic = sparse_linalg.lsqr(strategy.matrix, y[0], atol=1e-14, btol=1e-14, iter_lim=10_000)[0]
+    np.testing.assert_allclose(f.tree_least_squares(strategy, y[0]), generic, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ["identity", "prefix", "wavelet"])
+def test_least_squares_of_square_strategies_inverts_them(rng, name):
+    strategy = STRATEGIES[name](12)
+    x = rng.normal(size=12)
+    np.testing.assert_allclose(f.least_squares(strategy, strategy.matrix @ x), x, atol=1e-10)
+
+
+def test_canonical_decomposition_partitions_every_interval_minimally():
+    for d, b in ((16, 2), (13, 3), (40, 4)):
+        tree = f.hierarchical_strategy(d, b)
+        levels = len(tree.level_sizes) - 1
+        for s in range(d):
+            for t in range(s, d):
+                nodes = f.canonical_decomposition(tree, s, t)
+                cover = np.zeros(d)
+                for level, index in nodes:
+                    size = tree.level_sizes[level]
+                    cover[index * size:min((index + 1) * size, d)] += 1
+                assert np.array_equal(cover, (np.arange(d) >= s) & (np.arange(d) <= t))
+                assert len(nodes) <= max(1, 2 * (b - 1) * levels)
+    assert f.canonical_decomposition(f.hierarchical_strategy(8), 0, 7) == [(3, 0)]
+
+
+def test_decomposition_answers_sum_the_noisy_nodes():
+    tree = f.hierarchical_strategy(8)
+    answers = np.arange(tree.num_queries, dtype=float)
+    assert f.answer_by_decomposition(tree, answers, 0, 7) == answers[-1]
+    assert f.answer_by_decomposition(tree, answers, 2, 2) == answers[2]
+
+
+@pytest.mark.parametrize("noise", ["laplace", "gaussian"])
+def test_sampled_error_matches_the_exact_error(noise):
+    # 2000 trials; each trial's error is a quadratic form in the noise, with a coefficient of
+    # variation below 1 here, so the mean has relative SE < 1/sqrt(2000) ≈ 2.2%; allow 5 SE (11%).
+    workload, strategy = queries.all_range_workload(32), f.hierarchical_strategy(32)
+    x = np.random.default_rng(0).integers(0, 50, size=32)
+    sampled = f.sampled_error(workload, strategy, x, epsilon=1.0, noise=noise, delta=1e-6, rng=1, trials=2000)
+    exact = f.expected_error(workload, strategy, epsilon=1.0, noise=noise, delta=1e-6)
+    assert sampled.std() / sampled.mean() < 1
+    assert sampled.mean() == pytest.approx(exact, rel=5 / np.sqrt(2000))
+
+
+def test_matrix_mechanism_is_unbiased_and_shaped(rng):
+    x = rng.integers(0, 20, size=16).astype(float)
+    est = f.matrix_mechanism(x, f.wavelet_strategy(16), epsilon=2.0, rng=rng, trials=4000)
+    assert est.shape == (4000, 16)
+    var = f.noise_variance(f.wavelet_strategy(16), epsilon=2.0)
+    np.testing.assert_allclose(est.mean(axis=0), x, atol=5 * np.sqrt(var / 4000))
+    assert f.matrix_mechanism(x, f.identity_strategy(16), epsilon=1.0, rng=0).shape == (16,)
+
+
+def test_svd_bound_is_below_every_strategy():
+    for d in (8, 32, 64):
+        for build in (queries.prefix_workload, queries.all_range_workload):
+            bound = f.svd_lower_bound(build(d), epsilon=1.0)
+            for name, strategy in STRATEGIES.items():
+                assert bound <= f.expected_error(build(d), strategy(d), epsilon=1.0) * (1 + 1e-9), name
+
+
+def test_larger_branching_beats_binary_for_large_domains():
+    # Qardaji, Yang & Li: with consistency, b well above 2 is best for large d (≈ 16 asymptotically);
+    # at d = 1024 the exact errors of b = 4 … 32 are all at least a third below binary's
+    w = queries.all_range_workload(1024)
+    errors = {b: f.expected_error(w, f.hierarchical_strategy(1024, b), epsilon=1.0) for b in (2, 4, 16, 32)}
+    assert all(errors[b] < 0.7 * errors[2] for b in (4, 16, 32))
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: f.hierarchical_strategy(0), ValueError, "d must be an integer"),
+        (lambda: f.hierarchical_strategy(8, 1), ValueError, "branching must be an integer in \\[2, inf\\]"),
+        (lambda: f.hierarchical_strategy(8, 2, include_root="no"), TypeError, "include_root"),
+        (lambda: f.expected_error(queries.all_range_workload(4), f.identity_strategy(5), epsilon=1), ValueError, "share the domain size"),
+        (lambda: f.expected_error(queries.all_range_workload(4), f.identity_strategy(4), epsilon=1, noise="gaussian"), TypeError, "delta"),
+        (lambda: f.expected_error(queries.all_range_workload(4), f.identity_strategy(4), epsilon=0), ValueError, "epsilon"),
+        (lambda: f.matrix_mechanism(np.ones(3), f.identity_strategy(4), epsilon=1), ValueError, "histogram must have 4 cells"),
+        (lambda: f.tree_least_squares(f.identity_strategy(4), np.ones(4)), ValueError, "hierarchical"),
+        (lambda: f.least_squares(f.prefix_strategy(4), np.ones(5)), ValueError, "noisy_answers must have 4 entries"),
+        (lambda: f.canonical_decomposition(f.hierarchical_strategy(8), 5, 3), ValueError, "t must be an integer in \\[5, 7\\]"),
+        (lambda: f.matrix_mechanism(np.ones(4), f.identity_strategy(4), epsilon=1, noise="cauchy"), ValueError, "noise must be one of"),
+    ],
+)
+def test_bad_input_is_rejected(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

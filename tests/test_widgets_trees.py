@@ -1,0 +1,62 @@
+import numpy as np
+import pytest
+
+from dpcourse import factorization, queries
+from dpcourse.checks import CheckFailed
+from dpcourse.checks import trees as check
+from dpcourse.widgets import tree_panel
+from dpcourse.widgets.trees import interval_error_by_length, strategy_by_name
+
+
+@pytest.fixture(scope="module")
+def panel():
+    return tree_panel(render=False)
+
+
+def test_curves_average_the_exact_per_interval_error():
+    # mean over intervals of each length, times the noise variance, averaged with the interval
+    # counts as weights, is the all-range workload's exact error per query
+    d = 16
+    lengths, unit, sensitivity = interval_error_by_length("tree", d, 2, True)
+    per_length_count = d - lengths + 1
+    total = 2 * sensitivity**2 * np.sum(unit * per_length_count) / per_length_count.sum()
+    exact = factorization.expected_error(queries.all_range_workload(d), factorization.hierarchical_strategy(d), epsilon=1.0)
+    assert total == pytest.approx(exact, rel=1e-9)
+
+
+def test_epsilon_rescales_the_curve(panel):
+    panel.set(d=64, strategy="tree", consistency=True, epsilon=1.0)
+    before = panel.numbers["tree: error at length 1"]
+    panel.set(epsilon=0.5)
+    assert panel.numbers["tree: error at length 1"] == pytest.approx(4 * before)
+
+
+def test_consistency_lowers_the_tree_error(panel):
+    panel.set(d=256, strategy="tree", consistency=False, epsilon=1.0)
+    without = panel.numbers["tree: error at length d"]
+    panel.set(consistency=True)
+    assert panel.numbers["tree: error at length d"] < without
+
+
+def test_strategy_and_interval_controls(panel):
+    panel.set(strategy="wavelet")
+    assert "wavelet: error at length 1" in panel.numbers
+    panel.set(interval=(0, 255), branching=2)
+    assert panel.numbers["nodes in the decomposition"] == 1
+    with pytest.raises(ValueError, match="strategy must be one of"):
+        strategy_by_name("random", 8)
+
+
+def test_checks(capsys):
+    check.strategy_sensitivities(64, 7)
+    check.decomposition([(0, 3), (2, 1), (2, 2), (0, 12)])
+    check.small_error(16 / 3)
+    assert capsys.readouterr().out.count("✓") == 3
+    with pytest.raises(CheckFailed, match=r"^\[strategy-sensitivity\]"):
+        check.strategy_sensitivities(64, 6)
+    with pytest.raises(CheckFailed, match="not exactly"):
+        check.decomposition([(0, 3), (2, 1), (2, 2)])
+    with pytest.raises(CheckFailed, match="are enough"):
+        check.decomposition([(0, 3), (1, 2), (1, 3), (2, 2), (0, 12)])
+    with pytest.raises(CheckFailed, match=r"^\[small-error\]"):
+        check.small_error(8 / 3)
