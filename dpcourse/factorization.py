@@ -289,7 +289,7 @@ def sampled_error(workload: Workload, strategy: Strategy, histogram, *, epsilon:
     estimate = matrix_mechanism(histogram, strategy, epsilon=epsilon, noise=noise, delta=delta, rng=rng,
                                 trials=check_integer(trials, "trials", minimum=1))
     e = estimate - np.asarray(histogram, dtype=float)
-    return np.einsum("ti,ij,tj->t", e, workload.gram(), e) / workload.num_queries
+    return np.sum((e @ workload.gram()) * e, axis=1) / workload.num_queries
 
 
 def _trace_gram_inverse(gram_w: np.ndarray, gram_a: np.ndarray) -> float:
@@ -318,16 +318,24 @@ def expected_error(workload: Workload, strategy: Strategy, *, epsilon: float, no
     """
     _check_match(workload, strategy)
     variance = noise_variance(strategy, epsilon=epsilon, noise=noise, delta=delta)
-    return variance * _trace_gram_inverse(workload.gram(), strategy.gram()) / workload.num_queries
+    a = strategy.matrix
+    if a.shape[0] == a.shape[1] and a.nnz == a.shape[0] and np.all(a.indices == np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))):
+        # a diagonal strategy (the identity): (AᵀA)⁻¹ is diagonal too
+        trace = float(np.sum(np.diag(workload.gram()) / a.diagonal() ** 2))
+    else:
+        trace = _trace_gram_inverse(workload.gram(), strategy.gram())
+    return variance * trace / workload.num_queries
 
 
 def svd_lower_bound(workload: Workload, *, epsilon: float) -> float:
     """Li & Miklau's SVD bound: no strategy's Laplace error per query is below (2/ε²)(Σᵢ √λᵢ)²/(d·|W|).
 
-    λᵢ are the eigenvalues of WᵀW (the squared singular values of W). For any A with
-    ‖A‖₂ ≤ ‖A‖₁, ‖A‖₂²·trace(WᵀW(AᵀA)⁻¹) ≥ (Σ √λᵢ)²/d (Li & Miklau 2013, "Optimal error of
-    query sets under the differentially-private matrix mechanism"), so the same units as
-    :func:`expected_error` with ``noise="laplace"``.
+    λᵢ are the eigenvalues of WᵀW (the squared singular values of W). For every strategy A,
+    ‖A‖₂²·trace(WᵀW(AᵀA)⁻¹) ≥ (Σ √λᵢ)²/d (Li & Miklau 2013, "Optimal error of query sets under
+    the differentially-private matrix mechanism"): ‖A‖₂² ≥ trace(AᵀA)/d, and
+    trace(M)·trace(WᵀW M⁻¹) ≥ (trace (WᵀW)^{1/2})². Since ‖A‖₁ ≥ ‖A‖₂ the bound holds for Laplace
+    noise in the units of :func:`expected_error`; it is attained (up to max vs mean of a diagonal)
+    for L2-calibrated noise, and for Laplace it cannot see the factor ‖A‖₁²/‖A‖₂² a strategy pays.
     """
     eps = check_epsilon(epsilon)
     eigenvalues = np.clip(np.linalg.eigvalsh(workload.gram()), 0.0, None)

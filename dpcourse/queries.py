@@ -54,7 +54,15 @@ class Workload:
     domain_size: int
 
     def gram(self) -> np.ndarray:
-        """The Gram matrix WᵀW, shape ``(domain_size, domain_size)``."""
+        """The Gram matrix WᵀW, shape ``(domain_size, domain_size)``; computed once, then cached (read-only)."""
+        cached = self.__dict__.get("_gram")
+        if cached is None:
+            cached = np.asarray(self._compute_gram(), dtype=float)
+            cached.flags.writeable = False
+            self.__dict__["_gram"] = cached  # workloads are immutable, so the cache never goes stale
+        return cached
+
+    def _compute_gram(self) -> np.ndarray:
         raise NotImplementedError
 
     def answer(self, histogram_counts) -> np.ndarray:
@@ -132,7 +140,7 @@ class MatrixWorkload(Workload):
         """W as a dense array."""
         return self.queries.toarray() if sparse.issparse(self.queries) else self.queries
 
-    def gram(self) -> np.ndarray:
+    def _compute_gram(self) -> np.ndarray:
         g = self.queries.T @ self.queries
         return g.toarray() if sparse.issparse(g) else np.asarray(g)
 
@@ -192,7 +200,7 @@ class PrefixWorkload(Workload):
     def num_queries(self) -> int:
         return self.domain_size
 
-    def gram(self) -> np.ndarray:
+    def _compute_gram(self) -> np.ndarray:
         index = np.arange(self.domain_size, dtype=float)
         return self.domain_size - np.maximum.outer(index, index)
 
@@ -227,7 +235,7 @@ class AllRangeWorkload(Workload):
     def num_queries(self) -> int:
         return self.domain_size * (self.domain_size + 1) // 2
 
-    def gram(self) -> np.ndarray:
+    def _compute_gram(self) -> np.ndarray:
         index = np.arange(self.domain_size, dtype=float)
         upper = np.triu(np.outer(index + 1, self.domain_size - index))  # (j + 1)(d − l) for j ≤ l
         return upper + np.triu(upper, 1).T
