@@ -16,16 +16,25 @@ ln(Pr[M(D) = o] / Pr[M(D′) = o]); ε-DP means it never exceeds ε in absolute 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
-from scipy import integrate, special
+from scipy import integrate, special, stats
+from tqdm.auto import tqdm
 
-from ._validation import check_array, check_positive
+from ._validation import as_generator, check_array, check_epsilon, check_integer, check_positive
+from .experiments import proportion_interval
 from .svt import _answers_and_thresholds, above_threshold_noise
 
 __all__ = [
+    "AUDIT_PATTERNS",
+    "AuditResult",
+    "Event",
     "PrivacyLoss",
+    "audit",
+    "counterexample",
+    "exact_variant_loss",
+    "variant_pattern_probability",
     "ProofSteps",
     "above_threshold_pmf",
     "adversarial_pair",
@@ -55,20 +64,22 @@ def _outcome_matrix(z, q, t, query_noise):
     return np.hstack([before * sf, prefix[:, -1:]])
 
 
-def _quadrature_nodes(q, t, threshold_noise, query_noise):
-    lo, hi = threshold_noise.ppf(_TAIL), threshold_noise.isf(_TAIL)
-    shift = 0.0 if query_noise is None else query_noise.median()
-    kinks = np.concatenate([[threshold_noise.median()], np.atleast_1d(q - t + shift)])
-    scale = threshold_noise.std() if query_noise is None else min(threshold_noise.std(), query_noise.std())
+def _gauss_legendre(lo: float, hi: float, kinks, max_piece: float):
+    """Nodes and weights on [lo, hi], split at every kink inside and into pieces no longer than ``max_piece``."""
+    kinks = np.asarray(kinks, dtype=float)
     edges = np.unique(np.concatenate([[lo, hi], kinks[(kinks > lo) & (kinks < hi)]]))
-    # cut every segment into pieces no longer than the noise's scale
-    pieces = np.maximum(1, np.ceil(np.diff(edges) / scale).astype(int))
+    pieces = np.maximum(1, np.ceil(np.diff(edges) / max_piece).astype(int))
     cuts = np.concatenate([np.linspace(a, b, n + 1)[:-1] for a, b, n in zip(edges[:-1], edges[1:], pieces)] + [[hi]])
     half = np.diff(cuts) / 2
     mid = (cuts[:-1] + cuts[1:]) / 2
-    z = (mid[:, None] + half[:, None] * _NODES).ravel()
-    w = (half[:, None] * _WEIGHTS).ravel()
-    return z, w
+    return (mid[:, None] + half[:, None] * _NODES).ravel(), (half[:, None] * _WEIGHTS).ravel()
+
+
+def _quadrature_nodes(q, t, threshold_noise, query_noise):
+    shift = 0.0 if query_noise is None else query_noise.median()
+    kinks = np.concatenate([[threshold_noise.median()], np.atleast_1d(q - t + shift)])
+    scale = threshold_noise.std() if query_noise is None else min(threshold_noise.std(), query_noise.std())
+    return _gauss_legendre(threshold_noise.ppf(_TAIL), threshold_noise.isf(_TAIL), kinks, scale)
 
 
 def generalized_above_threshold_pmf(answers, *, threshold, threshold_noise, query_noise) -> np.ndarray:
@@ -243,3 +254,288 @@ def proof_steps(answers_d, answers_d_prime, outcome: int, *, threshold: float, e
         top_factor=float(np.max(top)),
         half_epsilon_bound=float(np.exp(epsilon / 2)),
     )
+
+
+# --- Notebook 05: the SVT variants of Lyu, Su & Li, exactly and by an empirical auditor ---
+def _laplace_cdf(x, scale):
+    if scale == 0:  # no noise: q + 0 < T + z exactly when x = T + z − q > 0
+        return (np.asarray(x) > 0).astype(float)
+    x = np.asarray(x, dtype=float)
+    half = 0.5 * np.exp(-np.abs(x) / scale)
+    return np.where(x < 0, half, 1.0 - half)
+
+
+def _pattern_items(pattern, m):
+    items = list(pattern)
+    if len(items) != m:
+        raise ValueError(f"pattern must have one entry per query ({m}); got {len(items)}")
+    kinds = []
+    for item in items:
+        if isinstance(item, (tuple, list)):
+            lo, hi = float(item[0]), float(item[1])
+            if not lo < hi:
+                raise ValueError(f"a numeric event (lo, hi) needs lo < hi; got {item!r}")
+            kinds.append(("number", lo, hi))
+        elif np.isnan(item):
+            kinds.append(("halted",))
+        elif np.isposinf(item):
+            kinds.append(("top",))
+        elif np.isneginf(item):
+            kinds.append(("bottom",))
+        else:
+            raise ValueError("pattern entries are -inf (⊥), inf (⊤), nan (not answered) or (lo, hi) for a released number")
+    return kinds
+
+
+def variant_pattern_probability(variant, answers, pattern, *, threshold, epsilon: float, c: int,
+                                sensitivity: float = 1.0) -> float:
+    """Exact probability that a variant's output matches ``pattern``, by quadrature over the threshold noise.
+
+    ``pattern`` has one entry per query: −∞ (⊥), +∞ (⊤), NaN (not answered) or ``(lo, hi)``,
+    the event that the released number lies in [lo, hi]. Given the threshold noise ρ = z the
+    answers are independent; for Alg. 3 the released qᵢ + νᵢ is the compared value, so the event
+    is νᵢ ∈ [max(Tᵢ + z, lo) − qᵢ, hi − qᵢ]; Alg. 2's re-drawn threshold makes each stretch up to
+    and including a ⊤ an independent integral. A pattern the stopping rule cannot produce has
+    probability 0.
+    """
+    from .svt_variants import VARIANTS, _answers_thresholds
+
+    v = VARIANTS[variant] if isinstance(variant, str) else variant
+    spec = v.spec(check_positive(epsilon, "epsilon"), int(c), check_positive(sensitivity, "sensitivity"))
+    q, t = _answers_thresholds(answers, threshold)
+    kinds = _pattern_items(pattern, q.size)
+    tops = np.cumsum([k[0] in ("top", "number") for k in kinds])
+    for i, kind in enumerate(kinds):
+        stopped = spec.c is not None and i > 0 and tops[i - 1] >= spec.c
+        if (kind[0] == "halted") != stopped:
+            return 0.0
+        if kind[0] == "number" and spec.numeric == "none" or kind[0] == "top" and spec.numeric != "none":
+            return 0.0
+    live = [i for i, kind in enumerate(kinds) if kind[0] != "halted"]
+    segments, current = [], []
+    for i in live:
+        current.append(i)
+        if spec.redraw_scale is not None and kinds[i][0] in ("top", "number"):
+            segments.append(current)
+            current = []
+    if current:
+        segments.append(current)
+    probability = 1.0
+    for number, segment in enumerate(segments):
+        scale_rho = spec.threshold_scale if number == 0 or spec.redraw_scale is None else spec.redraw_scale
+        kinks = [0.0] + [q[i] - t[i] for i in segment]
+        kinks += [kinds[i][1] - t[i] for i in segment if kinds[i][0] == "number"]
+        piece = scale_rho if spec.query_scale == 0 else min(scale_rho, spec.query_scale)
+        # ρ's density is below e^{-45} beyond ±45 scales: integrate there only
+        z, w = _gauss_legendre(-45 * scale_rho, 45 * scale_rho, kinks, piece)
+        integrand = 0.5 / scale_rho * np.exp(-np.abs(z) / scale_rho)
+        for i in segment:
+            kind, x = kinds[i], t[i] + z - q[i]
+            below = _laplace_cdf(x, spec.query_scale)
+            if kind[0] == "bottom":
+                integrand = integrand * below
+            elif kind[0] == "top":
+                integrand = integrand * (1.0 - below)
+            elif spec.numeric == "compared":
+                upper = _laplace_cdf(kind[2] - q[i], spec.query_scale)
+                lower = _laplace_cdf(np.maximum(t[i] + z, kind[1]) - q[i], spec.query_scale)
+                integrand = integrand * np.clip(upper - lower, 0.0, None)
+            else:
+                released = _laplace_cdf(kind[2] - q[i], spec.numeric_scale) - _laplace_cdf(kind[1] - q[i], spec.numeric_scale)
+                integrand = integrand * (1.0 - below) * released
+        probability *= float(np.clip(w @ integrand, 0.0, 1.0))
+    return probability
+
+
+@dataclass(frozen=True)
+class Event:
+    """An output event an auditor tests: a description and a test on a ``(trials, m)`` output array."""
+
+    description: str
+    test: object = field(repr=False)
+
+    def frequency(self, outputs) -> int:
+        return int(np.sum(self.test(outputs)))
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """The outcome of :func:`audit` on one pair of neighbouring inputs.
+
+    ``p_d``/``p_d_prime`` are the event's frequencies on the test samples with Clopper–Pearson
+    ``ci_d``/``ci_d_prime`` (95%); ``epsilon_lower_bound`` is a 95% lower confidence bound on the
+    privacy loss ln(p_d/p_d′) of the event; ``p_value`` is for the hypothesis "the claimed ε
+    holds for this event" (small: the claim is violated).
+    """
+
+    variant: str
+    pattern: str
+    event: str
+    p_d: float
+    ci_d: tuple[float, float]
+    p_d_prime: float
+    ci_d_prime: tuple[float, float]
+    epsilon_lower_bound: float
+    p_value: float
+    claimed_epsilon: float
+    trials: int
+    answers_d: np.ndarray = field(repr=False)
+    answers_d_prime: np.ndarray = field(repr=False)
+
+    @property
+    def flagged(self) -> bool:
+        """Whether the claim is rejected at the 1% level."""
+        return self.p_value < 0.01
+
+
+def _candidate_events(outputs_a, outputs_b, max_patterns: int = 30) -> list[Event]:
+    m = outputs_a.shape[1]
+    events = []
+    for i in range(m):
+        events.append(Event(f"query {i} is ⊥", lambda o, i=i: np.isneginf(o[:, i])))
+        events.append(Event(f"query {i} is ⊤ or a number", lambda o, i=i: np.isfinite(o[:, i]) | np.isposinf(o[:, i])))
+        numbers = np.concatenate([o[:, i][np.isfinite(o[:, i])] for o in (outputs_a, outputs_b)])
+        if numbers.size >= 20:
+            for level in np.quantile(numbers, [0.01, 0.05, 0.2, 0.5, 0.8, 0.95, 0.99]):
+                events.append(Event(f"query {i} released a number ≤ {level:.3g}",
+                                    lambda o, i=i, level=level: np.isfinite(o[:, i]) & (o[:, i] <= level)))
+    answered = lambda o: np.sum(np.isposinf(o) | np.isfinite(o), axis=1)  # noqa: E731
+    for j in range(1, m + 1):
+        events.append(Event(f"at least {j} queries ⊤", lambda o, j=j: answered(o) >= j))
+    codes = np.where(np.isnan(outputs_a), 2, np.where(np.isposinf(outputs_a) | np.isfinite(outputs_a), 1, 0))
+    patterns, counts = np.unique(codes, axis=0, return_counts=True)
+    symbols = "⊥⊤·"
+    for row in patterns[np.argsort(-counts)][:max_patterns]:
+        text = "".join(symbols[k] for k in row)
+        events.append(Event(f"output {text}", lambda o, row=row: np.all(
+            np.where(np.isnan(o), 2, np.where(np.isposinf(o) | np.isfinite(o), 1, 0)) == row, axis=1)))
+    return events
+
+
+def _thinned_fisher_p_value(count_a: int, count_b: int, n: int, epsilon: float, rng, draws: int = 200) -> float:
+    """StatDP's test of H₀: P(E | D) ≤ e^ε P(E | D′), from counts of E in n samples of each.
+
+    Under H₀, keeping each of the ``count_a`` occurrences with probability e^{−ε} leaves a count
+    whose probability is at most that of ``count_b``'s, so Fisher's exact test (one-sided,
+    hypergeometric) on (thinned count, ``count_b``) is conservative; the p-value is averaged over
+    ``draws`` thinnings (Ding et al., CCS 2018).
+    """
+    thinned = rng.binomial(count_a, np.exp(-epsilon), size=draws)
+    return float(np.mean(stats.hypergeom.sf(thinned - 1, 2 * n, thinned + count_b, n)))
+
+
+def audit(variant, answers_d=None, answers_d_prime=None, *, epsilon: float, c: int = 1, threshold=1.0,
+          trials: int = 200_000, rng=None, sensitivity: float = 1.0, progress: bool = False):
+    """Audit a variant's privacy claim empirically, in the style of StatDP (Ding et al., CCS 2018).
+
+    Runs the variant ``trials`` times on each of two neighbouring inputs. The first half of the
+    samples chooses the output event with the largest apparent privacy loss (in either
+    direction); the second, fresh half tests it, so that a correct variant is not flagged just
+    because some event looked extreme by chance.
+
+    With ``answers_d`` and ``answers_d_prime`` None, searches the standard family of neighbouring
+    inputs (:data:`AUDIT_PATTERNS`) and returns the result with the smallest p-value, multiplied
+    by the number of patterns tried (Bonferroni), so the search keeps the test's level.
+    ``variant`` is a key of :data:`dpcourse.svt_variants.VARIANTS` or a variant object.
+    """
+    from .svt_variants import VARIANTS
+
+    v = VARIANTS[variant] if isinstance(variant, str) else variant
+    gen = as_generator(rng)
+    if answers_d is None and answers_d_prime is None:
+        results = []
+        for name, (d, d_prime) in tqdm(AUDIT_PATTERNS.items(), disable=not progress, desc=f"auditing {v.key}"):
+            results.append(_audit_pair(v, d, d_prime, name, epsilon, c, threshold, trials, gen, sensitivity))
+        best = min(results, key=lambda r: r.p_value)
+        return replace(best, p_value=min(1.0, best.p_value * len(results)))
+    if answers_d is None or answers_d_prime is None:
+        raise ValueError("give both answers_d and answers_d_prime, or neither (to search the standard patterns)")
+    a, b = _check_neighbours(answers_d, answers_d_prime, check_positive(sensitivity, "sensitivity"))
+    return _audit_pair(v, a, b, "given", epsilon, c, threshold, trials, gen, sensitivity)
+
+
+def _audit_pair(v, a, b, pattern_name, epsilon, c, threshold, trials, gen, sensitivity) -> AuditResult:
+    trials = check_integer(trials, "trials", minimum=100, maximum=10**6)
+    half = trials // 2
+    out_a = v.run(a, threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity, trials=trials, rng=gen)
+    out_b = v.run(b, threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity, trials=trials, rng=gen)
+    select_a, test_a, select_b, test_b = out_a[:half], out_a[half:], out_b[:half], out_b[half:]
+    best, best_score, flip = None, -np.inf, False
+    for event in _candidate_events(select_a, select_b):
+        na, nb = event.frequency(select_a), event.frequency(select_b)
+        for score, reverse in ((np.log((na + 1) / (nb + 1)), False), (np.log((nb + 1) / (na + 1)), True)):
+            if max(na, nb) >= 20 and score > best_score:
+                best, best_score, flip = event, score, reverse
+    n = test_a.shape[0]
+    count_a, count_b = best.frequency(test_a), best.frequency(test_b)
+    if flip:
+        count_a, count_b = count_b, count_a
+    low_a, high_a = proportion_interval(np.array([count_a]), n, confidence=0.95)
+    low_b, high_b = proportion_interval(np.array([count_b]), n, confidence=0.95)
+    with np.errstate(divide="ignore"):
+        lower = float(np.log(low_a[0]) - np.log(high_b[0])) if low_a[0] > 0 else -np.inf
+    p_value = _thinned_fisher_p_value(count_a, count_b, n, check_epsilon(epsilon), gen)
+    first, second = (b, a) if flip else (a, b)
+    return AuditResult(v.key, pattern_name + (" (D and D′ swapped)" if flip else ""), best.description,
+                       count_a / n, (float(low_a[0]), float(high_a[0])), count_b / n, (float(low_b[0]), float(high_b[0])),
+                       lower, p_value, float(epsilon), int(trials), first, second)
+
+
+def _audit_patterns(m: int = 10):
+    ones, half = np.ones(m), m // 2
+    return {
+        "one above, rest below": (ones, np.r_[2.0, np.zeros(m - 1)]),
+        "half and half": (ones, np.r_[np.zeros(half), np.full(m - half, 2.0)]),
+        "all above": (ones, np.full(m, 2.0)),
+        "all below": (ones, np.zeros(m)),
+        "X shape": (np.r_[np.ones(half), np.zeros(m - half)], np.r_[np.zeros(half), np.ones(m - half)]),
+    }
+
+
+AUDIT_PATTERNS = _audit_patterns()
+"""StatDP's standard neighbouring inputs (Δ = 1, m = 10 queries, threshold 1)."""
+
+
+def counterexample(variant_key: str, num_queries: int, *, c: int = 1, sensitivity: float = 1.0):
+    """A neighbouring pair and an output event that show each variant's worst case.
+
+    Returns ``(answers_d, answers_d_prime, threshold, pattern)`` for
+    :func:`variant_pattern_probability`:
+
+    * alg1, alg2, svt_s, alg5: the lecture's adversarial pair (0, …, 0, Δ) / (Δ, …, Δ, 0) and
+      ⊥^{m−1}⊤: the loss approaches ε for the private ones and is infinite for Alg. 5;
+    * alg3: all answers 0 on D and Δ on D′, c = 1, and ⊥^{m−1} followed by a released number
+      ≤ T − 3Δ: the low number pins the threshold, and each ⊥ adds ε/(2c) of loss;
+    * alg4: (0^{m−c}, Δ^c) / (Δ^{m−c}, 0^c) and ⊥^{m−c}⊤^c: the loss tends to (1 + 6c)ε/4;
+    * alg6: the X shape (Δ^k, 0^k) / (0^k, Δ^k) with k = ⌊m/2⌋ and ⊤^k⊥^k: the loss grows with k.
+    """
+    m = check_integer(num_queries, "num_queries", minimum=1)
+    c = check_integer(c, "c", minimum=1)
+    delta_q = check_positive(sensitivity, "sensitivity")
+    bottom, top = -np.inf, np.inf
+    if variant_key in ("alg1", "alg2", "svt_s", "alg5"):
+        d, d_prime = adversarial_pair(m, sensitivity=delta_q)
+        return d, d_prime, 0.5 * delta_q, [bottom] * (m - 1) + [top]
+    if variant_key == "alg3":
+        return np.zeros(m), np.full(m, delta_q), 0.0, [bottom] * (m - 1) + [(-1e9 * delta_q, -3.0 * delta_q)]
+    if variant_key == "alg4":
+        k = max(m - c, 0)
+        d = np.r_[np.zeros(k), np.full(m - k, delta_q)]
+        d_prime = np.r_[np.full(k, delta_q), np.zeros(m - k)]
+        return d, d_prime, 0.5 * delta_q, [bottom] * k + [top] * (m - k)
+    if variant_key == "alg6":
+        k = max(m // 2, 1)
+        d = np.r_[np.full(k, delta_q), np.zeros(m - k)]
+        d_prime = np.r_[np.zeros(k), np.full(m - k, delta_q)]
+        return d, d_prime, 0.5 * delta_q, [top] * k + [bottom] * (m - k)
+    raise ValueError(f"variant_key must be one of 'alg1' … 'alg6', 'svt_s'; got {variant_key!r}")
+
+
+def exact_variant_loss(variant_key: str, num_queries: int, *, epsilon: float, c: int = 1,
+                       sensitivity: float = 1.0) -> tuple[float, float, float]:
+    """(loss, Pr on D, Pr on D′) of :func:`counterexample`'s event, exactly; loss = ∞ when Pr on D′ is 0."""
+    d, d_prime, threshold, pattern = counterexample(variant_key, num_queries, c=c, sensitivity=sensitivity)
+    kw = dict(threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity)
+    p = variant_pattern_probability(variant_key, d, pattern, **kw)
+    q = variant_pattern_probability(variant_key, d_prime, pattern, **kw)
+    return (float(privacy_loss(np.array([p]), np.array([q]))[0]) if p > 0 else 0.0), p, q

@@ -19,6 +19,7 @@ from ._validation import (
     check_binary,
     check_choice,
     check_epsilon,
+    check_integer,
     check_positive,
     check_probability,
     check_trials,
@@ -27,6 +28,8 @@ from ._validation import (
 
 __all__ = [
     "GAUSSIAN_CALIBRATIONS",
+    "exponential_mechanism",
+    "report_noisy_max",
     "gaussian_mechanism",
     "gaussian_sigma",
     "laplace_mechanism",
@@ -253,3 +256,44 @@ def rr_estimate(reports, *, epsilon: float):
     """
     estimate = rr_debias(reports, epsilon=epsilon).mean(axis=-1)
     return float(estimate) if np.ndim(estimate) == 0 else estimate
+
+
+# --------------------------------------------------------------------------------------
+# Selection: the exponential mechanism and report noisy max (notebook 05)
+# --------------------------------------------------------------------------------------
+def exponential_mechanism(scores, *, epsilon: float, sensitivity: float = 1.0, k: int = 1, rng=None,
+                          trials: int | None = None) -> np.ndarray:
+    """Select k distinct indices, each round with Pr[i] ∝ exp(ε_round·scoreᵢ/(2Δ)), ε_round = ε/k.
+
+    Drawn with the Gumbel top-k trick: the indices of the k largest scoreᵢ·ε/(2kΔ) + Gᵢ, Gᵢ
+    i.i.d. standard Gumbel, have exactly the distribution of k sequential exponential-mechanism
+    draws without replacement; one vectorised draw covers all trials.
+
+    Returns shape ``(k,)`` or ``(trials, k)``, best first.
+
+    Privacy
+    -------
+    One round is ε/k-DP when every score has sensitivity Δ (McSherry & Talwar 2007); k rounds
+    compose to ε.
+    """
+    u = check_array(scores, "scores", ndim=1)
+    k = check_integer(k, "k", minimum=1, maximum=u.size)
+    eps = check_epsilon(epsilon)
+    weight = eps / (2.0 * k * check_positive(sensitivity, "sensitivity"))
+    shape = sample_shape(check_trials(trials), u.shape)
+    keys = weight * u + as_generator(rng).gumbel(size=shape)
+    top = np.argpartition(-keys, k - 1, axis=-1)[..., :k]
+    order = np.argsort(-np.take_along_axis(keys, top, axis=-1), axis=-1)
+    return np.take_along_axis(top, order, axis=-1)
+
+
+def report_noisy_max(scores, *, epsilon: float, sensitivity: float = 1.0, rng=None, trials: int | None = None):
+    """The index of the largest scoreᵢ + Lap(2Δ/ε): ε-DP selection (Dwork & Roth, Claim 3.9).
+
+    Returns an int, or an array of shape ``(trials,)``.
+    """
+    u = check_array(scores, "scores", ndim=1)
+    b = 2.0 * check_positive(sensitivity, "sensitivity") / check_epsilon(epsilon)
+    shape = sample_shape(check_trials(trials), u.shape)
+    winner = np.argmax(u + as_generator(rng).laplace(0.0, b, size=shape), axis=-1)
+    return int(winner) if trials is None else winner

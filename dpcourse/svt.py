@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from .svt_variants import VARIANTS
 from ._validation import (
     as_generator,
     check_array,
@@ -39,6 +40,7 @@ __all__ = [
     "HALTED",
     "NONE_ABOVE",
     "TOP",
+    "VARIANTS",
     "AboveThresholdResult",
     "HaltedError",
     "NumericSparseResult",

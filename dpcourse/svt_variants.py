@@ -1,0 +1,267 @@
+"""The published sparse vector variants of Lyu, Su & Li (2017), and Lyu's standard SVT.
+
+Lecture 3's table of six SVT algorithms, each as its paper states it, and SVT-S, the
+standard SVT that Lyu et al. propose. All answer a list of queries against thresholds
+T₁, T₂, … and differ in the noise they add and in when they stop:
+
+====  =======================  ==============  =================  ==========  ============================
+key   source                   threshold ρ     query noise νᵢ      on ⊤        stops after
+====  =======================  ==============  =================  ==========  ============================
+alg1  Lyu et al. 2017          Lap(Δ/ε₁)       Lap(2cΔ/ε₂)         ⊤           c ⊤
+alg2  Dwork & Roth 2014        Lap(cΔ/ε₁)      Lap(2cΔ/ε₁)         ⊤, new ρ    c ⊤ (new ρ ~ Lap(cΔ/ε₂))
+alg3  Roth 2011                Lap(Δ/ε₁)       Lap(cΔ/ε₂)          qᵢ + νᵢ     c ⊤
+alg4  Lee & Clifton 2014       Lap(Δ/ε₁)       Lap(Δ/ε₂)           ⊤           c ⊤   (ε₁ = ε/4)
+alg5  Stoddard et al. 2014     Lap(Δ/ε₁)       0                   ⊤           never
+alg6  Chen et al. 2015         Lap(Δ/ε₁)       Lap(Δ/ε₂)           ⊤           never
+====  =======================  ==============  =================  ==========  ============================
+
+with ε₁ = ε/2 and ε₂ = ε − ε₁ unless stated. What Lyu et al. prove: Alg. 1 and 2 are ε-DP;
+Alg. 3 is not ε′-DP for any ε′ (it releases the very noise it compared with); Alg. 4 is
+((1 + 6c)/4)ε-DP (its query noise does not grow with c); Alg. 5 and 6 are not ε′-DP for any
+ε′ (no query noise; no bound on the number of ⊤).
+
+Output codes (one float array ``(trials, m)``): :data:`BOTTOM` = −∞ for ⊥, :data:`TOP` = +∞
+for ⊤, :data:`HALTED` = NaN for a query not answered because the algorithm had stopped, and
+a finite number for a released value (Alg. 3, and SVT-S with ε₃ > 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validation import (
+    as_generator,
+    check_array,
+    check_epsilon,
+    check_integer,
+    check_nonnegative,
+    check_positive,
+    check_trials,
+)
+
+__all__ = [
+    "BOTTOM",
+    "HALTED",
+    "TOP",
+    "VARIANTS",
+    "NoiseSpec",
+    "Variant",
+    "format_outputs",
+    "run_spec",
+    "svt_retraversal",
+    "svt_standard",
+    "svt_standard_spec",
+]
+
+BOTTOM, TOP, HALTED = -np.inf, np.inf, np.nan
+
+
+@dataclass(frozen=True)
+class NoiseSpec:
+    """What one run of a variant does, as numbers: the scales of its noises and its stopping rule.
+
+    ``numeric`` is ``"none"`` (output ⊤), ``"compared"`` (output qᵢ + νᵢ, the noisy value it
+    just compared: Alg. 3) or ``"fresh"`` (output qᵢ + Lap(``numeric_scale``): SVT-S with ε₃ > 0).
+    ``redraw_scale`` is the scale of a fresh threshold noise after each ⊤ (Alg. 2), or None.
+    ``c`` is the number of ⊤ after which it stops, or None for never.
+    """
+
+    threshold_scale: float
+    query_scale: float
+    c: int | None
+    redraw_scale: float | None = None
+    numeric: str = "none"
+    numeric_scale: float = 0.0
+
+
+def _split(epsilon, first_share):
+    eps = check_epsilon(epsilon)
+    return first_share * eps, (1 - first_share) * eps
+
+
+def _alg1(epsilon, c, sensitivity):
+    e1, e2 = _split(epsilon, 0.5)
+    return NoiseSpec(threshold_scale=sensitivity / e1, query_scale=2 * c * sensitivity / e2, c=c)
+
+
+def _alg2(epsilon, c, sensitivity):
+    e1, e2 = _split(epsilon, 0.5)
+    return NoiseSpec(threshold_scale=c * sensitivity / e1, query_scale=2 * c * sensitivity / e1, c=c,
+                     redraw_scale=c * sensitivity / e2)
+
+
+def _alg3(epsilon, c, sensitivity):
+    e1, e2 = _split(epsilon, 0.5)
+    return NoiseSpec(threshold_scale=sensitivity / e1, query_scale=c * sensitivity / e2, c=c,
+                     numeric="compared")  # flaw: outputs qᵢ + νᵢ, the same noise the comparison used
+
+
+def _alg4(epsilon, c, sensitivity):
+    e1, e2 = _split(epsilon, 0.25)
+    return NoiseSpec(threshold_scale=sensitivity / e1,
+                     query_scale=sensitivity / e2,  # flaw: query noise does not grow with c
+                     c=c)
+
+
+def _alg5(epsilon, c, sensitivity):
+    e1, _ = _split(epsilon, 0.5)
+    return NoiseSpec(threshold_scale=sensitivity / e1,
+                     query_scale=0.0,  # flaw: no noise on the query answers
+                     c=None)  # flaw: never stops
+
+
+def _alg6(epsilon, c, sensitivity):
+    e1, e2 = _split(epsilon, 0.5)
+    return NoiseSpec(threshold_scale=sensitivity / e1,
+                     query_scale=sensitivity / e2,  # flaw: query noise does not grow with the number of ⊤
+                     c=None)  # flaw: never stops
+
+
+def svt_standard_spec(epsilon, c, sensitivity=1.0, *, numeric_epsilon=0.0, monotonic=False, ratio=None) -> NoiseSpec:
+    """SVT-S (Lyu et al. 2017): ρ = Lap(Δ/ε₁), νᵢ = Lap(2cΔ/ε₂) (cΔ/ε₂ for monotonic queries), stop after c ⊤.
+
+    ε = ε₁ + ε₂ is split as ε₁ : ε₂ = 1 : ``ratio``, by default their optimum 1 : (2c)^{2/3}
+    (1 : c^{2/3} for monotonic queries). With ``numeric_epsilon`` ε₃ > 0 each ⊤ is released
+    as qᵢ + Lap(cΔ/ε₃), for a total of ε + ε₃.
+    """
+    c = check_integer(c, "c", minimum=1)
+    r = ((c if monotonic else 2 * c) ** (2 / 3)) if ratio is None else check_positive(ratio, "ratio")
+    e1, e2 = _split(epsilon, 1 / (1 + r))
+    sensitivity = check_positive(sensitivity, "sensitivity")
+    eps3 = check_nonnegative(numeric_epsilon, "numeric_epsilon")
+    return NoiseSpec(threshold_scale=sensitivity / e1, query_scale=(1 if monotonic else 2) * c * sensitivity / e2, c=c,
+                     numeric="fresh" if eps3 > 0 else "none", numeric_scale=c * sensitivity / eps3 if eps3 > 0 else 0.0)
+
+
+def _answers_thresholds(answers, threshold):
+    q = check_array(answers, "answers", ndim=1)
+    t = np.broadcast_to(check_array(threshold, "threshold", ndim=(0, 1)), q.shape) if np.ndim(threshold) == 0 else \
+        check_array(threshold, "threshold", shape=q.shape)
+    return q, np.asarray(t, dtype=float)
+
+
+def run_spec(spec: NoiseSpec, answers, *, threshold, trials: int, rng=None) -> np.ndarray:
+    """Run the algorithm described by ``spec`` on ``answers``, ``trials`` times at once.
+
+    The queries are visited in order (each depends on how many ⊤ came before), every step
+    vectorised over the trials. Returns the ``(trials, m)`` output codes.
+    """
+    q, t = _answers_thresholds(answers, threshold)
+    trials = check_trials(trials) or 1
+    gen = as_generator(rng)
+    m = q.size
+    out = np.full((trials, m), HALTED)
+    rho = gen.laplace(0.0, spec.threshold_scale, size=trials) if spec.threshold_scale > 0 else np.zeros(trials)
+    nu = gen.laplace(0.0, spec.query_scale, size=(trials, m)) if spec.query_scale > 0 else np.zeros((trials, m))
+    count = np.zeros(trials, dtype=np.int64)
+    active = np.ones(trials, dtype=bool)
+    for i in range(m):
+        above = q[i] + nu[:, i] >= t[i] + rho
+        out[active & ~above, i] = BOTTOM
+        hit = active & above
+        if spec.numeric == "compared":
+            out[hit, i] = q[i] + nu[hit, i]
+        elif spec.numeric == "fresh":
+            out[hit, i] = q[i] + gen.laplace(0.0, spec.numeric_scale, size=int(hit.sum()))
+        else:
+            out[hit, i] = TOP
+        count += hit
+        if spec.redraw_scale is not None:
+            rho[hit] = gen.laplace(0.0, spec.redraw_scale, size=int(hit.sum()))
+        if spec.c is not None:
+            active &= count < spec.c
+    return out
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One SVT variant: where it comes from, what it claims, what is true, and how to run it.
+
+    ``true_epsilon(epsilon, c)`` is the privacy it really has according to Lyu et al. (``inf``
+    when no finite ε′ holds); ``spec(epsilon, c, sensitivity)`` gives its :class:`NoiseSpec`.
+    """
+
+    key: str
+    name: str
+    source: str
+    claim: str
+    truth: str
+    flaw: str | None
+    spec: Callable[[float, int, float], NoiseSpec] = field(repr=False)
+    true_epsilon: Callable[[float, int], float] = field(repr=False)
+
+    @property
+    def is_private(self) -> bool:
+        return self.flaw is None
+
+    def run(self, answers, *, threshold, epsilon: float, c: int, sensitivity: float = 1.0, trials: int = 1,
+            rng=None) -> np.ndarray:
+        """Outputs of ``trials`` runs, shape ``(trials, m)``, coded ⊥ = −∞, ⊤ = +∞, halted = NaN, or a number."""
+        c = check_integer(c, "c", minimum=1)
+        spec = self.spec(epsilon, c, check_positive(sensitivity, "sensitivity"))
+        return run_spec(spec, answers, threshold=threshold, trials=check_integer(trials, "trials", minimum=1), rng=rng)
+
+
+VARIANTS: dict[str, Variant] = {
+    v.key: v
+    for v in (
+        Variant("alg1", "Alg. 1 (SVT of Lyu et al.)", "Lyu, Su & Li 2017", "ε-DP", "ε-DP", None,
+                _alg1, lambda eps, c: eps),
+        Variant("alg2", "Alg. 2 (Dwork & Roth's Sparse)", "Dwork & Roth 2014", "ε-DP", "ε-DP", None,
+                _alg2, lambda eps, c: eps),
+        Variant("alg3", "Alg. 3 (Roth's lecture notes)", "Roth 2011", "ε-DP", "not ε′-DP for any ε′",
+                "outputs qᵢ + νᵢ, revealing the noise it compared with", _alg3, lambda eps, c: np.inf),
+        Variant("alg4", "Alg. 4 (Lee & Clifton)", "Lee & Clifton 2014", "ε-DP", "((1 + 6c)/4)·ε-DP",
+                "query noise Lap(Δ/ε₂) does not grow with c", _alg4, lambda eps, c: (1 + 6 * c) / 4 * eps),
+        Variant("alg5", "Alg. 5 (Stoddard et al.)", "Stoddard et al. 2014", "ε-DP", "not ε′-DP for any ε′",
+                "no noise on the query answers", _alg5, lambda eps, c: np.inf),
+        Variant("alg6", "Alg. 6 (Chen et al.)", "Chen et al. 2015", "ε-DP", "not ε′-DP for any ε′",
+                "query noise does not grow with the number of ⊤, and it never stops", _alg6, lambda eps, c: np.inf),
+        Variant("svt_s", "SVT-S (standard SVT)", "Lyu, Su & Li 2017", "ε-DP", "ε-DP", None,
+                lambda eps, c, s: svt_standard_spec(eps, c, s), lambda eps, c: eps),
+    )
+}
+
+
+def svt_standard(answers, *, threshold, epsilon: float, c: int, sensitivity: float = 1.0, numeric_epsilon: float = 0.0,
+                 monotonic: bool = False, ratio: float | None = None, trials: int = 1, rng=None) -> np.ndarray:
+    """Run SVT-S with a chosen budget allocation (see :func:`svt_standard_spec`); outputs as :meth:`Variant.run`."""
+    spec = svt_standard_spec(epsilon, c, sensitivity, numeric_epsilon=numeric_epsilon, monotonic=monotonic, ratio=ratio)
+    return run_spec(spec, answers, threshold=threshold, trials=trials, rng=rng)
+
+
+def svt_retraversal(answers, *, threshold, epsilon: float, c: int, sensitivity: float = 1.0, monotonic: bool = True,
+                    max_passes: int = 10, trials: int = 1, rng=None) -> np.ndarray:
+    """SVT-S with retraversal (Lyu et al.'s non-interactive use): scan the list again until c items are chosen.
+
+    One noisy threshold for the whole run; each look at an item gets fresh query noise, and an
+    item already chosen is skipped. It is SVT-S on the list repeated ``max_passes`` times, so it
+    stays ε-DP. Returns a boolean ``(trials, m)`` array of the chosen items.
+    """
+    q, t = _answers_thresholds(answers, threshold)
+    spec = svt_standard_spec(epsilon, c, sensitivity, monotonic=monotonic)
+    trials = check_integer(trials, "trials", minimum=1)
+    gen = as_generator(rng)
+    rho = gen.laplace(0.0, spec.threshold_scale, size=(trials, 1))
+    chosen = np.zeros((trials, q.size), dtype=bool)
+    for _ in range(check_integer(max_passes, "max_passes", minimum=1)):
+        remaining = c - chosen.sum(axis=1, keepdims=True)
+        if not np.any(remaining > 0):
+            break
+        above = (q + gen.laplace(0.0, spec.query_scale, size=(trials, q.size)) >= t + rho) & ~chosen
+        chosen |= above & (np.cumsum(above, axis=1) <= remaining)
+    return chosen
+
+
+def format_outputs(row) -> str:
+    """One run's outputs as text: ⊥, ⊤, · (not answered) or the released number."""
+    def one(v):
+        if np.isnan(v):
+            return "·"
+        if np.isinf(v):
+            return "⊤" if v > 0 else "⊥"
+        return f"{v:.2f}"
+    return " ".join(one(v) for v in np.asarray(row, dtype=float))

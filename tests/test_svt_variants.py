@@ -1,0 +1,129 @@
+import numpy as np
+import pytest
+
+from dpcourse import audit, mechanisms, svt, svt_variants as sv
+
+B, T, N = -np.inf, np.inf, np.nan
+
+
+def codes(outputs):
+    return np.where(np.isnan(outputs), 2, np.where(np.isposinf(outputs) | np.isfinite(outputs), 1, 0))
+
+
+@pytest.mark.parametrize("key", list(sv.VARIANTS))
+def test_each_runner_matches_its_exact_probabilities(key, rng):
+    # every observed output pattern: frequency within 5 standard errors of the exact probability,
+    # and the exact probabilities of all possible patterns sum to 1
+    q, threshold, trials = np.array([0.5, 1.5, 0.0]), 1.0, 100_000
+    out = sv.VARIANTS[key].run(q, threshold=threshold, epsilon=1.0, c=2, trials=trials, rng=rng)
+    patterns, counts = np.unique(codes(out), axis=0, return_counts=True)
+    total = 0.0
+    for pattern, count in zip(patterns, counts):
+        spec = [{0: B, 1: T, 2: N}[k] for k in pattern]
+        if key == "alg3":
+            spec = [(-1e9, 1e9) if k == 1 else x for k, x in zip(pattern, spec)]
+        exact = audit.variant_pattern_probability(key, q, spec, threshold=threshold, epsilon=1.0, c=2)
+        total += exact
+        assert abs(count / trials - exact) <= 5 * np.sqrt(exact * (1 - exact) / trials) + 1e-12
+    assert total == pytest.approx(1.0, abs=1e-9)
+
+
+def test_alg3_releases_the_compared_value_and_interval_events_are_exact(rng):
+    out = sv.VARIANTS["alg3"].run([0.0, 0.0], threshold=0.0, epsilon=1.0, c=1, trials=200_000, rng=rng)
+    released = out[:, 1][np.isfinite(out[:, 1])]
+    assert np.all(released >= -50)  # numbers are released, and only when above the noisy threshold
+    hits = np.mean(np.isneginf(out[:, 0]) & np.isfinite(out[:, 1]) & (out[:, 1] <= -1.0))
+    exact = audit.variant_pattern_probability("alg3", [0.0, 0.0], [B, (-1e9, -1.0)], threshold=0.0, epsilon=1.0, c=1)
+    assert hits == pytest.approx(exact, abs=5 * np.sqrt(exact / 200_000))
+
+
+def test_stopping_rules():
+    big = np.full(6, 100.0)
+    for key in ("alg1", "alg2", "alg3", "alg4", "svt_s"):
+        out = sv.VARIANTS[key].run(big, threshold=0.0, epsilon=50.0, c=2, trials=3, rng=0)
+        assert np.all(np.isnan(out[:, 2:])) and not np.any(np.isnan(out[:, :2])), key
+    for key in ("alg5", "alg6"):
+        out = sv.VARIANTS[key].run(big, threshold=0.0, epsilon=50.0, c=2, trials=3, rng=0)
+        assert np.all(np.isposinf(out)), key
+
+
+def test_impossible_patterns_have_probability_zero():
+    q = [0.0, 1.0, 2.0]
+    assert audit.variant_pattern_probability("alg1", q, [T, B, B], threshold=0.5, epsilon=1.0, c=1) == 0.0
+    assert audit.variant_pattern_probability("alg1", q, [T, N, N], threshold=0.5, epsilon=1.0, c=1) > 0
+    assert audit.variant_pattern_probability("alg6", q, [T, N, N], threshold=0.5, epsilon=1.0, c=1) == 0.0
+
+
+def test_registry_claims_and_truths():
+    assert set(sv.VARIANTS) == {"alg1", "alg2", "alg3", "alg4", "alg5", "alg6", "svt_s"}
+    assert [k for k, v in sv.VARIANTS.items() if v.is_private] == ["alg1", "alg2", "svt_s"]
+    assert sv.VARIANTS["alg4"].true_epsilon(1.0, 3) == pytest.approx(19 / 4)
+    assert all(v.claim == "ε-DP" for v in sv.VARIANTS.values())
+    assert svt.VARIANTS is sv.VARIANTS
+
+
+def test_alg4_loss_tends_to_its_true_guarantee():
+    for c in (1, 2, 3):
+        losses = [audit.exact_variant_loss("alg4", m, epsilon=1.0, c=c)[0] for m in (c + 1, c + 10, c + 60)]
+        assert losses[0] < losses[1] < losses[2] <= (1 + 6 * c) / 4 + 1e-9
+        assert losses[2] == pytest.approx((1 + 6 * c) / 4, rel=1e-3)
+
+
+def test_alg6_and_alg3_losses_grow_without_bound_and_alg5_is_infinite():
+    alg6 = [audit.exact_variant_loss("alg6", m, epsilon=1.0)[0] for m in (2, 10, 40)]
+    assert alg6[0] < alg6[1] < alg6[2] and alg6[2] > 15
+    alg3 = [audit.exact_variant_loss("alg3", m, epsilon=1.0)[0] for m in (2, 10)]
+    assert alg3[1] > alg3[0] and alg3[1] > 4
+    assert audit.exact_variant_loss("alg5", 3, epsilon=1.0)[0] == np.inf
+
+
+@pytest.mark.parametrize("key", ["alg1", "alg2", "svt_s"])
+def test_private_variants_never_exceed_epsilon_on_their_worst_case(key):
+    for c in (1, 3):
+        for m in (2, 8, 30):
+            assert audit.exact_variant_loss(key, m, epsilon=0.7, c=c)[0] <= 0.7 * (1 + 1e-9)
+
+
+def test_svt_standard_allocation():
+    spec = sv.svt_standard_spec(1.0, 8, 1.0)
+    e1, e2 = 1 / spec.threshold_scale, 16 / spec.query_scale
+    assert e1 + e2 == pytest.approx(1.0) and e2 / e1 == pytest.approx(16 ** (2 / 3))
+    mono = sv.svt_standard_spec(1.0, 8, 1.0, monotonic=True)
+    assert (8 / mono.query_scale) / (1 / mono.threshold_scale) == pytest.approx(8 ** (2 / 3))
+    numeric = sv.svt_standard(np.full(3, 100.0), threshold=0.0, epsilon=1.0, c=3, numeric_epsilon=0.5, trials=2, rng=0)
+    assert np.all(np.isfinite(numeric))
+
+
+def test_retraversal_finds_c_items(rng):
+    scores = np.r_[np.full(5, 100.0), np.zeros(45)]
+    chosen = sv.svt_retraversal(scores, threshold=90.0, epsilon=5.0, c=5, trials=50, rng=rng)
+    assert chosen.shape == (50, 50) and np.all(chosen.sum(axis=1) <= 5)
+    assert np.mean(chosen[:, :5]) > 0.9
+
+
+def test_exponential_mechanism_probabilities(rng):
+    scores = np.array([0.0, 1.0, 2.0])
+    picks = mechanisms.exponential_mechanism(scores, epsilon=2.0, rng=rng, trials=100_000)[:, 0]
+    p = np.exp(scores) / np.exp(scores).sum()
+    assert np.all(np.abs(np.bincount(picks) / 1e5 - p) <= 5 * np.sqrt(p * (1 - p) / 1e5))
+    top2 = mechanisms.exponential_mechanism(scores, epsilon=1.0, k=2, rng=0, trials=10)
+    assert top2.shape == (10, 2) and np.all(top2[:, 0] != top2[:, 1])
+    assert mechanisms.report_noisy_max([0.0, 100.0], epsilon=10.0, rng=0) == 1
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: sv.VARIANTS["alg1"].run([0.0], threshold=0, epsilon=0, c=1), "epsilon"),
+        (lambda: sv.VARIANTS["alg1"].run([0.0], threshold=0, epsilon=1, c=0), "c must be an integer"),
+        (lambda: sv.VARIANTS["alg1"].run([0.0, 1.0], threshold=[0, 1, 2], epsilon=1, c=1), "threshold must have shape"),
+        (lambda: audit.variant_pattern_probability("alg1", [0.0], [B, B], threshold=0, epsilon=1, c=1), "one entry per query"),
+        (lambda: audit.variant_pattern_probability("alg1", [0.0], [3.0], threshold=0, epsilon=1, c=1), "pattern entries"),
+        (lambda: audit.counterexample("alg9", 3), "variant_key must be one of"),
+        (lambda: mechanisms.exponential_mechanism([1.0, 2.0], epsilon=1, k=3), "k must be an integer"),
+        (lambda: sv.svt_standard_spec(1.0, 2, numeric_epsilon=-1), "numeric_epsilon"),
+    ],
+)
+def test_bad_input_is_rejected(call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        call()
