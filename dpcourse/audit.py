@@ -27,6 +27,7 @@ from .experiments import proportion_interval
 from .svt import _answers_and_thresholds, above_threshold_noise
 
 __all__ = [
+    "AUDIT_COUNTEREXAMPLES",
     "AUDIT_PATTERNS",
     "AuditResult",
     "Event",
@@ -34,6 +35,7 @@ __all__ = [
     "audit",
     "counterexample",
     "exact_variant_loss",
+    "pattern_frequency",
     "variant_pattern_probability",
     "ProofSteps",
     "above_threshold_pmf",
@@ -388,7 +390,7 @@ class AuditResult:
         return self.p_value < 0.01
 
 
-def _candidate_events(outputs_a, outputs_b, max_patterns: int = 30) -> list[Event]:
+def _candidate_events(outputs_a, outputs_b, max_patterns: int = 100) -> list[Event]:
     m = outputs_a.shape[1]
     events = []
     for i in range(m):
@@ -402,10 +404,14 @@ def _candidate_events(outputs_a, outputs_b, max_patterns: int = 30) -> list[Even
     answered = lambda o: np.sum(np.isposinf(o) | np.isfinite(o), axis=1)  # noqa: E731
     for j in range(1, m + 1):
         events.append(Event(f"at least {j} queries ⊤", lambda o, j=j: answered(o) >= j))
-    codes = np.where(np.isnan(outputs_a), 2, np.where(np.isposinf(outputs_a) | np.isfinite(outputs_a), 1, 0))
-    patterns, counts = np.unique(codes, axis=0, return_counts=True)
     symbols = "⊥⊤·"
-    for row in patterns[np.argsort(-counts)][:max_patterns]:
+    rows = []
+    for outputs in (outputs_a, outputs_b):  # the most frequent whole outputs on either input
+        codes = np.where(np.isnan(outputs), 2, np.where(np.isposinf(outputs) | np.isfinite(outputs), 1, 0))
+        patterns, counts = np.unique(codes, axis=0, return_counts=True)
+        rows += [tuple(r) for r in patterns[np.argsort(-counts)][:max_patterns]]
+    for row in dict.fromkeys(rows):
+        row = np.array(row)
         text = "".join(symbols[k] for k in row)
         events.append(Event(f"output {text}", lambda o, row=row: np.all(
             np.where(np.isnan(o), 2, np.where(np.isposinf(o) | np.isfinite(o), 1, 0)) == row, axis=1)))
@@ -504,8 +510,8 @@ def counterexample(variant_key: str, num_queries: int, *, c: int = 1, sensitivit
 
     * alg1, alg2, svt_s, alg5: the lecture's adversarial pair (0, …, 0, Δ) / (Δ, …, Δ, 0) and
       ⊥^{m−1}⊤: the loss approaches ε for the private ones and is infinite for Alg. 5;
-    * alg3: all answers 0 on D and Δ on D′, c = 1, and ⊥^{m−1} followed by a released number
-      ≤ T − 3Δ: the low number pins the threshold, and each ⊥ adds ε/(2c) of loss;
+    * alg3: all answers 0 on D and Δ on D′, and ⊥^{m−1} followed by a released number ≤ T − Δ:
+      the low number pins the threshold, and each ⊥ adds ε/(2c) of loss;
     * alg4: (0^{m−c}, Δ^c) / (Δ^{m−c}, 0^c) and ⊥^{m−c}⊤^c: the loss tends to (1 + 6c)ε/4;
     * alg6: the X shape (Δ^k, 0^k) / (0^k, Δ^k) with k = ⌊m/2⌋ and ⊤^k⊥^k: the loss grows with k.
     """
@@ -517,7 +523,7 @@ def counterexample(variant_key: str, num_queries: int, *, c: int = 1, sensitivit
         d, d_prime = adversarial_pair(m, sensitivity=delta_q)
         return d, d_prime, 0.5 * delta_q, [bottom] * (m - 1) + [top]
     if variant_key == "alg3":
-        return np.zeros(m), np.full(m, delta_q), 0.0, [bottom] * (m - 1) + [(-1e9 * delta_q, -3.0 * delta_q)]
+        return np.zeros(m), np.full(m, delta_q), 0.0, [bottom] * (m - 1) + [(-1e9 * delta_q, -1.0 * delta_q)]
     if variant_key == "alg4":
         k = max(m - c, 0)
         d = np.r_[np.zeros(k), np.full(m - k, delta_q)]
@@ -539,3 +545,34 @@ def exact_variant_loss(variant_key: str, num_queries: int, *, epsilon: float, c:
     p = variant_pattern_probability(variant_key, d, pattern, **kw)
     q = variant_pattern_probability(variant_key, d_prime, pattern, **kw)
     return (float(privacy_loss(np.array([p]), np.array([q]))[0]) if p > 0 else 0.0), p, q
+
+
+def pattern_frequency(outputs, pattern) -> float:
+    """The fraction of runs (rows of a variant's ``(trials, m)`` outputs) that match ``pattern``.
+
+    The empirical counterpart of :func:`variant_pattern_probability`, with the same pattern codes.
+    """
+    out = np.asarray(outputs, dtype=float)
+    kinds = _pattern_items(pattern, out.shape[1])
+    match = np.ones(out.shape[0], dtype=bool)
+    for i, kind in enumerate(kinds):
+        column = out[:, i]
+        if kind[0] == "bottom":
+            match &= np.isneginf(column)
+        elif kind[0] == "top":
+            match &= np.isposinf(column)
+        elif kind[0] == "halted":
+            match &= np.isnan(column)
+        else:
+            match &= np.isfinite(column) & (column >= kind[1]) & (column <= kind[2])
+    return float(match.mean())
+
+
+AUDIT_COUNTEREXAMPLES = {
+    "alg3": (np.zeros(3), np.ones(3), 0.0, 1_000_000),
+    "alg4": (np.r_[np.zeros(6), 1.0], np.r_[np.ones(6), 0.0], 0.5, 100_000),
+    "alg5": (np.array([0.0, 1.0]), np.array([1.0, 0.0]), 0.5, 20_000),
+    "alg6": (np.r_[np.ones(5), np.zeros(5)], np.r_[np.zeros(5), np.ones(5)], 0.5, 100_000),
+}
+"""For each flawed variant, a neighbouring pair (Δ = 1), a threshold and a sample size (per input) at
+which :func:`audit` (ε = 1, c = 1) rejects the claim at the 1% level within a few seconds."""

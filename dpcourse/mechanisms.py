@@ -261,9 +261,12 @@ def rr_estimate(reports, *, epsilon: float):
 # --------------------------------------------------------------------------------------
 # Selection: the exponential mechanism and report noisy max (notebook 05)
 # --------------------------------------------------------------------------------------
-def exponential_mechanism(scores, *, epsilon: float, sensitivity: float = 1.0, k: int = 1, rng=None,
-                          trials: int | None = None) -> np.ndarray:
+def exponential_mechanism(scores, *, epsilon: float, sensitivity: float = 1.0, k: int = 1, monotonic: bool = False,
+                          rng=None, trials: int | None = None) -> np.ndarray:
     """Select k distinct indices, each round with Pr[i] ∝ exp(ε_round·scoreᵢ/(2Δ)), ε_round = ε/k.
+
+    With ``monotonic=True`` (every score moves in the same direction between neighbours, e.g.
+    counts under adding a person) the factor 2 is dropped: Pr[i] ∝ exp(ε_round·scoreᵢ/Δ).
 
     Drawn with the Gumbel top-k trick: the indices of the k largest scoreᵢ·ε/(2kΔ) + Gᵢ, Gᵢ
     i.i.d. standard Gumbel, have exactly the distribution of k sequential exponential-mechanism
@@ -279,7 +282,7 @@ def exponential_mechanism(scores, *, epsilon: float, sensitivity: float = 1.0, k
     u = check_array(scores, "scores", ndim=1)
     k = check_integer(k, "k", minimum=1, maximum=u.size)
     eps = check_epsilon(epsilon)
-    weight = eps / (2.0 * k * check_positive(sensitivity, "sensitivity"))
+    weight = eps / ((1.0 if monotonic else 2.0) * k * check_positive(sensitivity, "sensitivity"))
     shape = sample_shape(check_trials(trials), u.shape)
     keys = weight * u + as_generator(rng).gumbel(size=shape)
     top = np.argpartition(-keys, k - 1, axis=-1)[..., :k]

@@ -49,11 +49,15 @@ __all__ = [
     "VARIANTS",
     "NoiseSpec",
     "Variant",
+    "f_measure",
     "format_outputs",
+    "normalized_cumulative_support",
     "run_spec",
     "svt_retraversal",
     "svt_standard",
     "svt_standard_spec",
+    "top_c_mask",
+    "zipf_counts",
 ]
 
 BOTTOM, TOP, HALTED = -np.inf, np.inf, np.nan
@@ -265,3 +269,38 @@ def format_outputs(row) -> str:
             return "⊤" if v > 0 else "⊥"
         return f"{v:.2f}"
     return " ".join(one(v) for v in np.asarray(row, dtype=float))
+
+
+# --------------------------------------------------------------------------------------
+# Utility of SVT for selecting the top c of many counts (Lyu et al.'s experiments)
+# --------------------------------------------------------------------------------------
+def zipf_counts(num_items: int, total: int, *, exponent: float = 1.1, rng=None) -> np.ndarray:
+    """Item counts of ``total`` records drawn from a Zipf law over ``num_items`` items (item i ∝ (i + 1)^−s)."""
+    k = check_integer(num_items, "num_items", minimum=2)
+    n = check_integer(total, "total", minimum=1)
+    weights = np.arange(1, k + 1, dtype=float) ** -check_positive(exponent, "exponent")
+    return as_generator(rng).multinomial(n, weights / weights.sum()).astype(float)
+
+
+def top_c_mask(counts, c: int) -> np.ndarray:
+    """The true top c items (ties broken by index), as a boolean mask."""
+    counts = check_array(counts, "counts", ndim=1)
+    mask = np.zeros(counts.size, dtype=bool)
+    mask[np.argsort(-counts, kind="stable")[: check_integer(c, "c", minimum=1, maximum=counts.size)]] = True
+    return mask
+
+
+def f_measure(selected, truth) -> np.ndarray:
+    """Harmonic mean of precision and recall of ``selected`` (``(trials, k)`` masks) against the ``truth`` mask."""
+    selected = np.asarray(selected, dtype=bool)
+    hits = np.sum(selected & truth, axis=-1)
+    precision = np.where(selected.sum(axis=-1) > 0, hits / np.maximum(selected.sum(axis=-1), 1), 0.0)
+    recall = hits / max(int(np.sum(truth)), 1)
+    return np.where(hits > 0, 2 * precision * recall / np.maximum(precision + recall, 1e-300), 0.0)
+
+
+def normalized_cumulative_support(selected, counts, c: int) -> np.ndarray:
+    """NCS: the true counts of the selected items over the true counts of the top c (Lyu et al.)."""
+    counts = check_array(counts, "counts", ndim=1)
+    best = np.sort(counts)[::-1][: check_integer(c, "c", minimum=1)].sum()
+    return np.sum(np.asarray(selected, dtype=bool) * counts, axis=-1) / best

@@ -7,7 +7,9 @@ from dpcourse.svt_variants import VARIANTS
 
 @pytest.mark.parametrize("key", ["alg3", "alg4", "alg5", "alg6"])
 def test_every_flawed_variant_is_flagged(key):
-    result = audit.audit(key, epsilon=1.0, c=1, threshold=1.0, trials=200_000, rng=1)
+    d, d_prime, threshold, trials = audit.AUDIT_COUNTEREXAMPLES[key]
+    assert trials <= 10**6
+    result = audit.audit(key, d, d_prime, epsilon=1.0, c=1, threshold=threshold, trials=trials, rng=1)
     assert result.p_value < 0.01 and result.flagged
     assert result.epsilon_lower_bound > 1.0
     assert result.ci_d[0] <= result.p_d <= result.ci_d[1]
