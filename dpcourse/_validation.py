@@ -20,6 +20,7 @@ __all__ = [
     "check_binary",
     "check_choice",
     "check_epsilon",
+    "check_histogram",
     "check_integer",
     "check_nonnegative",
     "check_positive",
@@ -171,3 +172,14 @@ def as_generator(rng) -> np.random.Generator:
 def sample_shape(trials: int | None, shape: tuple[int, ...]) -> tuple[int, ...]:
     """The shape of a draw: ``shape`` for one trial, ``(trials, *shape)`` for many."""
     return tuple(shape) if trials is None else (trials, *shape)
+
+
+# --- Notebook 06: Private Multiplicative Weights ---
+def check_histogram(value, name: str = "histogram", *, min_cells: int = 1) -> np.ndarray:
+    """A histogram x ∈ ℝ≥0^|𝒳|: a 1-D array of finite counts, none negative, with a positive total n."""
+    arr = check_array(value, name, ndim=1, min_size=min_cells)
+    if np.any(arr < 0):
+        raise ValueError(f"{name} must have every count >= 0; found {arr.min():g}")
+    if not arr.sum() > 0:
+        raise ValueError(f"{name} must have a positive total n = Σ x > 0; got n = {arr.sum():g}")
+    return arr

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from ._validation import check_array, check_epsilon, check_integer, check_positive, check_probability
+from ._validation import check_array, check_choice, check_epsilon, check_integer, check_positive, check_probability
 from .mechanisms import laplace_scale, rr_keep_probability
 
 __all__ = [
@@ -33,6 +33,14 @@ __all__ = [
     "laplace_variance",
     "noisy_histogram_max_error_bound",
     "rr_proportion_variance",
+    "hedge_regret_bound",
+    "mw_update_count_bound",
+    "pmw_dwork_roth_alpha",
+    "pmw_dwork_roth_error_bound",
+    "pmw_dwork_roth_requirement",
+    "pmw_notes_alpha",
+    "pmw_notes_error_bound",
+    "pmw_update_count_bound",
 ]
 
 
@@ -230,3 +238,134 @@ def gaussian_laplace_crossover(*, epsilon: float, delta: float, calibration: str
 
     sigma_one = gaussian_sigma(l2_sensitivity=1.0, epsilon=epsilon, delta=delta, calibration=calibration)
     return check_epsilon(epsilon) ** 2 * sigma_one**2 / 2
+
+
+# --- Notebook 06: Private Multiplicative Weights ---
+MW_UPDATE_STATEMENTS = ("slides", "notes")
+
+
+def hedge_regret_bound(*, num_experts: int, horizon: int, eta: float | None = None) -> float:
+    """Hedge's regret bound after T rounds with N experts and losses in [−1, 1].
+
+    Lecture 3, Theorem 1.5: Σₜ xₜ·ℓₜ ≤ Σₜ ℓₜ(i*) + η Σₜ xₜ·ℓₜ² + ln N / η. With |ℓₜ(i)| ≤ 1
+    the middle term is at most ηT, so the regret is at most ln N/η + ηT (valid for η ≤ 1,
+    where e^{−x} ≤ 1 − x + x² holds for x = ηℓ ≥ −1). ``eta=None`` takes the tuned
+    η = √(ln N / T) of Lecture 4, Theorem 4.1, for which the bound is 2√(T ln N).
+    """
+    n_exp = check_integer(num_experts, "num_experts", minimum=1)
+    t = check_integer(horizon, "horizon", minimum=1)
+    if eta is None:
+        return 2.0 * np.sqrt(t * np.log(n_exp))
+    eta = check_positive(eta, "eta")
+    if eta > 1:
+        raise ValueError(f"eta must be in (0, 1] for the bound with losses in [−1, 1]; got {eta!r}")
+    return np.log(n_exp) / eta + eta * t
+
+
+def mw_update_count_bound(*, domain_size: int, alpha: float, statement: str = "slides") -> float:
+    """How many updates MW query release (no privacy, exact answers) can make at accuracy α.
+
+    ``statement="slides"``: 4 ln|𝒳|/α² (Dwork–Roth Theorem 4.10 in the online-PMW slides,
+    with η = α/2; the potential KL(p‖p̃ₜ) starts ≤ ln|𝒳|, stays ≥ 0 and falls by ≥ α²/4 per
+    update). The Lecture 4 regret argument gives the same: Tα ≤ 2√(T ln|𝒳|) ⇒ T ≤ 4 ln|𝒳|/α².
+
+    ``statement="notes"``: ln|𝒳|/α², the number the Lecture 4 notes print at the end of that
+    argument (an arithmetic slip: squaring Tα ≤ 2√(T ln|𝒳|) gives the factor 4). Drawn in
+    notebook 06 for comparison; it is not a valid bound in general.
+    """
+    d = check_integer(domain_size, "domain_size", minimum=2)
+    a = check_positive(alpha, "alpha")
+    check_choice(statement, "statement", MW_UPDATE_STATEMENTS)
+    return (4.0 if statement == "slides" else 1.0) * np.log(d) / a**2
+
+
+def pmw_update_count_bound(*, domain_size: int, alpha: float) -> float:
+    """N = 16 ln|𝒳|/α²: the most updates Private MW makes on its accuracy event (Lecture 4, Claim 3).
+
+    Every update then has a gap |q·p̃ₜ − q·p| > α/2 and a correctly signed loss, so with
+    η = α/4 the potential falls by ≥ α²/16 per update; equivalently T·α/2 ≤ 2√(T ln|𝒳|).
+    """
+    d = check_integer(domain_size, "domain_size", minimum=2)
+    return 16.0 * np.log(d) / check_positive(alpha, "alpha") ** 2
+
+
+def pmw_notes_alpha(*, n: float, epsilon: float, domain_size: int, num_queries: int, beta: float) -> float:
+    """The smallest α at which Lecture 4's Private MW is ε-DP *and* accurate: α = (512 ln(3k/β) ln|𝒳|/(nε))^{1/3}.
+
+    Accuracy needs ε₀ ≥ 16 ln(3k/β)/(nα) (all 3k Laplace variables small, Claim 3), privacy
+    spends ε = 2ε₀N with N = 16 ln|𝒳|/α²; together ε ≥ 512 ln(3k/β) ln|𝒳|/(nα³)
+    (Theorem 4.3, β written δ there).
+    """
+    k = check_integer(num_queries, "num_queries", minimum=1)
+    d = check_integer(domain_size, "domain_size", minimum=2)
+    beta = check_probability(beta, "beta")
+    nn = check_positive(n, "n")
+    return float(np.cbrt(512.0 * np.log(3 * k / beta) * np.log(d) / (nn * check_epsilon(epsilon))))
+
+
+def pmw_notes_error_bound(*, n: float, epsilon: float, domain_size: int, num_queries: int, beta: float) -> float:
+    """Theorem 4.3 (Lecture 4): with probability ≥ 1 − β every answer is within (11/8)·α of the truth.
+
+    α = :func:`pmw_notes_alpha`. On the event that each of the ≤ 3k Laplace variables is
+    below its scale times ln(3k/β) (union bound), the query noise Lap(4/(nε₀)) is < α/4,
+    the threshold noise Lap(2/(nε₀)) < α/8 and the released noise Lap(1/(nε₀)) < α/16.
+    An answer from the synthetic data then errs by < α + α/4 + α/8 = 11α/8 (Claim 2), a
+    released one by < α/16 (Claim 1). The notes summarise this as 1.25α, which drops the
+    threshold noise; 11/8 is what their Claim 2 gives.
+    """
+    return 11.0 / 8.0 * pmw_notes_alpha(n=n, epsilon=epsilon, domain_size=domain_size, num_queries=num_queries,
+                                        beta=beta)
+
+
+def pmw_dwork_roth_requirement(alpha: float, *, n: float, epsilon: float, domain_size: int, num_queries: int,
+                               beta: float, delta: float = 0.0) -> float:
+    """The right-hand side R(α) of the slides' accuracy theorems (Dwork & Roth, Theorems 4.14 and 4.15).
+
+    OnlineMW via NumericSparse answers every query within 3α, with probability ≥ 1 − β, for any
+    α ≥ R(α), where with L = ln|𝒳| and k = |Q| (normalised by ‖x‖₁ = n):
+
+    * δ = 0: R(α) = 36 L (ln k + ln(32 L/(α²β))) / (ε α² n);
+    * δ > 0: R(α) = (2 + 32√2) √(L ln(2/δ)) (ln k + ln(32 L/(α²β))) / (ε α n).
+
+    Both come from NumericSparse's accuracy (9c(ln k′ + ln(4c/β))/ε, resp.
+    (√512 + 1)√(c ln(2/δ))(ln k′ + ln(4c/β))/ε) with c = 4L/α² updates and k′ = 2|Q| queries.
+    """
+    a = check_positive(alpha, "alpha")
+    nn = check_positive(n, "n")
+    eps = check_epsilon(epsilon)
+    big_l = np.log(check_integer(domain_size, "domain_size", minimum=2))
+    k = check_integer(num_queries, "num_queries", minimum=1)
+    beta = check_probability(beta, "beta")
+    log_term = np.log(k) + np.log(32 * big_l / (a**2 * beta))
+    if delta == 0:
+        return float(36 * big_l * log_term / (eps * a**2 * nn))
+    dlt = check_probability(delta, "delta")
+    return float((2 + 32 * np.sqrt(2)) * np.sqrt(big_l * np.log(2 / dlt)) * log_term / (eps * a * nn))
+
+
+def pmw_dwork_roth_alpha(*, n: float, epsilon: float, domain_size: int, num_queries: int, beta: float,
+                         delta: float = 0.0) -> float:
+    """The smallest α with α ≥ R(α) (:func:`pmw_dwork_roth_requirement`), found by root finding.
+
+    α − R(α) increases with α (R falls), so the crossing is unique; brentq on ln α.
+    """
+    from scipy import optimize
+
+    def gap(log_alpha):
+        a = np.exp(log_alpha)
+        return a - pmw_dwork_roth_requirement(a, n=n, epsilon=epsilon, domain_size=domain_size,
+                                              num_queries=num_queries, beta=beta, delta=delta)
+
+    return float(np.exp(optimize.brentq(gap, np.log(1e-9), np.log(1e9), xtol=1e-13, rtol=1e-13)))
+
+
+def pmw_dwork_roth_error_bound(*, n: float, epsilon: float, domain_size: int, num_queries: int, beta: float,
+                               delta: float = 0.0) -> float:
+    """3α at the smallest admissible α: the slides' accuracy theorem for OnlineMW (δ = 0 and δ > 0).
+
+    Answers from the synthetic data err by ≤ T + α = 3α (threshold T = 2α); released answers
+    by ≤ α. Up to constants this is (ln|𝒳| ln|Q|/(nε))^{1/3} for δ = 0 and
+    (√(ln|𝒳| ln(1/δ)) ln|Q|/(nε))^{1/2} for δ > 0.
+    """
+    return 3.0 * pmw_dwork_roth_alpha(n=n, epsilon=epsilon, domain_size=domain_size, num_queries=num_queries,
+                                      beta=beta, delta=delta)

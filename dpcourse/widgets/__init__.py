@@ -7,7 +7,9 @@ panel of one notebook (``laplace_tail_panel`` for notebook 01, …).
 from ._panel import Panel, float_slider, format_numbers, int_slider, log_slider
 from .above_threshold import above_threshold_panel
 from .laplace import laplace_tail_panel
+from .pmw import pmw_panel
 from .release import reconstruction_panel, release_comparison_panel
+from .svt_variants import variant_loss_panel
 from .trees import tree_panel
 
 __all__ = [
@@ -18,7 +20,9 @@ __all__ = [
     "int_slider",
     "laplace_tail_panel",
     "log_slider",
+    "pmw_panel",
     "reconstruction_panel",
     "release_comparison_panel",
     "tree_panel",
+    "variant_loss_panel",
 ]
