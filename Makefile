@@ -12,11 +12,15 @@ NB     ?= notebooks
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg --nbval-cell-timeout=300
 
-.PHONY: help venv lab test unit nbval nbtest execute bench clean
+E2E_STAMP := $(VENV)/.e2e-installed
+CHROMIUM  := $(shell command -v chromium 2>/dev/null)
+
+.PHONY: help venv lab test unit nbval e2e nbtest execute bench release clean
 
 help:
 	@echo "make lab      set up .venv and open JupyterLab on notebooks/ (ARGS=\"--no-browser --port 8899\")"
-	@echo "make test     set up .venv and run every test: unit tests, then every notebook through nbval"
+	@echo "make test     set up .venv and run every test: unit tests (grading round trip included), every"
+	@echo "              notebook through nbval, and the browser suite when Chromium is installed"
 	@echo "make nbtest NB=notebooks/01_laplace_utility.ipynb   nbval on one notebook"
 	@echo "make execute NB=notebooks/01_laplace_utility.ipynb  re-run a notebook, store its outputs (NB=notebooks/*.ipynb for all)"
 	@echo "make bench    run the benchmarks and rewrite benchmarks/RESULTS.md"
@@ -33,13 +37,29 @@ venv: $(STAMP)
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG) $(ARGS)
 
-test: unit nbval
+test: unit nbval e2e
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest -m "not e2e" tests
 
 nbval: $(STAMP)
 	$(BIN)/python -m pytest $(NBVAL) notebooks
+
+$(E2E_STAMP): requirements-e2e.txt $(STAMP)
+	$(BIN)/python -m pip install --quiet -r requirements-e2e.txt
+	touch $(E2E_STAMP)
+
+# The browser suite needs Debian's Chromium (apt-get install chromium); without it, it is skipped.
+e2e: $(STAMP)
+ifeq ($(CHROMIUM),)
+	@echo "Chromium not found: browser tests skipped (apt-get install chromium to run them)"
+else
+	$(MAKE) --no-print-directory $(E2E_STAMP)
+	$(BIN)/python -m pytest -m e2e tests/e2e
+endif
+
+release: $(STAMP)
+	$(BIN)/python -m dpcourse release $(or $(OUT),release)
 
 nbtest: $(STAMP)
 	$(BIN)/python -m pytest $(NBVAL) $(NB)
@@ -51,4 +71,4 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache build *.egg-info test-artifacts

@@ -58,7 +58,7 @@ def run() -> Section:
     pmw.run_stream(probe, workload)
     seconds = best_time(package, repeat=3)
     base = best_time(baseline, repeat=3)
-    section.notes.append(f"|X| = 2^{BITS}, {QUERIES} two-way marginal queries, n = {N_RECORDS:.0e}, ε = {EPSILON}, "
+    section.notes.append(f"With |X| = 2^{BITS}, {QUERIES} two-way marginal queries, n = {N_RECORDS:.0e}, ε = {EPSILON}, "
                          f"α = {ALPHA}: {probe.updates} updates of N = {probe.max_updates}.")
     section.rows.append((f"PrivateMW, {QUERIES} queries over 2^{BITS} cells (strided views, O(support) per query)",
                          f"{seconds * 1e3:.3g} ms",

@@ -2,13 +2,23 @@
 
 Modules, one idea each:
 
-- :mod:`dpcourse.mechanisms`: Laplace, Gaussian (classic and analytic), randomized response.
-- :mod:`dpcourse.queries`: linear queries and workloads over a histogram, their sensitivities.
-- :mod:`dpcourse.bounds`: the theory lines (tail bounds, error rates, sample complexity).
+- :mod:`dpcourse.mechanisms`: Laplace, Gaussian (classic and analytic), randomized response,
+  the exponential mechanism and report noisy max.
+- :mod:`dpcourse.queries`: linear queries and workloads over a histogram (explicit, prefix,
+  all-range), their sensitivities and Gram matrices.
+- :mod:`dpcourse.bounds`: the theory lines (tail bounds, error rates, sample complexity, …).
 - :mod:`dpcourse.experiments`: empirical error over many trials, with confidence intervals.
+- :mod:`dpcourse.query_release`: randomized response vs Laplace vs Gaussian for many queries.
+- :mod:`dpcourse.reconstruction`: the Dinur–Nissim reconstruction attack.
+- :mod:`dpcourse.factorization`: strategies, the matrix mechanism, exact error, tree least squares.
+- :mod:`dpcourse.svt`: AboveThreshold, SparseVector, NumericSparse (batch and online).
+- :mod:`dpcourse.svt_variants`: the published SVT variants of Lyu, Su & Li (2017), and SVT-S.
+- :mod:`dpcourse.audit`: exact output probabilities, privacy loss, and an empirical auditor.
+- :mod:`dpcourse.pmw`: Hedge, multiplicative weights and Private MW for query release.
 - :mod:`dpcourse.plotting`: one colour per method, theory as lines, measurements as points.
 - :mod:`dpcourse.widgets`: ipywidgets panels that redraw a figure, testable without a browser.
 - :mod:`dpcourse.checks`: the check functions of the exercises.
+- :mod:`dpcourse.instructor`: the students' release and nbval grading (``python -m dpcourse``).
 """
 
 __version__ = "0.1.0"

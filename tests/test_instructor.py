@@ -1,0 +1,106 @@
+"""The instructors' round trip: release, then grade solutions, releases, a wrong answer and a corrupt file."""
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from dpcourse import instructor
+from dpcourse.__main__ import main
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+
+
+def test_release_replaces_solutions_and_keeps_everything_else(tmp_path):
+    written = instructor.release(NOTEBOOKS[0].parent, tmp_path)
+    assert [p.name for p in written] == [p.name for p in NOTEBOOKS]
+    for original_path, released_path in zip(NOTEBOOKS, written):
+        original, released = (nbformat.read(p, as_version=4) for p in (original_path, released_path))
+        assert len(original.cells) == len(released.cells)
+        for before, after in zip(original.cells, released.cells):
+            if instructor.BEGIN in before.source:
+                assert instructor.BEGIN not in after.source and "raise NotImplementedError" in after.source
+                assert after.outputs == [] and after.execution_count is None
+            else:
+                assert after == before  # text, figures and check cells are untouched
+        assert len(instructor.exercises(released)) >= 2
+
+
+def test_release_is_deterministic_and_safe_to_rerun(tmp_path):
+    instructor.release(NOTEBOOKS[0].parent, tmp_path / "a")
+    instructor.release(NOTEBOOKS[0].parent, tmp_path / "a")
+    instructor.release(NOTEBOOKS[0].parent, tmp_path / "b")
+    for path in (tmp_path / "a").glob("*.ipynb"):
+        assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes()
+
+
+def test_stub_keeps_indentation_and_code_around_the_region():
+    source = "def f(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION\nprint(f)"
+    stub = instructor._stub_solution(source, "ex")
+    assert stub.splitlines()[0] == "def f(x):" and stub.splitlines()[-1] == "print(f)"
+    assert '    raise NotImplementedError("exercise ex: write your answer here")' in stub
+    with pytest.raises(ValueError, match="without"):
+        instructor._stub_solution("### BEGIN SOLUTION\nx = 1", "ex")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """One grading run over: every solution notebook, every released notebook, a wrong answer and a corrupt file."""
+    root = tmp_path_factory.mktemp("submissions")
+    solutions, released = root / "solutions", root / "student"
+    solutions.mkdir()
+    for path in NOTEBOOKS:
+        (solutions / path.name).write_bytes(path.read_bytes())
+    instructor.release(NOTEBOOKS[0].parent, released)
+    wrong = nbformat.read(NOTEBOOKS[0], as_version=4)
+    cell = next(c for c in wrong.cells if c.metadata.get("dpcourse", {}).get("exercise") == "sample-size"
+                and instructor.BEGIN in c.source)
+    cell.source = cell.source.replace("n_needed = K * np.log(K / beta) / (alpha * epsilon_office)", "n_needed = 1000.0")
+    (root / "carol").mkdir()
+    nbformat.write(wrong, root / "carol" / NOTEBOOKS[0].name)
+    (root / "dave").mkdir()
+    (root / "dave" / "broken.ipynb").write_text("{ this is not a notebook")
+    paths = sorted(solutions.glob("*.ipynb")) + sorted(released.glob("*.ipynb")) + [root / "carol" / NOTEBOOKS[0].name,
+                                                                                     root / "dave" / "broken.ipynb"]
+    return instructor.grade(paths, cell_timeout=300)
+
+
+def rows_of(rows, student):
+    return [r for r in rows if r.student == student]
+
+
+def test_solution_notebooks_pass_every_check(graded):
+    rows = rows_of(graded, "solutions")
+    assert {r.notebook for r in rows} == {p.stem for p in NOTEBOOKS}
+    assert rows and all(r.status == "passed" for r in rows), [r for r in rows if r.status != "passed"]
+
+
+def test_released_notebooks_fail_every_exercise_and_nothing_else(graded):
+    rows = rows_of(graded, "student")
+    assert all(r.exercise != "(other cells)" for r in rows), [r for r in rows if r.exercise == "(other cells)"]
+    assert rows and all(r.status in ("failed", "errored") and r.message for r in rows)
+    assert {r.notebook for r in rows} == {p.stem for p in NOTEBOOKS}
+
+
+def test_one_wrong_answer_fails_exactly_that_exercise(graded):
+    rows = {r.exercise: r for r in rows_of(graded, "carol")}
+    assert rows["sample-size"].status == "failed" and rows["sample-size"].message.startswith("[sample-size]")
+    assert all(r.status == "passed" for key, r in rows.items() if key != "sample-size")
+
+
+def test_a_corrupt_file_is_reported_not_fatal(graded):
+    (row,) = rows_of(graded, "dave")
+    assert row.status == "invalid" and "not a readable notebook" in row.message
+
+
+def test_command_line_writes_the_report_and_exits_zero(tmp_path, capsys):
+    bad = tmp_path / "eve" / "x.ipynb"
+    bad.parent.mkdir()
+    bad.write_text(json.dumps({"not": "a notebook"}))
+    report = tmp_path / "report.csv"
+    assert main(["grade", str(bad), "--report", str(report)]) == 0
+    assert "invalid" in capsys.readouterr().out
+    assert report.read_text().splitlines()[0] == "student,notebook,exercise,status,message"
+    assert main(["release", str(tmp_path / "out")]) == 0
+    assert len(list((tmp_path / "out").glob("*.ipynb"))) == len(NOTEBOOKS)
