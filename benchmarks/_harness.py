@@ -46,6 +46,25 @@ class Section:
         self.rows.append((name, f"{seconds * 1e3:.3g} ms", text + (f"; {note}" if note else "")))
         return ratio
 
+    def panel_redraw(self, name: str, panel, control: str, values, *, repeat: int = 10) -> float:
+        """Time one redraw of a widget panel (set ``control`` to the next of ``values``, render the PNG)
+        against rendering empty axes of the same size, the floor any redraw pays."""
+        import io
+
+        from matplotlib.figure import Figure
+
+        cycle = iter(np.tile(np.asarray(values, dtype=object), 1000))
+
+        def redraw():
+            panel.controls[control].value = next(cycle)
+
+        def blank_png():
+            fig = Figure(figsize=panel.figsize)
+            fig.subplots(1, 2)
+            fig.savefig(io.BytesIO(), format="png", dpi=panel.dpi)
+
+        return self.ratio(name, redraw, "rendering two empty axes of the same size", blank_png, repeat=repeat)
+
     def markdown(self) -> str:
         lines = [f"## {self.title}", ""]
         lines += [f"{n}" for n in self.notes] + ([""] if self.notes else [])

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import io
 import time
 from pathlib import Path
 
 import nbformat
 import numpy as np
-from matplotlib.figure import Figure
 from nbclient import NotebookClient
 
 from dpcourse import mechanisms
@@ -42,18 +40,8 @@ def run() -> Section:
                   "numpy Generator.random", lambda: raw.random((trials, k)))
 
     panel = laplace_tail_panel(trials=10_000, max_k=1000, rng=2026)
-    ks = iter(np.tile([10, 500, 1000, 3, 100], 100))
-
-    def redraw():
-        panel.controls["k"].value = int(next(ks))
-
-    def blank_png():
-        fig = Figure(figsize=panel.figsize)
-        fig.subplots(1, 2)
-        fig.savefig(io.BytesIO(), format="png", dpi=panel.dpi)
-
-    section.ratio("tail panel: one redraw (slider move → new PNG), 10 000 trials", redraw,
-                  "rendering two empty axes of the same size", blank_png, repeat=15)
+    section.panel_redraw("tail panel: one redraw (k slider → new PNG), 10 000 trials", panel, "k",
+                         [10, 500, 1000, 3, 100], repeat=15)
 
     nb = nbformat.read(NOTEBOOK, as_version=4)
     empty = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import dpcourse")])

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import io
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from dpcourse import pmw
 from dpcourse.svt import OnlineSparseVector
@@ -66,16 +64,6 @@ def run() -> Section:
                          f"{QUERIES / seconds:,.0f} vs {QUERIES / base:,.0f} queries/s"))
 
     panel = pmw_panel(seed=2026)
-    values = iter(np.tile([0.05, 0.2, 0.1, 0.3, 0.08], 100))
-
-    def redraw():
-        panel.controls["alpha"].value = float(next(values))
-
-    def blank_png():
-        fig = Figure(figsize=panel.figsize)
-        fig.subplots(1, 2)
-        fig.savefig(io.BytesIO(), format="png", dpi=panel.dpi)
-
-    section.ratio("PMW panel: one redraw (α slider → new PNG, PMW re-run on 200 queries)", redraw,
-                  "rendering two empty axes of the same size", blank_png, repeat=10)
+    section.panel_redraw("PMW panel: one redraw (α slider → new PNG, PMW re-run on 200 queries)", panel, "alpha",
+                         [0.05, 0.2, 0.1, 0.3, 0.08], repeat=10)
     return section
