@@ -506,8 +506,8 @@ class PrivateMW:
         (ε, c, sensitivity 1/n, Dwork & Roth's budget split 8/9 : 1/9) fed the two queries
         q·p − q·p̃ₜ and q·p̃ₜ − q·p (the second only if the first was ⊥) with threshold
         T = 2α. A numeric answer a gives y = q·p̃ₜ + a (resp. − a) and an update. For δ > 0
-        the core is built with δ/2, so that both of its parts use σ = √(32c ln(2/δ))/ε as in
-        Dwork & Roth's NumericSparse and the whole is (ε, δ)-DP. Algorithm 5 writes T as
+        both parts of the core use σ = √(32c ln(2/δ))/ε (δ/2 each), as in Dwork & Roth's
+        NumericSparse, and the whole is (ε, δ)-DP. Algorithm 5 writes T as
         18c(ln 2|Q| + ln(4c/β))/(εn), which is 2α at the smallest α the theorem allows; T = 2α
         keeps the proof valid for every larger α too. Accurate to 3α when α ≥ R(α)
         (:func:`bounds.pmw_dwork_roth_requirement`).
@@ -594,9 +594,9 @@ class PrivateMW:
             self.threshold = 2 * self.alpha
             self._sparse = OnlineNumericSparse(threshold=self.threshold, epsilon=self.epsilon, c=self.max_updates,
                                                sensitivity=self.sensitivity,
-                                               delta=0.0 if self.delta == 0 else self.delta / 2, rng=self._rng)
+                                               delta=self.delta, rng=self._rng)
             scales = numeric_sparse_scales(epsilon=self.epsilon, c=self.max_updates, sensitivity=self.sensitivity,
-                                           delta=0.0 if self.delta == 0 else self.delta / 2)
+                                           delta=self.delta)
             self.noise_scales = dict(zip(("threshold", "query", "release"), map(float, scales)))
         self._synthetic = np.full(self.domain_size, 1.0 / self.domain_size)
         self.updates = 0

@@ -106,20 +106,19 @@ def numeric_sparse_scales(*, epsilon: float, c: int, sensitivity: float = 1.0, d
                           numeric_share: float = 1 / 9):
     """Noise scales of NumericSparse (Dwork & Roth, Algorithm 3): (threshold, query, numeric).
 
-    The budget is split: ε₁ = (1 − s)·ε runs SparseVector, and the c released values are
-    answered with Laplace noise calibrated to the rest. Dwork & Roth take s = 1/9
-    (ε₁ = 8ε/9 and numeric noise Lap(2cΔ/ε₂) with ε₂ = 2ε/9, which is (ε/9)-DP over c
-    answers). The lecture's "twice the budget" is s = ½: SparseVector with ε/2 and the
-    Laplace mechanism with ε/2, i.e. twice the budget of SparseVector alone for the same
-    comparison noise. With δ > 0 the numeric noise uses the same σ-formula as SparseVector.
+    With σ(ε′) the SparseVector scale of :func:`sparse_vector_scales`, the comparisons run
+    SparseVector with ε₁ = (1 − s)·ε (threshold Lap(σ(ε₁)), queries Lap(2σ(ε₁))), and each of the
+    c released values gets fresh Lap(σ(ε₂)) noise with ε₂ = 2sε. Dwork & Roth take s = 1/9
+    (ε₁ = 8ε/9, ε₂ = 2ε/9); the released values then cost ε/9 in all (c answers of sensitivity Δ
+    with noise 2cΔ/ε₂ each, for δ = 0). The lecture's "twice the budget" is s = ½. With δ > 0 each
+    part uses δ/2 (Dwork & Roth's ln(2/δ)), so the whole is (ε, δ)-DP.
     """
     share = check_probability(numeric_share, "numeric_share")
     eps = check_epsilon(epsilon)
-    threshold_scale, query_scale = sparse_vector_scales(epsilon=(1 - share) * eps, c=c, sensitivity=sensitivity, delta=delta)
-    if delta == 0:
-        numeric_scale = check_integer(c, "c", minimum=1) * check_positive(sensitivity, "sensitivity") / (share * eps)
-    else:
-        numeric_scale, _ = sparse_vector_scales(epsilon=share * eps, c=c, sensitivity=sensitivity, delta=delta)
+    part_delta = 0.0 if delta == 0 else check_probability(delta, "delta") / 2
+    threshold_scale, query_scale = sparse_vector_scales(epsilon=(1 - share) * eps, c=c, sensitivity=sensitivity,
+                                                        delta=part_delta)
+    numeric_scale, _ = sparse_vector_scales(epsilon=2 * share * eps, c=c, sensitivity=sensitivity, delta=part_delta)
     return threshold_scale, query_scale, numeric_scale
 
 
@@ -445,8 +444,16 @@ class OnlineNumericSparse(OnlineSparseVector):
             epsilon=self.epsilon, c=self.c, sensitivity=self.sensitivity, delta=self.delta,
             numeric_share=self.numeric_share)
 
+    @property
+    def privacy_spent(self) -> float:
+        """(1 − s)ε/c per comparison run started plus sε/c per value released (δ = 0); ε with δ > 0."""
+        if self.delta > 0:
+            return self.epsilon
+        runs_started = min(self.num_above + 1, self.c)
+        return (runs_started * (1 - self.numeric_share) + self.num_above * self.numeric_share) * self.epsilon / self.c
+
     def test(self, value: float) -> float | None:
-        """``None`` for ⊥; for ⊤, the answer plus fresh Lap(cΔ/(sε)) noise."""
+        """``None`` for ⊥; for ⊤, the answer plus fresh Lap(σ(2sε)) noise (see :func:`numeric_sparse_scales`)."""
         if not self._compare(value):
             return None
         return float(value) + float(self._rng.laplace(0.0, self._numeric_scale))

@@ -137,10 +137,7 @@ def test_dwork_roth_calibration_constants(delta):
     sigma = (lambda e: 2 * cc / e) if delta == 0 else (lambda e: np.sqrt(32 * cc * np.log(2 / delta)) / e)
     assert c.noise_scales["threshold"] == pytest.approx(sigma(8 * eps / 9) / n)
     assert c.noise_scales["query"] == pytest.approx(2 * sigma(8 * eps / 9) / n)
-    if delta == 0:
-        assert c.noise_scales["release"] == pytest.approx(sigma(2 * eps / 9) / n)
-    else:  # the svt core releases with σ(ε/9) when δ > 0 (twice Dwork & Roth's σ(2ε/9)): more noise, still private
-        assert c.noise_scales["release"] == pytest.approx(sigma(eps / 9) / n)
+    assert c.noise_scales["release"] == pytest.approx(sigma(2 * eps / 9) / n)
 
 
 @pytest.mark.parametrize("calibration", ["notes", "dwork_roth"])

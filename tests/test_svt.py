@@ -111,6 +111,23 @@ def test_online_above_threshold_matches_the_batch_distribution():
     assert np.all(np.abs(counts / 20_000 - exact) <= 5 * np.sqrt(exact * (1 - exact) / 20_000))
 
 
+def test_numeric_sparse_with_delta_follows_dwork_and_roth():
+    # σ(ε′) = √(32c ln(2/δ))/ε′: each of the two parts gets δ/2, so the whole is (ε, δ)-DP
+    c, eps, delta = 3, 0.9, 1e-6
+    threshold_scale, query_scale, numeric_scale = svt.numeric_sparse_scales(epsilon=eps, c=c, delta=delta)
+    sigma = lambda e: np.sqrt(32 * c * np.log(2 / delta)) / e  # noqa: E731
+    assert threshold_scale == pytest.approx(sigma(8 * eps / 9))
+    assert query_scale == pytest.approx(2 * sigma(8 * eps / 9))
+    assert numeric_scale == pytest.approx(sigma(2 * eps / 9))
+
+
+def test_online_numeric_sparse_counts_both_parts_of_the_budget():
+    ns = svt.OnlineNumericSparse(threshold=0.0, epsilon=9.0, c=3, rng=0)
+    assert ns.privacy_spent == pytest.approx(8 / 3)  # one comparison run: (8/9)·ε/c
+    ns.test(1e9)
+    assert ns.privacy_spent == pytest.approx(2 * 8 / 3 + 1 / 3)  # two runs started, one value released
+
+
 def test_online_sparse_vector_accounts_privacy_per_run():
     sv = svt.OnlineSparseVector(threshold=0.0, epsilon=3.0, c=3, rng=0)
     assert sv.privacy_spent == pytest.approx(1.0)
