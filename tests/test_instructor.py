@@ -70,12 +70,14 @@ def rows_of(rows, student):
     return [r for r in rows if r.student == student]
 
 
+@pytest.mark.slow  # shares one grading run of every notebook (~1.5 min on 2 cores)
 def test_solution_notebooks_pass_every_check(graded):
     rows = rows_of(graded, "solutions")
     assert {r.notebook for r in rows} == {p.stem for p in NOTEBOOKS}
     assert rows and all(r.status == "passed" for r in rows), [r for r in rows if r.status != "passed"]
 
 
+@pytest.mark.slow  # shares one grading run of every notebook (~1.5 min on 2 cores)
 def test_released_notebooks_fail_every_exercise_and_nothing_else(graded):
     rows = rows_of(graded, "student")
     assert all(r.exercise != "(other cells)" for r in rows), [r for r in rows if r.exercise == "(other cells)"]
@@ -83,12 +85,14 @@ def test_released_notebooks_fail_every_exercise_and_nothing_else(graded):
     assert {r.notebook for r in rows} == {p.stem for p in NOTEBOOKS}
 
 
+@pytest.mark.slow  # shares one grading run of every notebook (~1.5 min on 2 cores)
 def test_one_wrong_answer_fails_exactly_that_exercise(graded):
     rows = {r.exercise: r for r in rows_of(graded, "carol")}
     assert rows["sample-size"].status == "failed" and rows["sample-size"].message.startswith("[sample-size]")
     assert all(r.status == "passed" for key, r in rows.items() if key != "sample-size")
 
 
+@pytest.mark.slow  # shares one grading run of every notebook (~1.5 min on 2 cores)
 def test_a_corrupt_file_is_reported_not_fatal(graded):
     (row,) = rows_of(graded, "dave")
     assert row.status == "invalid" and "not a readable notebook" in row.message
