@@ -16,12 +16,14 @@ import numpy as np
 
 __all__ = [
     "as_generator",
+    "check_answers_and_threshold",
     "check_array",
     "check_binary",
     "check_choice",
     "check_epsilon",
     "check_histogram",
     "check_integer",
+    "check_neighbouring_answers",
     "check_nonnegative",
     "check_positive",
     "check_probability",
@@ -131,6 +133,27 @@ def check_array(
     if finite and arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite numbers (no NaN or inf)")
     return arr
+
+
+def check_answers_and_threshold(answers, threshold) -> tuple[np.ndarray, np.ndarray]:
+    """Query answers (1-D) and their threshold: one number, or one per query; the threshold is
+    returned broadcast to the answers' shape."""
+    q = check_array(answers, "answers", ndim=1)
+    t = check_array(threshold, "threshold", ndim=(0, 1))
+    if t.ndim == 1 and t.shape != q.shape:
+        raise ValueError(f"threshold must be one number or one per query, so threshold must have shape () or "
+                         f"({q.size},); got shape {t.shape}")
+    return q, np.broadcast_to(t, q.shape).astype(float)
+
+
+def check_neighbouring_answers(answers_d, answers_d_prime, sensitivity: float) -> tuple[np.ndarray, np.ndarray]:
+    """Answers of the same queries on neighbours D and D′: same shape, |qᵢ(D) − qᵢ(D′)| ≤ Δ for every i."""
+    a = check_array(answers_d, "answers_d", ndim=1)
+    b = check_array(answers_d_prime, "answers_d_prime", shape=a.shape)
+    if np.max(np.abs(a - b)) > sensitivity * (1 + 1e-12):
+        raise ValueError(f"answers_d and answers_d_prime must differ by at most sensitivity = {sensitivity} "
+                         f"in every query; they differ by {np.max(np.abs(a - b)):g}")
+    return a, b
 
 
 def check_binary(value, name: str = "bits") -> np.ndarray:

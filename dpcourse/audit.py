@@ -22,9 +22,18 @@ import numpy as np
 from scipy import integrate, special, stats
 from tqdm.auto import tqdm
 
-from ._validation import as_generator, check_array, check_epsilon, check_integer, check_positive
+from ._validation import (
+    as_generator,
+    check_answers_and_threshold,
+    check_array,
+    check_epsilon,
+    check_integer,
+    check_neighbouring_answers,
+    check_positive,
+)
 from .experiments import proportion_interval
-from .svt import _answers_and_thresholds, above_threshold_noise
+from .svt import above_threshold_noise
+from .svt_variants import VARIANTS
 
 __all__ = [
     "AUDIT_COUNTEREXAMPLES",
@@ -91,7 +100,7 @@ def generalized_above_threshold_pmf(answers, *, threshold, threshold_noise, quer
     distributions, or ``None`` for no noise (then the probabilities are computed directly,
     without quadrature: no threshold noise means no integral).
     """
-    q, t = _answers_and_thresholds(answers, threshold)
+    q, t = check_answers_and_threshold(answers, threshold)
     if threshold_noise is None:
         return _outcome_matrix(np.zeros(1), q, t, query_noise)[0]
     z, w = _quadrature_nodes(q, t, threshold_noise, query_noise)
@@ -118,7 +127,7 @@ def above_threshold_pmf(answers, *, threshold, epsilon: float, sensitivity: floa
 
 def outcome_integrand(z, outcome: int, answers, *, threshold, threshold_noise, query_noise) -> np.ndarray:
     """The integrand p_ρ(z)·Pr[outcome | ρ = z] of one outcome (k < m: ⊥ᵏ⊤; k = m: all ⊥), at points ``z``."""
-    q, t = _answers_and_thresholds(answers, threshold)
+    q, t = check_answers_and_threshold(answers, threshold)
     z = np.atleast_1d(np.asarray(z, dtype=float))
     return threshold_noise.pdf(z) * _outcome_matrix(z, q, t, query_noise)[:, outcome]
 
@@ -145,15 +154,6 @@ class PrivacyLoss:
     max_loss: float
 
 
-def _check_neighbours(answers_d, answers_d_prime, sensitivity):
-    a = check_array(answers_d, "answers_d", ndim=1)
-    b = check_array(answers_d_prime, "answers_d_prime", shape=a.shape)
-    if np.max(np.abs(a - b)) > sensitivity * (1 + 1e-12):
-        raise ValueError(f"answers_d and answers_d_prime must differ by at most sensitivity = {sensitivity} "
-                         f"in every query; they differ by {np.max(np.abs(a - b)):g}")
-    return a, b
-
-
 _CALIBRATED = "calibrated"
 
 
@@ -168,7 +168,7 @@ def max_privacy_loss(answers_d, answers_d_prime, *, threshold, epsilon: float, s
     their ratio is not resolved by the quadrature.
     """
     delta_q = check_positive(sensitivity, "sensitivity")
-    a, b = _check_neighbours(answers_d, answers_d_prime, delta_q)
+    a, b = check_neighbouring_answers(answers_d, answers_d_prime, delta_q)
     default_threshold, default_query = above_threshold_noise(epsilon=epsilon, sensitivity=delta_q)
     noise = dict(threshold=threshold,
                  threshold_noise=default_threshold if threshold_noise is _CALIBRATED else threshold_noise,
@@ -227,7 +227,7 @@ def proof_steps(answers_d, answers_d_prime, outcome: int, *, threshold: float, e
                 sensitivity: float = 1.0, grid_points: int = 4001) -> ProofSteps:
     """Check the steps of the proof that Pr[M(D) = ⊥ᵏ⊤] ≤ e^ε Pr[M(D′) = ⊥ᵏ⊤] on concrete inputs."""
     delta_q = check_positive(sensitivity, "sensitivity")
-    a, b = _check_neighbours(answers_d, answers_d_prime, delta_q)
+    a, b = check_neighbouring_answers(answers_d, answers_d_prime, delta_q)
     k = int(outcome)
     if not 0 <= k < a.size:
         raise ValueError(f"outcome must be an integer in [0, {a.size - 1}] (⊥ᵏ⊤); got {outcome!r}")
@@ -300,11 +300,9 @@ def variant_pattern_probability(variant, answers, pattern, *, threshold, epsilon
     and including a ⊤ an independent integral. A pattern the stopping rule cannot produce has
     probability 0.
     """
-    from .svt_variants import VARIANTS, _answers_thresholds
-
     v = VARIANTS[variant] if isinstance(variant, str) else variant
     spec = v.spec(check_positive(epsilon, "epsilon"), int(c), check_positive(sensitivity, "sensitivity"))
-    q, t = _answers_thresholds(answers, threshold)
+    q, t = check_answers_and_threshold(answers, threshold)
     kinds = _pattern_items(pattern, q.size)
     tops = np.cumsum([k[0] in ("top", "number") for k in kinds])
     for i, kind in enumerate(kinds):
@@ -444,8 +442,6 @@ def audit(variant, answers_d=None, answers_d_prime=None, *, epsilon: float, c: i
     by the number of patterns tried (Bonferroni), so the search keeps the test's level.
     ``variant`` is a key of :data:`dpcourse.svt_variants.VARIANTS` or a variant object.
     """
-    from .svt_variants import VARIANTS
-
     v = VARIANTS[variant] if isinstance(variant, str) else variant
     gen = as_generator(rng)
     if answers_d is None and answers_d_prime is None:
@@ -456,7 +452,7 @@ def audit(variant, answers_d=None, answers_d_prime=None, *, epsilon: float, c: i
         return replace(best, p_value=min(1.0, best.p_value * len(results)))
     if answers_d is None or answers_d_prime is None:
         raise ValueError("give both answers_d and answers_d_prime, or neither (to search the standard patterns)")
-    a, b = _check_neighbours(answers_d, answers_d_prime, check_positive(sensitivity, "sensitivity"))
+    a, b = check_neighbouring_answers(answers_d, answers_d_prime, check_positive(sensitivity, "sensitivity"))
     return _audit_pair(v, a, b, "given", epsilon, c, threshold, trials, gen, sensitivity)
 
 

@@ -27,6 +27,7 @@ from scipy import stats
 from .svt_variants import VARIANTS
 from ._validation import (
     as_generator,
+    check_answers_and_threshold,
     check_array,
     check_epsilon,
     check_integer,
@@ -125,14 +126,6 @@ def numeric_sparse_scales(*, epsilon: float, c: int, sensitivity: float = 1.0, d
 # --------------------------------------------------------------------------------------
 # Batch forms
 # --------------------------------------------------------------------------------------
-def _answers_and_thresholds(answers, threshold):
-    q = check_array(answers, "answers", ndim=1)
-    t = check_array(threshold, "threshold", ndim=(0, 1))
-    if t.ndim == 1 and t.shape != q.shape:
-        raise ValueError(f"threshold must be one number or one per query ({q.size}); got shape {t.shape}")
-    return q, t
-
-
 @dataclass(frozen=True)
 class AboveThresholdResult:
     """What AboveThreshold output in each trial.
@@ -188,7 +181,7 @@ def generalized_above_threshold(answers, *, threshold, threshold_noise, query_no
     If M₁ is ε/2-DP for sensitivity-Δ queries and M₂ is ε/2-DP for sensitivity-2Δ queries,
     the result is ε-DP for sensitivity-Δ queries (the lecture's proof; notebook 04 checks each step).
     """
-    q, t = _answers_and_thresholds(answers, threshold)
+    q, t = check_answers_and_threshold(answers, threshold)
     trials = check_trials(trials)
     gen = as_generator(rng)
     rows = 1 if trials is None else trials
@@ -297,7 +290,7 @@ def sparse_vector(answers, *, threshold, epsilon: float, c: int, sensitivity: fl
 
     Returns outputs coded :data:`TOP`, :data:`BOTTOM`, :data:`HALTED`, one draw for all trials.
     """
-    q, t = _answers_and_thresholds(answers, threshold)
+    q, t = check_answers_and_threshold(answers, threshold)
     c = check_integer(c, "c", minimum=1)
     threshold_scale, query_scale = sparse_vector_scales(epsilon=epsilon, c=c, sensitivity=sensitivity, delta=delta)
     trials = check_trials(trials)
@@ -314,7 +307,7 @@ def numeric_sparse(answers, *, threshold, epsilon: float, c: int, sensitivity: f
     for the released values, s = ``numeric_share`` (1/9 in Dwork & Roth). The values are
     qᵢ(D) + Lap(cΔ/(sε)), fresh noise independent of the comparison.
     """
-    q, t = _answers_and_thresholds(answers, threshold)
+    q, t = check_answers_and_threshold(answers, threshold)
     c = check_integer(c, "c", minimum=1)
     threshold_scale, query_scale, numeric_scale = numeric_sparse_scales(
         epsilon=epsilon, c=c, sensitivity=sensitivity, delta=delta, numeric_share=numeric_share)

@@ -34,6 +34,7 @@ import numpy as np
 
 from ._validation import (
     as_generator,
+    check_answers_and_threshold,
     check_array,
     check_epsilon,
     check_integer,
@@ -140,20 +141,13 @@ def svt_standard_spec(epsilon, c, sensitivity=1.0, *, numeric_epsilon=0.0, monot
                      numeric="fresh" if eps3 > 0 else "none", numeric_scale=c * sensitivity / eps3 if eps3 > 0 else 0.0)
 
 
-def _answers_thresholds(answers, threshold):
-    q = check_array(answers, "answers", ndim=1)
-    t = np.broadcast_to(check_array(threshold, "threshold", ndim=(0, 1)), q.shape) if np.ndim(threshold) == 0 else \
-        check_array(threshold, "threshold", shape=q.shape)
-    return q, np.asarray(t, dtype=float)
-
-
 def run_spec(spec: NoiseSpec, answers, *, threshold, trials: int, rng=None) -> np.ndarray:
     """Run the algorithm described by ``spec`` on ``answers``, ``trials`` times at once.
 
     The queries are visited in order (each depends on how many ⊤ came before), every step
     vectorised over the trials. Returns the ``(trials, m)`` output codes.
     """
-    q, t = _answers_thresholds(answers, threshold)
+    q, t = check_answers_and_threshold(answers, threshold)
     trials = check_trials(trials) or 1
     gen = as_generator(rng)
     m = q.size
@@ -245,7 +239,7 @@ def svt_retraversal(answers, *, threshold, epsilon: float, c: int, sensitivity: 
     item already chosen is skipped. It is SVT-S on the list repeated ``max_passes`` times, so it
     stays ε-DP. Returns a boolean ``(trials, m)`` array of the chosen items.
     """
-    q, t = _answers_thresholds(answers, threshold)
+    q, t = check_answers_and_threshold(answers, threshold)
     spec = svt_standard_spec(epsilon, c, sensitivity, monotonic=monotonic)
     trials = check_integer(trials, "trials", minimum=1)
     gen = as_generator(rng)

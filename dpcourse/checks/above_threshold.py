@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..audit import _check_neighbours, above_threshold_pmf, max_privacy_loss
+from .._validation import check_neighbouring_answers
+from ..audit import above_threshold_pmf, max_privacy_loss
 from ._core import CheckFailed, expect_callable, expect_close, passed
 
 __all__ = ["implementation", "large_loss_pair", "small_pmf"]
@@ -60,7 +61,7 @@ def large_loss_pair(answers_d, answers_d_prime, *, epsilon: float = 1.0, target:
     """Exercise ``large-loss``: neighbouring answers (m ≤ 10, Δ = 1, T = 0) whose worst loss is ≥ 0.9ε."""
     ex = "large-loss"
     try:
-        a, b = _check_neighbours(answers_d, answers_d_prime, 1.0)
+        a, b = check_neighbouring_answers(answers_d, answers_d_prime, 1.0)
     except (TypeError, ValueError) as err:
         raise CheckFailed(ex, str(err), "two lists of the same length, differing by at most 1 in every entry") from None
     if a.size > 10:
