@@ -38,8 +38,10 @@ __all__ = [
     "expected_error",
     "hierarchical_strategy",
     "identity_strategy",
+    "l1_sensitivity",
     "least_squares",
     "matrix_mechanism",
+    "NEIGHBOURS",
     "noise_variance",
     "prefix_strategy",
     "sampled_error",
@@ -49,6 +51,7 @@ __all__ = [
 ]
 
 NOISES = ("laplace", "gaussian")
+NEIGHBOURS = ("add_remove", "replace_one")
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,6 +110,59 @@ class Strategy:
             node = cells // size
             gram += node[:, None] == node[None, :]
         return gram
+
+
+def l1_sensitivity(strategy: Strategy, *, neighbours: str = "add_remove") -> float:
+    """The L1 sensitivity of x ↦ A x under one of two neighbouring relations.
+
+    ``"add_remove"``: neighbours differ by one record added or removed (the lecture's
+    ‖x − y‖₁ ≤ 1, notebook 01), so x moves by one basis vector e_u and Δ₁ = maxᵤ ‖A eᵤ‖₁,
+    the largest column L1 norm (:attr:`Strategy.l1_sensitivity`).
+
+    ``"replace_one"``: neighbours have the same n and differ in one record's value (the notes'
+    data x ∈ 𝒰ⁿ), so x moves by eᵤ − e_v and Δ₁ = max_{u ≠ v} ‖A eᵤ − A e_v‖₁, at most twice
+    the add/remove value (triangle inequality). For a tree with its root, two cells under
+    different children of the root are in different nodes at every level below it, so
+    Δ₁ = 2·(levels − 1): exactly 2 log₂ d for the binary tree over d = 2ʰ cells, where the
+    add/remove value is log₂ d + 1.
+
+    For strategies with entries in {−1, 0, 1} (all of this module's) the pairwise distances
+    come from Gram matrices, Σᵢ|aᵢᵤ − aᵢᵥ| = ‖aᵤ‖₁ + ‖aᵥ‖₁ − (AᵀA)ᵤᵥ − (|A|ᵀ|A|)ᵤᵥ, in blocks
+    of rows; other strategies are compared pair by pair (guarded against large d).
+
+    Examples
+    --------
+    >>> tree = hierarchical_strategy(8)
+    >>> l1_sensitivity(tree), l1_sensitivity(tree, neighbours="replace_one")
+    (4.0, 6.0)
+    """
+    if not isinstance(strategy, Strategy):
+        raise TypeError(f"strategy must be a Strategy; got {type(strategy).__name__}")
+    check_choice(neighbours, "neighbours", NEIGHBOURS)
+    if neighbours == "add_remove":
+        return strategy.l1_sensitivity
+    a = strategy.matrix.tocsc()
+    d = strategy.domain_size
+    if d < 2:
+        return 0.0  # no two different cells to swap a record between
+    column_norms = np.asarray(abs(a).sum(axis=0)).ravel()
+    best, block = 0.0, 512
+    if np.all(np.isin(a.data, (-1.0, 0.0, 1.0))):
+        absolute = abs(a)
+        for start in range(0, d, block):
+            stop = min(start + block, d)
+            signed = (a[:, start:stop].T @ a).toarray()
+            unsigned = (absolute[:, start:stop].T @ absolute).toarray()
+            distances = column_norms[start:stop, None] + column_norms[None, :] - signed - unsigned
+            best = max(best, float(distances.max()))
+        return best
+    if a.shape[0] * d * d > 10**9:
+        raise ValueError(f"strategy is too large for the pairwise replace-one sensitivity of a general matrix "
+                         f"({a.shape[0]} rows × d = {d} cells); use entries in {{-1, 0, 1}}")
+    dense = a.toarray()
+    for u in range(d):
+        best = max(best, float(np.abs(dense - dense[:, [u]]).sum(axis=0).max()))
+    return best
 
 
 def _csr(rows, cols, values, shape, name, **tree) -> Strategy:

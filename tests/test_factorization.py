@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from scipy import sparse
 from scipy.sparse import linalg as sparse_linalg
 
 from dpcourse import factorization as f, mechanisms, queries
@@ -45,6 +46,42 @@ def test_sensitivities_of_the_strategies():
     assert f.hierarchical_strategy(16).l2_sensitivity == pytest.approx(np.sqrt(5))
     for d in (16, 64, 1024):  # the notes' claim Δ₁ ≤ 2 log₂ d
         assert f.hierarchical_strategy(d).l1_sensitivity <= 2 * np.log2(d)
+
+
+def brute_force_replace_one(strategy):
+    """max over pairs of cells u ≠ v of ‖A eᵤ − A e_v‖₁, from the dense matrix."""
+    a = strategy.matrix.toarray()
+    return max(np.abs(a[:, u] - a[:, v]).sum() for u in range(a.shape[1]) for v in range(a.shape[1]))
+
+
+@pytest.mark.parametrize("name", STRATEGIES)
+@pytest.mark.parametrize("d", [1, 2, 7, 16, 33])
+def test_replace_one_sensitivity_matches_brute_force(name, d):
+    strategy = STRATEGIES[name](d)
+    replace = f.l1_sensitivity(strategy, neighbours="replace_one")
+    assert replace == brute_force_replace_one(strategy)
+    add_remove = f.l1_sensitivity(strategy)
+    assert add_remove == strategy.l1_sensitivity
+    assert replace <= 2 * add_remove  # triangle inequality: eᵤ − e_v is two add/remove steps
+
+
+def test_replace_one_sensitivity_of_a_general_matrix(rng):
+    # entries outside {−1, 0, 1} take the pair-by-pair path
+    strategy = f.Strategy(sparse.csr_array(rng.normal(size=(6, 5))), "random")
+    assert f.l1_sensitivity(strategy, neighbours="replace_one") == pytest.approx(brute_force_replace_one(strategy))
+
+
+def test_tree_sensitivity_under_both_relations():
+    # the notes' claim Δ₁ ≤ 2 log₂ d: add/remove gives log₂ d + 1 (one node per level), the notes'
+    # replace-one relation gives exactly 2 log₂ d (two nodes per level below the root)
+    for d in (8, 64, 1024, 4096):
+        tree = f.hierarchical_strategy(d)
+        assert f.l1_sensitivity(tree, neighbours="add_remove") == np.log2(d) + 1
+        assert f.l1_sensitivity(tree, neighbours="replace_one") == 2 * np.log2(d)
+    assert f.l1_sensitivity(f.hierarchical_strategy(4**5, 4), neighbours="replace_one") == 10   # 2·log₄ d
+    assert f.l1_sensitivity(f.hierarchical_strategy(64, include_root=False), neighbours="replace_one") == 12  # 2·levels
+    assert f.l1_sensitivity(f.identity_strategy(5), neighbours="replace_one") == 2
+    assert f.l1_sensitivity(f.prefix_strategy(10), neighbours="replace_one") == 9   # prefixes u … v − 1
 
 
 @pytest.mark.parametrize("d, b, root", [(16, 2, True), (13, 3, True), (20, 4, False), (1, 2, True), (100, 16, True)])
@@ -117,8 +154,9 @@ def test_svd_bound_is_below_every_strategy():
 
 
 def test_larger_branching_beats_binary_for_large_domains():
-    # Qardaji, Yang & Li: with consistency, b well above 2 is best for large d (≈ 16 asymptotically);
-    # at d = 1024 the exact errors of b = 4 … 32 are all at least a third below binary's
+    # Qardaji, Yang & Li: with consistency, b well above 2 is best (their approximate formula gives
+    # b ≈ 16, essentially whatever d); at d = 1024 the exact errors of b = 4, 16 and 32 are all at
+    # least 30% below binary's
     w = queries.all_range_workload(1024)
     errors = {b: f.expected_error(w, f.hierarchical_strategy(1024, b), epsilon=1.0) for b in (2, 4, 16, 32)}
     assert all(errors[b] < 0.7 * errors[2] for b in (4, 16, 32))
@@ -130,6 +168,8 @@ def test_larger_branching_beats_binary_for_large_domains():
         (lambda: f.hierarchical_strategy(0), ValueError, "d must be an integer"),
         (lambda: f.hierarchical_strategy(8, 1), ValueError, "branching must be an integer in \\[2, inf\\]"),
         (lambda: f.hierarchical_strategy(8, 2, include_root="no"), TypeError, "include_root"),
+        (lambda: f.l1_sensitivity(f.identity_strategy(4), neighbours="swap"), ValueError, "neighbours must be one of"),
+        (lambda: f.l1_sensitivity(np.eye(4)), TypeError, "strategy must be a Strategy"),
         (lambda: f.expected_error(queries.all_range_workload(4), f.identity_strategy(5), epsilon=1), ValueError, "share the domain size"),
         (lambda: f.expected_error(queries.all_range_workload(4), f.identity_strategy(4), epsilon=1, noise="gaussian"), TypeError, "delta"),
         (lambda: f.expected_error(queries.all_range_workload(4), f.identity_strategy(4), epsilon=0), ValueError, "epsilon"),
