@@ -7,8 +7,10 @@ have a type in S and bit 1:
 
     q_S(x) = (1/n) Σᵢ 1[gᵢ ∈ S]·xᵢ = (1/n) Σ_{g ∈ S} c_g,    c_g = #{i : gᵢ = g, xᵢ = 1}.
 
-The contingency table c ∈ ℕᴳ is a histogram; changing one person's bit changes one of its
-cells by 1. A workload of k queries is a 0/1 matrix W (k × G) and its answers are W c / n.
+The contingency table c ∈ ℕᴳ is a histogram. Neighbouring datasets here differ in **one
+person's bit** (n and every type are public): that changes one cell of c by 1, and each
+query containing that person's type by 1/n. A workload of k queries is a 0/1 matrix W (k × G)
+and its answers are W c / n.
 
 Four ways to release them, each vectorised over trials:
 
@@ -42,6 +44,7 @@ __all__ = [
     "METHODS",
     "Population",
     "gaussian_answers",
+    "histogram_all_subsets_max_error",
     "histogram_answers",
     "laplace_answers",
     "make_population",
@@ -144,8 +147,9 @@ def laplace_answers(population: Population, workload: MatrixWorkload, *, epsilon
                     trials: int | None = None) -> np.ndarray:
     """The Laplace mechanism on the k normalised answers: Lap(Δ₁/(nε)), Δ₁ = ``workload.l1_sensitivity``.
 
-    One person's bit is in every query that contains their type, so Δ₁ = the largest number of
-    queries that share a type (at most k): answering k queries this way is ε/k per query.
+    Neighbours differ in one person's bit, which moves every query that contains their type by
+    1/n, so Δ₁ = the largest number of queries that share a type (at most k), divided by n:
+    answering k queries this way is ε/k per query.
     """
     _check_pair(population, workload)
     return laplace_mechanism(population.answers(workload), sensitivity=workload.l1_sensitivity / population.n,
@@ -154,15 +158,41 @@ def laplace_answers(population: Population, workload: MatrixWorkload, *, epsilon
 
 def histogram_answers(population: Population, workload: MatrixWorkload, *, epsilon: float, rng=None,
                       trials: int | None = None) -> np.ndarray:
-    """The Laplace mechanism on the table c (Δ₁ = 1), then every query answered from the noisy table."""
+    """The Laplace mechanism on the table c (Δ₁ = 1: one person's bit moves one cell by 1), then every query from it."""
     _check_pair(population, workload)
     noisy = laplace_mechanism(population.ones, sensitivity=1.0, epsilon=epsilon, rng=rng, trials=trials)
     return workload.answer(noisy) / population.n
 
 
+def histogram_all_subsets_max_error(population: Population, *, epsilon: float, rng=None,
+                                    trials: int | None = None) -> np.ndarray:
+    """The largest normalised error over **all 2ᴳ** type-subset queries answered from one noisy table.
+
+    The table is released as in :func:`histogram_answers`, c̃ = c + Z with Zᵍ ~ Lap(1/ε), and
+    q_S is answered as Σ_{g ∈ S} c̃_g / n, so its error is Σ_{g ∈ S} Z_g / n. The worst S takes
+    every cell whose noise is positive, or every cell whose noise is negative:
+
+        max over S of |Σ_{g ∈ S} Z_g| = max(Σ_g max(Z_g, 0), Σ_g max(−Z_g, 0)),
+
+    so the maximum over all 2ᴳ queries is exact without listing them. It equals
+    (Σ|Z_g| + |Σ Z_g|)/2, of mean about (G/2 + √(G/π))/ε (the second term from the normal
+    approximation of Σ Z_g): about G/(2εn) normalised, O(1/n) for a fixed number of types,
+    however many queries are asked.
+    Shape ``()`` or ``(trials,)``.
+    """
+    noisy = laplace_mechanism(population.ones, sensitivity=1.0, epsilon=epsilon, rng=rng, trials=trials)
+    noise = noisy - population.ones
+    worst = np.maximum(np.clip(noise, 0.0, None).sum(axis=-1), np.clip(-noise, 0.0, None).sum(axis=-1))
+    return worst / population.n
+
+
 def gaussian_answers(population: Population, workload: MatrixWorkload, *, epsilon: float, delta: float, rng=None,
                      trials: int | None = None, calibration: str = "analytic") -> np.ndarray:
-    """The Gaussian mechanism on the k normalised answers, Δ₂ = ``workload.l2_sensitivity``/n."""
+    """The Gaussian mechanism on the k normalised answers, Δ₂ = ``workload.l2_sensitivity``/n.
+
+    Neighbours differ in one person's bit: it moves each of the (at most k) queries containing
+    their type by 1/n, so Δ₂ = √(that number)/n ≤ √k/n.
+    """
     _check_pair(population, workload)
     return gaussian_mechanism(population.answers(workload), l2_sensitivity=workload.l2_sensitivity / population.n,
                               epsilon=epsilon, delta=delta, rng=rng, trials=trials, calibration=calibration)

@@ -1,10 +1,21 @@
 """The reconstruction attack: too many too-accurate answers are blatantly non-private.
 
-Dinur & Nissim (2003): let a curator hold n secret bits x ∈ {0, 1}ⁿ and answer m subset-sum
-queries a_j·x (a_j ∈ {0, 1}ⁿ random) with error at most E each. If E = o(√n) and m = O(n),
-an attacker who solves the least-squares problem min_x̂ ‖A x̂ − y‖ and rounds x̂ to {0, 1}
-recovers all but a vanishing fraction of the bits. Noise of magnitude ≳ √n (which is what
-differential privacy must add to O(n) such queries) stops the attack.
+The setting is Dinur & Nissim's (2003): a curator holds n secret bits x ∈ {0, 1}ⁿ, one per
+person, and answers **subset-sum queries over individuals**, a·x for a ∈ {0, 1}ⁿ, each with
+error at most E. Neighbouring databases differ in **one person's bit**, which moves every
+subset sum containing that person by 1. What is known:
+
+* all 2ⁿ subset queries with E = o(n): any x̂ consistent with every answer agrees with x on
+  all but 4E bits (Dinur & Nissim 2003; an exponential-time attack);
+* polynomially many queries with E = o(√n): Dinur & Nissim's polynomial-time attack used
+  O(n log² n) random queries and linear programming; O(n) queries suffice for LP decoding
+  (Dwork, McSherry & Talwar 2007, which tolerates even a constant fraction of arbitrary
+  answers) and for the linear-algebra attacks of Dwork & Yekhanin (2008).
+
+This module runs the simplest member of the O(n)-query family: m random subset sums, the
+least-squares estimate x̂ = A⁺y, rounded to {0, 1}. Noise of magnitude ≳ √n, which any DP
+mechanism must leave on some such queries (else the attack would succeed against it), stops
+it; ε-DP Laplace noise Lap(m/ε) is far larger still.
 
 Everything is vectorised over trials: the pseudo-inverse of A is computed once and applied
 to all trials' answers in one matrix product.
@@ -72,7 +83,8 @@ def run_attack(secret_bits, *, num_queries: int, noise_scale: float, noise: str 
     noise_scale : float
         E. ``"bounded"``: each answer is off by a uniform error in [−E, E] (the curator promises
         accuracy E, as in Dinur & Nissim). ``"laplace"``: Lap(E) errors; E = m/ε makes the m
-        answers ε-DP, since one person's bit can move every subset sum by 1.
+        answers ε-DP for neighbours that differ in one person's bit, which can move every
+        subset sum by 1 (Δ₁ = m).
     """
     x = check_binary(secret_bits, "secret_bits")
     check_choice(noise, "noise", NOISE_KINDS)

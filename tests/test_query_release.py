@@ -92,6 +92,27 @@ def test_split_budget_rr_is_unbiased_with_k_fold_budget(rng):
     np.testing.assert_allclose(answers.var(axis=0, ddof=1), var, rtol=5 * np.sqrt(2 / 3999))
 
 
+def test_all_subsets_max_error_is_the_maximum_over_every_subset():
+    # brute force over all 2⁶ type subsets, with the same seed (hence the same table noise)
+    population = qr.make_population(500, 6, rng=3)
+    subsets = (np.arange(2**6)[:, None] >> np.arange(6)) & 1
+    every = MatrixWorkload(subsets.astype(float))
+    brute = np.abs(qr.histogram_answers(population, every, epsilon=0.7, rng=11, trials=50) - population.answers(every)).max(axis=1)
+    np.testing.assert_allclose(qr.histogram_all_subsets_max_error(population, epsilon=0.7, rng=11, trials=50), brute, rtol=1e-12)
+    assert np.ndim(qr.histogram_all_subsets_max_error(population, epsilon=0.7, rng=11)) == 0
+
+
+def test_all_subsets_max_error_is_about_g_over_2_eps_n():
+    # the maximum is (Σ|Z| + |ΣZ|)/2: mean G/(2ε) + E|ΣZ|/2 ≈ G/(2ε) + √(G/π)/ε, i.e. the factor
+    # 1 + 2/√(πG) ≈ 1.14 over G/(2ε) = 3.2e-3 (normalised). One maximum has sd ≤ sd Σ|Z| + sd|ΣZ|/2
+    # ≤ (√G + √(2G)/2)/ε ≈ 14/ε, so the mean of 2000 has SE ≤ 14/(√2000·n) ≈ 3.2e-5; the window
+    # [1, 1 + 1.5/√G]·G/(2εn) = [3.2e-3, 3.8e-3] is more than 4 SE from the expected 3.65e-3 on each side
+    population = qr.make_population(10_000, 64, rng=4)
+    worst = qr.histogram_all_subsets_max_error(population, epsilon=1.0, rng=5, trials=2000)
+    scale = 64 / (2 * 1.0 * 10_000)
+    assert scale < worst.mean() < scale * (1 + 1.5 / np.sqrt(64))
+
+
 def test_gaussian_laplace_crossover():
     assert bounds.gaussian_laplace_crossover(epsilon=0.5, delta=1e-6, calibration="classic") == pytest.approx(np.log(1.25e6))
     k = bounds.gaussian_laplace_crossover(epsilon=0.5, delta=1e-6)
