@@ -2,8 +2,6 @@ import numpy as np
 import pytest
 
 from dpcourse import factorization, queries
-from dpcourse.checks import CheckFailed
-from dpcourse.checks import trees as check
 from dpcourse.widgets import tree_panel
 from dpcourse.widgets.trees import interval_error_by_length, strategy_by_name
 
@@ -45,18 +43,3 @@ def test_strategy_and_interval_controls(panel):
     assert panel.numbers["nodes in the decomposition"] == 1
     with pytest.raises(ValueError, match="strategy must be one of"):
         strategy_by_name("random", 8)
-
-
-def test_checks(capsys):
-    check.strategy_sensitivities(64, 7)
-    check.decomposition([(0, 3), (2, 1), (2, 2), (0, 12)])
-    check.small_error(16 / 3)
-    assert capsys.readouterr().out.count("✓") == 3
-    with pytest.raises(CheckFailed, match=r"^\[strategy-sensitivity\]"):
-        check.strategy_sensitivities(64, 6)
-    with pytest.raises(CheckFailed, match="not exactly"):
-        check.decomposition([(0, 3), (2, 1), (2, 2)])
-    with pytest.raises(CheckFailed, match="are enough"):
-        check.decomposition([(0, 3), (1, 2), (1, 3), (2, 2), (0, 12)])
-    with pytest.raises(CheckFailed, match=r"^\[small-error\]"):
-        check.small_error(8 / 3)

@@ -1,15 +1,42 @@
 """Check functions for the exercises, one module per notebook topic.
 
-A check cell imports the module of its notebook and calls one function with the
-student's answer::
+A check cell imports the module of its notebook and calls one check with the student's answer::
 
     from dpcourse.checks import laplace as check
-    check.tail_level(my_tail_level)
+    check.exact_tail_level(exact_tail_level)
 
-A right answer prints ``✓ <exercise>: correct``; a wrong one raises
-:class:`CheckFailed` (an ``AssertionError``) whose message names the exercise and gives a hint.
+A right answer shows ``✓ <exercise>: correct`` and the number that proves it; an untouched stub
+shows ``not attempted yet`` and does not stop Run All; a wrong answer shows ✗, what is wrong and
+a hint, in one short block (it raises :class:`CheckFailed`, rendered without a traceback).
+Each check is an :class:`~dpcourse.checks._core.Exercise`: a probe that runs in the kernel and a
+pure judge; :func:`exercise` finds one by id (the grader judges with it, outside the kernel).
 """
 
-from ._core import CheckFailed
+from __future__ import annotations
 
-__all__ = ["CheckFailed"]
+from importlib import import_module
+
+from ._core import CheckFailed, Exercise, Verdict
+
+__all__ = ["CheckFailed", "Exercise", "MODULES", "Verdict", "all_exercises", "exercise"]
+
+MODULES = ("laplace", "release", "trees", "above_threshold", "svt_variants", "pmw")
+
+
+def all_exercises() -> dict[str, Exercise]:
+    """Every exercise of the workbook by id (imports the six check modules)."""
+    found: dict[str, Exercise] = {}
+    for name in MODULES:
+        module = import_module(f"{__name__}.{name}")
+        for item in vars(module).values():
+            if isinstance(item, Exercise):
+                found[item.exercise] = item
+    return found
+
+
+def exercise(exercise_id: str) -> Exercise:
+    """The :class:`Exercise` with this id; ``KeyError`` naming the known ids if there is none."""
+    known = all_exercises()
+    if exercise_id not in known:
+        raise KeyError(f"no exercise {exercise_id!r}; known: {', '.join(sorted(known))}")
+    return known[exercise_id]

@@ -1,53 +1,323 @@
-"""The machinery behind every exercise's check cell.
+"""The machinery behind every exercise's check cell: probe in the kernel, judge from evidence.
 
-A check compares a student's answer with the package's own reference, computed at check
-time (never a stored number), and either prints a short confirmation or raises
-:class:`CheckFailed` with a message that says what was expected and a hint.
+An :class:`Exercise` is two functions:
+
+* ``probe(*answers) -> evidence`` runs in the student's kernel. It touches the student's answer
+  (reads a value, calls a function on fixed inputs) and turns what it saw into plain JSON
+  (:func:`value_evidence`, :func:`call_evidence`). A stub (``...``, ``NotImplementedError``)
+  becomes ``{"not_attempted": true}``; a function that raises or has the wrong signature is
+  recorded as such, never raised.
+* ``judge(evidence) -> detail`` is pure: it sees only the evidence, computes the reference with the
+  package, and either returns the detail shown with ✓ or raises :class:`Wrong` with what is wrong
+  and a hint. :func:`diagnose` names the two or three most plausible mistakes.
+
+In a notebook, ``check.some_exercise(answer)`` does both and shows one short block: ✓ and the
+number that proves it, ``not attempted yet`` with what to do, or ✗ with the message and the hint.
+A failed check raises :class:`CheckFailed`, which IPython renders as that block alone (no
+traceback, no checker source). The grader (:mod:`dpcourse.grading`) collects only the evidence
+from the student's kernel and runs the judge in its own process, so code in a solution cell can
+change what its answer is, but not how it is judged.
 """
 
 from __future__ import annotations
 
+import html
+import inspect
+import json
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["CheckFailed", "expect_close", "expect_callable", "passed"]
+__all__ = ["CheckFailed", "Exercise", "NotAttempted", "Verdict", "Wrong", "call_evidence", "diagnose",
+           "calls", "expect_close", "numbers", "value", "value_evidence", "values_evidence"]
+
+PASSED, FAILED, NOT_ATTEMPTED = "passed", "failed", "not attempted"
+_MAX_ELEMENTS = 100_000  # evidence larger than this is refused, not shipped
+
+
+class Wrong(Exception):
+    """Raised by a judge: the answer is wrong. ``message`` says what, ``hint`` how to get it right."""
+
+    def __init__(self, message: str, hint: str = ""):
+        super().__init__(message)
+        self.message, self.hint = message, hint
+
+
+class NotAttempted(Exception):
+    """Raised by a judge when the evidence shows an untouched stub."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of one check: ``status`` is ``passed``, ``failed`` or ``not attempted``."""
+
+    exercise: str
+    status: str
+    message: str = ""
+    hint: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED
+
+    def lines(self) -> list[str]:
+        """The block a student sees, one short line each."""
+        if self.status == PASSED:
+            return [f"✓ {self.exercise}: correct{'. ' + self.message if self.message else ''}"]
+        if self.status == NOT_ATTEMPTED:
+            return [f"… {self.exercise}: not attempted yet. Replace the `...` or the `raise NotImplementedError` "
+                    "line in the cell above with your answer, then run both cells."]
+        lines = [f"✗ {self.exercise}: {self.message}"]
+        if self.hint:
+            lines.append(f"  Hint: {self.hint}")
+        return lines
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        printer.text(str(self))
+
+    def _repr_html_(self) -> str:
+        colour = {PASSED: "#1b7837", FAILED: "#b2182b"}.get(self.status, "#555555")
+        body = "<br>".join(html.escape(line) for line in self.lines())
+        return f'<div style="border-left: 4px solid {colour}; padding: 2px 8px; font-family: monospace">{body}</div>'
 
 
 class CheckFailed(AssertionError):
-    """A student's answer is wrong; the message says why and how to get it right."""
+    """A wrong answer in a notebook. IPython shows only the verdict's short block, never a traceback."""
 
-    def __init__(self, exercise: str, message: str, hint: str | None = None):
-        self.exercise = exercise
-        text = f"[{exercise}] {message}"
-        if hint:
-            text += f"\nHint: {hint}"
-        super().__init__(text)
+    def __init__(self, exercise, message: str = "", hint: str | None = None):
+        self.verdict = exercise if isinstance(exercise, Verdict) else Verdict(exercise, FAILED, message, hint or "")
+        self.exercise = self.verdict.exercise
+        super().__init__(str(self.verdict))
 
-
-def passed(exercise: str, detail: str = "") -> None:
-    """Print the confirmation a check cell shows when the answer is right."""
-    print(f"✓ {exercise}: correct{'. ' + detail if detail else ''}")
+    def _render_traceback_(self) -> list[str]:
+        first, *rest = self.verdict.lines()
+        return ["\x1b[31m" + first + "\x1b[0m", *rest]
 
 
-def expect_callable(exercise: str, value, what: str) -> Callable:
-    if not callable(value):
-        raise CheckFailed(exercise, f"expected {what} to be a function; got {type(value).__name__}")
+# --------------------------------------------------------------------------- evidence (runs in the kernel)
+
+def _jsonable(value):
+    """Plain JSON for numbers, arrays, strings, lists and dicts; a tagged description for anything else."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        array = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
+        if array.size > _MAX_ELEMENTS:
+            return {"unsupported": f"an array of {array.size:,} elements (at most {_MAX_ELEMENTS:,})"}
+        return [_jsonable(item) for item in value]
+    if value is Ellipsis:
+        return {"unsupported": "..."}
+    return {"unsupported": type(value).__name__}
+
+
+def value_evidence(value) -> dict:
+    """Evidence for an answer that is a value: ``...`` (the stub) is not attempted."""
+    if value is Ellipsis:
+        return {"not_attempted": True}
+    return {"value": _jsonable(value)}
+
+
+def values_evidence(**answers) -> dict:
+    """Evidence for several named values answered together; all of them ``...`` is not attempted."""
+    if all(answer is Ellipsis for answer in answers.values()):
+        return {"not_attempted": True}
+    return {"value": {name: _jsonable(answer) for name, answer in answers.items()}}
+
+
+def _describe_error(err: BaseException) -> str:
+    text = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def call_evidence(function, cases, *, parameters: str) -> dict:
+    """Evidence for an answer that is a function: its result on each case (a tuple of arguments).
+
+    ``parameters`` spells the expected signature, e.g. ``"(k, beta, sensitivity, epsilon)"``.
+    """
+    if function is Ellipsis:
+        return {"not_attempted": True}
+    if not callable(function):
+        return {"not_callable": type(function).__name__}
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        signature = None
+    results = []
+    for case in cases:
+        if signature is not None:
+            try:
+                signature.bind(*case)
+            except TypeError:
+                return {"signature": f"{getattr(function, '__name__', 'your function')}{signature}",
+                        "expected": parameters}
+        try:
+            results.append({"value": _jsonable(function(*case))})
+        except NotImplementedError:
+            return {"not_attempted": True}
+        except Exception as err:  # noqa: BLE001 - the student's code may raise anything; that is the evidence
+            results.append({"raised": _describe_error(err)})
+    return {"calls": results}
+
+
+# --------------------------------------------------------------------------- judging (pure)
+
+def value(evidence: dict, what: str):
+    """The answer value from value evidence, or the right exception."""
+    if evidence.get("not_attempted"):
+        raise NotAttempted
+    if "value" not in evidence:
+        raise Wrong(f"{what}: the check could not read your answer")
+    value = evidence["value"]
+    if isinstance(value, dict) and "unsupported" in value:
+        raise Wrong(f"{what}: expected a number, got {value['unsupported']}")
     return value
 
 
-def expect_close(exercise: str, value, expected, *, what: str, rtol: float = 1e-6, atol: float = 0.0,
-                 hint: str | None = None) -> None:
-    """Fail unless ``value`` is within ``rtol``/``atol`` of ``expected`` (element-wise)."""
-    if value is None or value is Ellipsis:
-        raise CheckFailed(exercise, f"{what}: no answer yet", hint)
+def calls(evidence: dict, *, parameters: str) -> list:
+    """The results of the student's function from call evidence (raises for every kind of failure)."""
+    if evidence.get("not_attempted"):
+        raise NotAttempted
+    if "not_callable" in evidence:
+        raise Wrong(f"expected a function, got a {evidence['not_callable']}", f"define it with def name{parameters}:")
+    if "signature" in evidence:
+        raise Wrong(f"your function is {evidence['signature']}, but the check calls it as {parameters}",
+                    f"keep the parameters of the stub: {parameters}")
+    results = evidence.get("calls")
+    if not isinstance(results, list):
+        raise Wrong("the check could not read your function's results")
+    for result in results:
+        if "raised" in result:
+            raise Wrong(f"your function raised {result['raised']}",
+                        "run it yourself on the example in the exercise and read the error")
+    return [result.get("value") for result in results]
+
+
+def numbers(value, what: str, shape: tuple | None = None) -> np.ndarray:
+    """``value`` as a float array (of ``shape`` if given), or :class:`Wrong` saying what it was."""
+    if isinstance(value, dict) and "unsupported" in value:
+        raise Wrong(f"{what}: expected a number, got {value['unsupported']}")
     try:
-        got = np.asarray(value, dtype=float)
+        array = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise CheckFailed(exercise, f"{what}: expected a number, got {value!r}", hint) from None
+        raise Wrong(f"{what}: expected a number, got {type(value).__name__} {str(value)[:40]!r}") from None
+    if shape is not None and array.shape != tuple(shape):
+        raise Wrong(f"{what}: expected shape {tuple(shape)}, got {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise Wrong(f"{what}: got {np.array2string(array, precision=4) if array.ndim else float(array)}, which is not finite")
+    return array
+
+
+def _close(got: np.ndarray, want, rtol: float, atol: float) -> bool:
+    want = np.asarray(want, dtype=float)
+    return got.shape == want.shape and bool(np.allclose(got, want, rtol=rtol, atol=atol))
+
+
+def _shown(array: np.ndarray) -> str:
+    return np.array2string(array, precision=5) if array.ndim else f"{float(array):.6g}"
+
+
+def diagnose(got, expected, *, what: str, hint: str, mistakes: dict | None = None, rtol: float = 1e-6,
+             atol: float = 0.0) -> np.ndarray:
+    """Pass if ``got`` matches ``expected``; else name the first mistake it matches, or give ``hint``.
+
+    ``mistakes`` maps a description of a plausible mistake ("you used ln(1/β) instead of ln(k/β)")
+    to the value that mistake produces (or to a pair ``(value, hint)``).
+    """
     want = np.asarray(expected, dtype=float)
-    if got.shape != want.shape:
-        raise CheckFailed(exercise, f"{what}: expected shape {want.shape}, got {got.shape}", hint)
-    if not np.all(np.isfinite(got)) or not np.allclose(got, want, rtol=rtol, atol=atol):
-        shown = np.array2string(got, precision=6) if got.ndim else f"{float(got):.6g}"
-        raise CheckFailed(exercise, f"{what}: got {shown}, which is not right", hint)
+    array = numbers(got, what, want.shape)
+    if _close(array, want, rtol, atol):
+        return array
+    for mistake, produced in (mistakes or {}).items():
+        value, mistake_hint = produced if isinstance(produced, tuple) else (produced, hint)
+        value = np.asarray(value, dtype=float)
+        if _close(array, value, rtol, atol) and not _close(value, want, rtol, atol):
+            raise Wrong(f"{what}: got {_shown(array)}. It looks like {mistake}", mistake_hint)
+    raise Wrong(f"{what}: got {_shown(array)}, which is not right", hint)
+
+
+def expect_close(got, expected, *, what: str, hint: str, rtol: float = 1e-6, atol: float = 0.0) -> np.ndarray:
+    """:func:`diagnose` without named mistakes."""
+    return diagnose(got, expected, what=what, hint=hint, rtol=rtol, atol=atol)
+
+
+# --------------------------------------------------------------------------- the exercise
+
+_COLLECTOR: list | None = None  # set by dpcourse.checks._grading while the grader runs a check cell
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise's check: call it in the check cell with the student's answer(s).
+
+    Parameters
+    ----------
+    exercise : str
+        The id, as in the notebook's ``metadata["dpcourse"]["exercise"]``.
+    probe : callable
+        ``probe(*answers) -> dict`` of JSON evidence; runs in the student's kernel.
+    judge : callable
+        ``judge(evidence) -> str`` (the detail shown with ✓); raises :class:`Wrong` or
+        :class:`NotAttempted`. Pure: the grader calls it outside the student's kernel.
+    """
+
+    exercise: str
+    probe: Callable = field(repr=False)
+    judge: Callable = field(repr=False)
+
+    def evidence(self, *answers, **keywords) -> dict:
+        """What the probe saw, as JSON-ready data (never raises for anything the student did)."""
+        try:
+            return self.probe(*answers, **keywords)
+        except NotImplementedError:
+            return {"not_attempted": True}
+        except Exception as err:  # noqa: BLE001 - e.g. an answer of the wrong type deep inside the probe
+            return {"probe_error": _describe_error(err)}
+
+    def verdict(self, evidence) -> Verdict:
+        """Judge evidence (as returned by :meth:`evidence`, possibly via JSON)."""
+        if not isinstance(evidence, dict):
+            return Verdict(self.exercise, FAILED, "the check could not read your answer")
+        if "probe_error" in evidence:
+            return Verdict(self.exercise, FAILED, f"your answer could not be read: {evidence['probe_error']}",
+                           "check the type the exercise asks for")
+        try:
+            detail = self.judge(evidence)
+        except NotAttempted:
+            return Verdict(self.exercise, NOT_ATTEMPTED)
+        except Wrong as wrong:
+            return Verdict(self.exercise, FAILED, wrong.message, wrong.hint)
+        return Verdict(self.exercise, PASSED, detail or "")
+
+    def __call__(self, *answers, **keywords) -> Verdict:
+        evidence = self.evidence(*answers, **keywords)
+        if _COLLECTOR is not None:
+            _COLLECTOR.append({"exercise": self.exercise, "evidence": json.loads(json.dumps(evidence, default=str))})
+            return Verdict(self.exercise, "collected")
+        verdict = self.verdict(evidence)
+        if verdict.status == FAILED:
+            raise CheckFailed(verdict)
+        _show(verdict)
+        return verdict
+
+
+def _show(verdict: Verdict) -> None:
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:  # pragma: no cover - IPython comes with the workbook
+        print(verdict)
+        return
+    if get_ipython() is None:
+        print(verdict)
+    else:
+        display(verdict)

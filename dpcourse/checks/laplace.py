@@ -1,41 +1,92 @@
-"""Checks for the exercises of notebook 01 (Laplace utility)."""
+"""Checks for the exercises of notebook 01 (Laplace utility).
+
+Each check names the two or three most plausible mistakes (see :func:`~dpcourse.checks._core.diagnose`).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..bounds import composed_laplace_sample_complexity, laplace_max_error_bound
+from ..bounds import laplace_max_error_bound, laplace_max_error_quantile
 from ..queries import MatrixWorkload
-from ._core import CheckFailed, expect_callable, expect_close, passed
+from ._core import Exercise, Wrong, call_evidence, calls, diagnose, value, value_evidence
 
-__all__ = ["icu_sensitivity", "icu_occupancy_workload", "sample_size", "tail_level"]
+__all__ = ["EXAMPLE_OFFICE", "exact_tail_level", "icu_occupancy_workload", "icu_sensitivity", "max_queries"]
 
 _TAIL_CASES = [(1, 0.05, 1.0, 1.0), (100, 0.05, 1.0, 0.5), (1000, 1e-3, 3.0, 2.0), (7, 0.3, 0.5, 0.1)]
+_TAIL_PARAMETERS = "(k, beta, sensitivity, epsilon)"
+
+#: Exercise 2's statistics office: n people, ε, accuracy α (normalised), failure probability β.
+EXAMPLE_OFFICE = {"n": 1_000_000, "epsilon": 0.5, "alpha": 0.01, "beta": 0.05}
 
 
-def tail_level(student_fn) -> None:
-    """Exercise ``tail-level``: ``student_fn(k, beta, sensitivity, epsilon)`` must return ln(k/β)·Δf/ε."""
-    ex = "tail-level"
-    fn = expect_callable(ex, student_fn, "your answer")
-    for k, beta, sensitivity, epsilon in _TAIL_CASES:
-        try:
-            got = fn(k, beta, sensitivity, epsilon)
-        except NotImplementedError:
-            raise CheckFailed(ex, "the function still raises NotImplementedError") from None
-        expected = laplace_max_error_bound(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon)
-        expect_close(ex, got, expected, what=f"tail level at k={k}, β={beta}, Δf={sensitivity}, ε={epsilon}",
-                     rtol=1e-9, hint="each of the k coordinates may fail with probability β/k; "
-                                     "P[|Lap(b)| ≥ t·b] = e^{−t}, and b = Δf/ε.")
-    passed(ex, f"checked on {len(_TAIL_CASES)} parameter settings")
+def _judge_exact_tail(evidence: dict) -> str:
+    results = calls(evidence, parameters=_TAIL_PARAMETERS)
+    for (k, beta, sensitivity, epsilon), got in zip(_TAIL_CASES, results, strict=True):
+        scale = sensitivity / epsilon
+        diagnose(got, laplace_max_error_quantile(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon),
+                 what=f"the level at k={k}, β={beta}, Δf={sensitivity}, ε={epsilon}", rtol=1e-9,
+                 hint="the k coordinates are independent: P[max |Zᵢ| < t] = (1 − e^{−t/b})^k with b = Δf/ε; "
+                      "set 1 − that to β and solve for t",
+                 mistakes={
+                     "Theorem 3.8's union bound ln(k/β)·Δf/ε, which is only an upper bound":
+                         (laplace_max_error_bound(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon),
+                          "use independence instead of the union bound: the exact level is a little smaller"),
+                     "one coordinate's level: the k coordinates are missing":
+                         (np.log(1 / beta) * scale, "the maximum of k coordinates exceeds t if any one of them does"),
+                     "the scale is inverted (ε/Δf instead of Δf/ε)":
+                         (laplace_max_error_quantile(k=k, beta=beta, sensitivity=epsilon, epsilon=sensitivity),
+                          "Lap(b) has scale b = Δf/ε: more privacy (smaller ε) means more noise"),
+                 })
+    return f"the exact level, checked on {len(_TAIL_CASES)} parameter settings"
 
 
-def sample_size(answer, *, num_queries: int, alpha: float, beta: float, epsilon: float) -> None:
-    """Exercise ``sample-size``: the n at which K queries with ε/K each are α-accurate w.p. 1 − β."""
-    ex = "sample-size"
-    expected = composed_laplace_sample_complexity(num_queries=num_queries, alpha=alpha, beta=beta, epsilon=epsilon)
-    expect_close(ex, answer, expected, what="n", rtol=1e-6,
-                 hint="set the normalised error K·ln(K/β)/(nε) equal to α and solve for n.")
-    passed(ex, f"n = {expected:,.0f} people")
+exact_tail_level = Exercise(
+    "exact-tail-level",
+    probe=lambda fn: call_evidence(fn, _TAIL_CASES, parameters=_TAIL_PARAMETERS),
+    judge=_judge_exact_tail,
+)
+"""Exercise ``exact-tail-level``: ``fn(k, beta, sensitivity, epsilon)`` returns the smallest t with P[‖f(x) − y‖∞ ≥ t] ≤ β."""
+
+
+def _queries_within(n: float, alpha: float, beta: float, epsilon: float, *, log_term) -> int:
+    """The largest K ≥ 1 with K·log_term(K)/(nε) ≤ α (the left side increases in K)."""
+    budget = alpha * epsilon * n
+    high = 2
+    while high * log_term(high) <= budget:
+        high *= 2
+    low = max(1, high // 2)
+    while low < high:  # bisection on integers: K·log_term(K) is increasing
+        middle = (low + high + 1) // 2
+        if middle * log_term(middle) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _judge_max_queries(evidence: dict) -> str:
+    office = EXAMPLE_OFFICE
+    got = value(evidence, "K")
+    n, epsilon, alpha, beta = office["n"], office["epsilon"], office["alpha"], office["beta"]
+    right = _queries_within(n, alpha, beta, epsilon, log_term=lambda k: np.log(k / beta))
+    diagnose(got, right, what="the largest K", rtol=0,
+             hint="with ε/K per query, each answer has Laplace scale K/(nε) (normalised); Theorem 3.8 over K "
+                  "answers needs K·ln(K/β)/(nε) ≤ α. Find the largest whole K that satisfies it",
+             mistakes={
+                 "you dropped the logarithm (K/(nε) ≤ α)": (alpha * epsilon * n, "Theorem 3.8 has a ln(K/β) factor"),
+                 "you used ln(1/β) instead of ln(K/β)":
+                     (_queries_within(n, alpha, beta, epsilon, log_term=lambda k: np.log(1 / beta)),
+                      "the union bound runs over all K answers: each may fail with probability β/K"),
+                 "an off-by-one: the next K already breaks the bound":
+                     (right + 1, "round down: K must satisfy the inequality, so take the last K that does"),
+             })
+    level = right * np.log(right / beta) / (n * epsilon)
+    return f"K = {right} queries, each within {level:.5f} ≤ α = {alpha} w.p. {1 - beta:.2f}"
+
+
+max_queries = Exercise("max-queries", probe=value_evidence, judge=_judge_max_queries)
+"""Exercise ``max-queries``: the largest number of queries the office of :data:`EXAMPLE_OFFICE` can answer."""
 
 
 def icu_occupancy_workload(hospitals: int, days: int) -> MatrixWorkload:
@@ -51,11 +102,25 @@ def icu_occupancy_workload(hospitals: int, days: int) -> MatrixWorkload:
     return MatrixWorkload(w, name="ICU occupancy")
 
 
-def icu_sensitivity(answer, *, days: int = 10, hospitals: int = 3) -> None:
-    """Exercise ``icu-sensitivity``: the L1 sensitivity of the hospitals × days ICU table."""
-    ex = "icu-sensitivity"
-    expected = icu_occupancy_workload(hospitals, days).l1_sensitivity
-    expect_close(ex, answer, expected, what=f"Δ₁ of the {hospitals} × {days} ICU table", rtol=0,
-                 hint="one patient can be in the ICU on many days: how many cells of the table can "
-                      "one person's record change at most?")
-    passed(ex, f"one patient can change {expected:.0f} cells by 1 each")
+_ICU_DAYS, _ICU_HOSPITALS = 10, 3
+
+
+def _judge_icu(evidence: dict) -> str:
+    got = value(evidence, "Δ₁")
+    expected = icu_occupancy_workload(_ICU_HOSPITALS, _ICU_DAYS).l1_sensitivity
+    if isinstance(got, bool):
+        raise Wrong("Δ₁: expected a number, got a bool")
+    diagnose(got, expected, what=f"Δ₁ of the {_ICU_HOSPITALS} × {_ICU_DAYS} ICU table", rtol=0,
+             hint="one patient can be in the ICU on many days: how many cells can one person's record change?",
+             mistakes={
+                 "the histogram answer: a patient is one record, but is counted on every day of the stay": (1.0,
+                     "count the cells one stay adds 1 to"),
+                 "every cell of the table, but one patient stays in one hospital": (_ICU_DAYS * _ICU_HOSPITALS,
+                     "one stay is in one hospital only"),
+                 "an off-by-one in the number of days": (_ICU_DAYS - 1, "a stay can cover all T days, first and last included"),
+             })
+    return f"one patient can change {expected:.0f} cells by 1 each"
+
+
+icu_sensitivity = Exercise("icu-sensitivity", probe=value_evidence, judge=_judge_icu)
+"""Exercise ``icu-sensitivity``: the L1 sensitivity of the 3 hospitals × 10 days ICU table (add/remove one patient)."""

@@ -5,51 +5,108 @@ from __future__ import annotations
 import numpy as np
 
 from ..bounds import laplace_variance
-from ..mechanisms import gaussian_sigma, rr_debias
-from ._core import CheckFailed, expect_callable, expect_close, passed
+from ..mechanisms import gaussian_sigma, k_rr_debias_counts
+from ._core import Exercise, Wrong, call_evidence, calls, diagnose, numbers, value, values_evidence
 
-__all__ = ["better_mechanism", "debias", "sensitivities"]
+__all__ = ["BETTER_MECHANISM", "SENSITIVITIES", "better_mechanism", "debias_counts", "sensitivities"]
 
-
-def debias(student_fn) -> None:
-    """Exercise ``debias``: ``student_fn(y, epsilon)`` returns the unbiased estimate x̂ of a bit from a report y."""
-    ex = "debias"
-    fn = expect_callable(ex, student_fn, "your debiasing function")
-    for epsilon in (0.1, 0.5, 1.0, 3.0):
-        for y in (0, 1):
-            try:
-                got = fn(y, epsilon)
-            except NotImplementedError:
-                raise CheckFailed(ex, "the function still raises NotImplementedError") from None
-            expect_close(ex, got, rr_debias([y], epsilon=epsilon)[0], what=f"x̂ for report y = {y} at ε = {epsilon}",
-                         rtol=1e-9, hint="x̂ = ½ + (y − ½)/(2p − 1) with p = e^ε/(1 + e^ε); check that E[x̂] = x "
-                                         "for both x = 0 and x = 1")
-    passed(ex, "unbiased at every ε tried")
+_DEBIAS_CASES = [([30, 50, 20], 1.0), ([120, 40, 25, 15], 0.5), ([500, 500], 2.0), ([10, 0, 5, 5, 80], 3.0)]
+_DEBIAS_PARAMETERS = "(report_counts, epsilon)"
 
 
-def sensitivities(l1, l2, *, num_queries: int = 50, n: int = 1000) -> None:
-    """Exercise ``sensitivities``: Δ₁ and Δ₂ of K normalised counting queries (a person may be in all K)."""
-    ex = "sensitivities"
-    expect_close(ex, l1, num_queries / n, what="the L1 sensitivity", rtol=1e-9,
-                 hint="one person can change every one of the K answers by 1/n")
-    expect_close(ex, l2, np.sqrt(num_queries) / n, what="the L2 sensitivity", rtol=1e-9,
-                 hint="the same change vector, measured in the 2-norm: √(K·(1/n)²)")
-    passed(ex, f"Δ₁ = K/n = {num_queries / n:g}, Δ₂ = √K/n = {np.sqrt(num_queries) / n:.4g}")
+def _binary_rr_mistake(counts: np.ndarray, epsilon: float) -> np.ndarray:
+    p = np.exp(epsilon) / (1 + np.exp(epsilon))  # binary RR's p, with q = 1 − p, used for k > 2 categories
+    return (counts - counts.sum() * (1 - p)) / (2 * p - 1)
 
 
-def better_mechanism(choice, laplace_mse, gaussian_mse, *, n: int = 5000, num_queries: int = 200,
-                     epsilon: float = 0.5, delta: float = 1e-6) -> None:
-    """Exercise ``better-mechanism``: per-query MSE of Laplace and (analytic) Gaussian, and the winner."""
-    ex = "better-mechanism"
-    k = num_queries
+def _judge_debias(evidence: dict) -> str:
+    results = calls(evidence, parameters=_DEBIAS_PARAMETERS)
+    for (counts, epsilon), got in zip(_DEBIAS_CASES, results, strict=True):
+        counts = np.asarray(counts, dtype=float)
+        k, n = counts.size, counts.sum()
+        p = np.exp(epsilon) / (np.exp(epsilon) + k - 1)
+        q = 1 / (np.exp(epsilon) + k - 1)
+        diagnose(got, k_rr_debias_counts(counts, epsilon=epsilon),
+                 what=f"the estimate from report counts {counts.astype(int).tolist()} at ε = {epsilon}", rtol=1e-9,
+                 hint="E[reports of j] = p·c_j + q·(n − c_j): solve for c_j",
+                 mistakes={
+                     "binary randomized response's p = e^ε/(1 + e^ε), but there are k categories":
+                         (_binary_rr_mistake(counts, epsilon) if k > 2 else np.full(k, np.nan),
+                          "with k categories the true one is kept w.p. e^ε/(e^ε + k − 1)"),
+                     "the n·q reports that land on j by chance are not subtracted":
+                         (counts / (p - q), "every category also receives reports from the n − c_j people not in it"),
+                     "fractions, not counts": (k_rr_debias_counts(counts, epsilon=epsilon) / n,
+                                               "return estimated counts; they add up to n"),
+                 })
+    return f"unbiased on {len(_DEBIAS_CASES)} report histograms, k = 2 to 5 categories"
+
+
+debias_counts = Exercise(
+    "debias-counts",
+    probe=lambda fn: call_evidence(fn, _DEBIAS_CASES, parameters=_DEBIAS_PARAMETERS),
+    judge=_judge_debias,
+)
+"""Exercise ``debias-counts``: ``fn(report_counts, epsilon)`` returns unbiased true counts from k-ary RR reports."""
+
+#: Exercise ``sensitivities``: K normalised counting queries over n people; one person may be in all K.
+SENSITIVITIES = {"num_queries": 50, "n": 1000}
+
+
+def _judge_sensitivities(evidence: dict) -> str:
+    answers = value(evidence, "Δ₁ and Δ₂")
+    k, n = SENSITIVITIES["num_queries"], SENSITIVITIES["n"]
+    l1, l2 = answers.get("l1"), answers.get("l2")
+    swapped = numbers(l1, "l1"), numbers(l2, "l2")
+    if np.isclose(swapped[0], np.sqrt(k) / n) and np.isclose(swapped[1], k / n):
+        raise Wrong("l1 and l2 are swapped", "the L1 norm of a vector of K equal entries 1/n is K/n, its L2 norm √K/n")
+    diagnose(l1, k / n, what="the L1 sensitivity", rtol=1e-9, hint="one person can change every one of the K answers by 1/n",
+             mistakes={"the raw counts' sensitivity: the answers are normalised by n": (k, "each answer is a fraction: divide by n"),
+                       "one query's sensitivity, not the vector's": (1 / n, "add the changes of all K answers")})
+    diagnose(l2, np.sqrt(k) / n, what="the L2 sensitivity", rtol=1e-9,
+             hint="the same change vector, measured in the 2-norm: √(K·(1/n)²)",
+             mistakes={"the raw counts' sensitivity: the answers are normalised by n": (np.sqrt(k), "divide by n"),
+                       "the L1 sensitivity again": (k / n, "the 2-norm of K entries 1/n is √K/n, not K/n")})
+    return f"Δ₁ = K/n = {k / n:g}, Δ₂ = √K/n = {np.sqrt(k) / n:.4g}"
+
+
+sensitivities = Exercise("sensitivities", probe=lambda l1, l2: values_evidence(l1=l1, l2=l2), judge=_judge_sensitivities)
+"""Exercise ``sensitivities``: Δ₁ and Δ₂ of the K answers of :data:`SENSITIVITIES`."""
+
+#: Exercise ``better-mechanism``: n people, K counting queries (a person may be in all), ε, δ.
+BETTER_MECHANISM = {"n": 5000, "num_queries": 200, "epsilon": 0.5, "delta": 1e-6}
+
+
+def _judge_better(evidence: dict) -> str:
+    answers = value(evidence, "your answers")
+    n, k, epsilon, delta = (BETTER_MECHANISM[key] for key in ("n", "num_queries", "epsilon", "delta"))
     want_laplace = laplace_variance(sensitivity=k / n, epsilon=epsilon)
     want_gaussian = gaussian_sigma(l2_sensitivity=np.sqrt(k) / n, epsilon=epsilon, delta=delta) ** 2
-    expect_close(ex, laplace_mse, want_laplace, what="Laplace's mean squared error per query", rtol=1e-6,
-                 hint="Lap(b) has variance 2b², and b = Δ₁/ε with Δ₁ = K/n")
-    expect_close(ex, gaussian_mse, want_gaussian, what="the Gaussian mechanism's mean squared error per query",
-                 rtol=1e-6, hint="σ² with σ = gaussian_sigma(l2_sensitivity=√K/n, epsilon=ε, delta=δ)")
+    diagnose(answers.get("laplace_mse"), want_laplace, what="Laplace's mean squared error per query", rtol=1e-6,
+             hint="Lap(b) has variance 2b², and b = Δ₁/ε with Δ₁ = K/n",
+             mistakes={"the variance of Lap(b) taken as b²": (want_laplace / 2, "Lap(b) has variance 2b²"),
+                       "one query's sensitivity 1/n: a person may be in all K queries":
+                           (laplace_variance(sensitivity=1 / n, epsilon=epsilon), "Δ₁ = K/n for the vector of K answers")})
+    diagnose(answers.get("gaussian_mse"), want_gaussian, what="the Gaussian mechanism's mean squared error per query",
+             rtol=1e-6, hint="σ² with σ = gaussian_sigma(l2_sensitivity=√K/n, epsilon=ε, delta=δ)",
+             mistakes={"Δ₁ = K/n used where Δ₂ belongs":
+                           (gaussian_sigma(l2_sensitivity=k / n, epsilon=epsilon, delta=delta) ** 2,
+                            "the Gaussian mechanism is calibrated to the L2 sensitivity √K/n"),
+                       "the classic calibration √(2 ln(1.25/δ))·Δ₂/ε":
+                           (gaussian_sigma(l2_sensitivity=np.sqrt(k) / n, epsilon=epsilon, delta=delta,
+                                           calibration="classic") ** 2, "use the analytic calibration (the default)"),
+                       "σ, not σ²": (np.sqrt(want_gaussian), "the mean squared error is the variance σ²")})
     winner = "gaussian" if want_gaussian < want_laplace else "laplace"
-    if choice != winner:
-        raise CheckFailed(ex, f"your errors are right, but you chose {choice!r}",
-                          "the better mechanism is the one with the smaller error; answer 'laplace' or 'gaussian'")
-    passed(ex, f"{winner} wins by a factor {max(want_laplace, want_gaussian) / min(want_laplace, want_gaussian):.1f}")
+    choice = answers.get("choice")
+    if str(choice).strip().lower() != winner:
+        raise Wrong(f"your errors are right, but you chose {choice!r}",
+                    "the better mechanism has the smaller error; answer 'laplace' or 'gaussian'")
+    return f"{winner} wins by a factor {max(want_laplace, want_gaussian) / min(want_laplace, want_gaussian):.1f}"
+
+
+better_mechanism = Exercise(
+    "better-mechanism",
+    probe=lambda choice, laplace_mse, gaussian_mse: values_evidence(choice=choice, laplace_mse=laplace_mse,
+                                                                    gaussian_mse=gaussian_mse),
+    judge=_judge_better,
+)
+"""Exercise ``better-mechanism``: per-query MSE of Laplace and analytic Gaussian for :data:`BETTER_MECHANISM`, and the winner."""

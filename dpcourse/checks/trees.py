@@ -2,51 +2,107 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import factorization, queries
-from ._core import CheckFailed, expect_close, passed
+from ._core import Exercise, Wrong, diagnose, value, value_evidence, values_evidence
 
-__all__ = ["decomposition", "small_error", "strategy_sensitivities"]
+__all__ = ["DECOMPOSITION", "SMALL_ERROR_EPSILON", "STRATEGY_D", "decomposition", "small_error", "strategy_sensitivities"]
 
-
-def strategy_sensitivities(prefix_l1, tree_l1, *, d: int = 64, branching: int = 2) -> None:
-    """Exercise ``strategy-sensitivity``: ‖A‖₁ of the prefix and of the b-ary tree strategy (with root)."""
-    ex = "strategy-sensitivity"
-    expect_close(ex, prefix_l1, factorization.prefix_strategy(d).l1_sensitivity, what=f"the prefix strategy's Δ₁ (d = {d})",
-                 rtol=0, hint="which cell is counted by the most prefix sums?")
-    tree = factorization.hierarchical_strategy(d, branching)
-    expect_close(ex, tree_l1, tree.l1_sensitivity, what=f"the {branching}-ary tree's Δ₁ (d = {d}, root included)", rtol=0,
-                 hint="a cell is in exactly one node per level; count the levels, leaves and root included")
-    passed(ex, f"prefix {d:g}, tree {tree.l1_sensitivity:g} = log₂{d} + 1")
+#: Exercise ``strategy-sensitivity``: the domain size, binary tree with root, neighbours by adding or removing one person.
+STRATEGY_D = 64
 
 
-def decomposition(nodes, *, d: int = 16, branching: int = 2, s: int = 3, t: int = 12) -> None:
-    """Exercise ``decomposition``: the canonical nodes (level, index) whose intervals partition [s, t]."""
-    ex = "decomposition"
-    tree = factorization.hierarchical_strategy(d, branching)
+def _judge_strategy(evidence: dict) -> str:
+    answers = value(evidence, "your answers")
+    d = STRATEGY_D
+    levels = int(np.log2(d))
+    prefix = factorization.prefix_strategy(d).l1_sensitivity
+    tree = factorization.hierarchical_strategy(d, 2).l1_sensitivity
+    diagnose(answers.get("prefix_l1"), prefix, what=f"the prefix strategy's Δ₁ (d = {d})", rtol=0,
+             hint="which cell is counted by the most prefix sums?",
+             mistakes={"one prefix's sensitivity: a person is counted in many prefixes":
+                           (1, "cell 0 is in every prefix [0, t]"),
+                       "an off-by-one: there are d prefixes [0, 0], …, [0, d − 1]": (d - 1, "count t = 0 too")})
+    diagnose(answers.get("tree_l1"), tree, what=f"the binary tree's Δ₁ (d = {d}, leaves and root included)", rtol=0,
+             hint="a cell is in exactly one node per level; count the levels, leaves and root included",
+             mistakes={"an off-by-one: log₂ d counts the edges of a path, not its nodes":
+                           (levels, "the leaves and the root are levels too: log₂ d + 1 of them"),
+                       "the replace-one relation's 2·log₂ d; here neighbours add or remove one person":
+                           (2 * levels, "adding a person changes one node per level by 1")})
+    return f"prefix {prefix:g}, tree {tree:g} = log₂{d} + 1"
+
+
+strategy_sensitivities = Exercise(
+    "strategy-sensitivity",
+    probe=lambda prefix_l1, tree_l1: values_evidence(prefix_l1=prefix_l1, tree_l1=tree_l1),
+    judge=_judge_strategy,
+)
+"""Exercise ``strategy-sensitivity``: ‖A‖₁ of the prefix strategy and of the binary tree over :data:`STRATEGY_D` cells."""
+
+#: Exercise ``decomposition``: the binary tree over d cells and the interval [s, t].
+DECOMPOSITION = {"d": 16, "s": 3, "t": 12}
+
+
+def _covered_cells(tree, pairs) -> list[int] | None:
+    """The cells the (level, index) nodes cover, with repeats; None if a node is not in the tree."""
+    cells: list[int] = []
+    for level, index in pairs:
+        if not 0 <= level < len(tree.level_sizes) or not 0 <= index < tree.level_counts()[level]:
+            return None
+        size = tree.level_sizes[level]
+        cells += range(index * size, min((index + 1) * size, tree.domain_size))
+    return sorted(cells)
+
+
+def _judge_decomposition(evidence: dict) -> str:
+    nodes = value(evidence, "nodes")
+    d, s, t = DECOMPOSITION["d"], DECOMPOSITION["s"], DECOMPOSITION["t"]
+    tree = factorization.hierarchical_strategy(d, 2)
     try:
         given = sorted((int(level), int(index)) for level, index in nodes)
     except (TypeError, ValueError):
-        raise CheckFailed(ex, "give a list of (level, index) pairs, e.g. [(0, 3), (2, 1)]") from None
-    covered = []
-    for level, index in given:
-        if not 0 <= level < len(tree.level_sizes) or not 0 <= index < tree.level_counts()[level]:
-            raise CheckFailed(ex, f"there is no node ({level}, {index}) in the tree over {d} cells")
-        size = tree.level_sizes[level]
-        covered += range(index * size, min((index + 1) * size, d))
-    if sorted(covered) != list(range(s, t + 1)):
-        raise CheckFailed(ex, f"your nodes cover the cells {sorted(covered)}, not exactly [{s}, {t}]",
-                          "node (level ℓ, index j) covers the cells j·2^ℓ … (j + 1)·2^ℓ − 1")
+        raise Wrong("nodes: give a list of (level, index) pairs", "for example [(0, 3), (2, 1)]") from None
+    target = list(range(s, t + 1))
+    covered = _covered_cells(tree, given)
+    if covered != target and _covered_cells(tree, [(index, level) for level, index in given]) == target:
+        raise Wrong("your pairs are (index, level); the exercise asks for (level, index)", "swap each pair: (ℓ, j), ℓ the level")
+    if covered is None:
+        bad = next(pair for pair in given if _covered_cells(tree, [pair]) is None)
+        raise Wrong(f"there is no node {bad} in the tree over {d} cells",
+                    f"levels run from 0 (leaves) to {len(tree.level_sizes) - 1} (root); level ℓ has {d}/2^ℓ nodes")
+    if covered != target:
+        if covered in (list(range(s, t)), list(range(s + 1, t + 1))):
+            raise Wrong(f"your nodes cover [{covered[0]}, {covered[-1]}]: the interval [{s}, {t}] includes both ends",
+                        "an off-by-one at one end of the interval")
+        raise Wrong(f"your nodes cover the cells {covered}, not exactly [{s}, {t}]",
+                    "node (ℓ, j) covers the cells j·2^ℓ … (j + 1)·2^ℓ − 1; each cell must be covered once")
     best = factorization.canonical_decomposition(tree, s, t)
     if len(given) > len(best):
-        raise CheckFailed(ex, f"your {len(given)} nodes partition [{s}, {t}], but {len(best)} are enough",
-                          "use a parent whenever both of its children would be used")
-    passed(ex, f"{len(best)} nodes")
+        raise Wrong(f"your {len(given)} nodes partition [{s}, {t}], but {len(best)} are enough",
+                    "use a parent whenever both of its children would be used")
+    return f"{len(best)} nodes, so the interval's answer sums {len(best)} noisy counts"
 
 
-def small_error(answer, *, epsilon: float = 1.0) -> None:
-    """Exercise ``small-error``: the mean squared error per query of the 2-leaf tree on all-range queries, d = 2."""
-    expected = factorization.expected_error(queries.all_range_workload(2), factorization.hierarchical_strategy(2),
-                                            epsilon=epsilon)
-    expect_close("small-error", answer, expected, what="the expected error per query", rtol=1e-9,
-                 hint="noise variance 2(‖A‖₁/ε)² with ‖A‖₁ = 2; then trace(WᵀW(AᵀA)⁻¹) divided by the 3 queries")
-    passed("small-error", f"{expected:.4g}")
+decomposition = Exercise("decomposition", probe=value_evidence, judge=_judge_decomposition)
+"""Exercise ``decomposition``: the canonical nodes (level, index) whose intervals partition [3, 12], d = 16."""
+
+#: Exercise ``small-error``: ε of the Laplace noise.
+SMALL_ERROR_EPSILON = 1.0
+
+
+def _judge_small_error(evidence: dict) -> str:
+    got = value(evidence, "small_error")
+    workload, strategy = queries.all_range_workload(2), factorization.hierarchical_strategy(2)
+    expected = factorization.expected_error(workload, strategy, epsilon=SMALL_ERROR_EPSILON)
+    diagnose(got, expected, what="the expected error per query", rtol=1e-9,
+             hint="noise variance 2(‖A‖₁/ε)² per strategy answer; then trace(WᵀW(AᵀA)⁻¹), divided by the 3 queries",
+             mistakes={"Lap(b)'s variance taken as b² (it is 2b²)": (expected / 2, "Lap(b) has variance 2b²"),
+                       "‖A‖₁ = 1: a cell is in two strategy rows (its leaf and the root)":
+                           (expected / 4, "‖A‖₁ is the largest column sum of |A|: 2"),
+                       "the total over the three queries, not the mean": (3 * expected, "divide by the 3 queries")})
+    return f"{expected:.4g} = 2·(2/ε)²·trace(WᵀW(AᵀA)⁻¹)/3"
+
+
+small_error = Exercise("small-error", probe=value_evidence, judge=_judge_small_error)
+"""Exercise ``small-error``: the mean squared error per query of the 2-leaf tree with root on all-range queries."""

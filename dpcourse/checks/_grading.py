@@ -1,0 +1,48 @@
+"""The grader's side of a check cell: collect evidence in the student's kernel, judge nothing here.
+
+The grader (:mod:`dpcourse.grading`) wraps each of the instructor's check cells as::
+
+    with dpcourse.checks._grading.collect("<exercise>", "<nonce>"):
+        <the check cell's code>
+
+Inside, every :class:`~dpcourse.checks._core.Exercise` call records its evidence instead of
+judging it; on leaving, one output with the MIME type :data:`MIME` carries the nonce, the
+exercise and the evidence (or the error that stopped the cell). The nonce is fresh per cell and
+run, so an output printed by earlier student code is not taken for the check's.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+
+from . import _core
+
+__all__ = ["MIME", "collect"]
+
+MIME = "application/vnd.dpcourse.evidence"
+
+
+def _describe(err: BaseException) -> str:
+    text = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+@contextmanager
+def collect(exercise: str, nonce: str):
+    """Record the evidence of the check calls inside the block and publish it once, at the end."""
+    records: list = []
+    error = None
+    _core._COLLECTOR = records
+    try:
+        yield records
+    except Exception as err:  # noqa: BLE001 - e.g. NameError when the student deleted their answer
+        error = _describe(err)
+    finally:
+        _core._COLLECTOR = None
+        payload = json.dumps({"nonce": nonce, "exercise": exercise, "records": records, "error": error}, default=str)
+        try:
+            from IPython.display import display
+            display({MIME: payload}, raw=True)
+        except ImportError:  # pragma: no cover
+            print(payload)

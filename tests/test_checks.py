@@ -1,0 +1,225 @@
+"""Every exercise's check: the right answer passes, each named mistake fails with its own hint,
+an untouched stub is "not attempted", a raising or wrongly-signed function gets a clear message,
+and what a student sees is one short block with no traceback and no checker source."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from dpcourse import bounds, factorization, mechanisms, queries
+from dpcourse.audit import above_threshold_pmf, exact_variant_loss
+from dpcourse.checks import CheckFailed, _core, all_exercises
+from dpcourse.checks import above_threshold as at
+from dpcourse.checks import laplace, pmw, release, svt_variants, trees
+from dpcourse.pmw import mw_update
+from dpcourse.svt_variants import svt_standard_spec
+
+
+def exact_level(k, beta, sensitivity, epsilon):
+    return bounds.laplace_max_error_quantile(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon)
+
+
+def k_rr(counts, epsilon):
+    return mechanisms.k_rr_debias_counts(counts, epsilon=epsilon)
+
+
+def at_reference(answers, threshold, epsilon, rng):
+    noisy_threshold = threshold + rng.laplace(0.0, 2.0 / epsilon)
+    for i, answer in enumerate(answers):
+        if answer + rng.laplace(0.0, 4.0 / epsilon) >= noisy_threshold:
+            return i
+    return None
+
+
+def at_halved(answers, threshold, epsilon, rng):
+    return at_reference(answers, threshold, 2 * epsilon, rng)
+
+
+def at_one_based(answers, threshold, epsilon, rng):
+    k = at_reference(answers, threshold, epsilon, rng)
+    return None if k is None else (k + 1 if k + 1 < len(answers) else None)
+
+
+LAP, GAU = (bounds.laplace_variance(sensitivity=200 / 5000, epsilon=0.5),
+            mechanisms.gaussian_sigma(l2_sensitivity=np.sqrt(200) / 5000, epsilon=0.5, delta=1e-6) ** 2)
+SMALL = factorization.expected_error(queries.all_range_workload(2), factorization.hierarchical_strategy(2), epsilon=1.0)
+PMF = above_threshold_pmf([0.0, 1.0], threshold=1.0, epsilon=1.0)
+ALG4 = exact_variant_loss("alg4", 8, epsilon=1.0, c=2)[0]
+EPS1 = 1 / svt_standard_spec(0.5, 8, 1.0, monotonic=False).threshold_scale
+MW = mw_update([0.25] * 4, np.array([1.0, 1.0, 0, 0]), 0.8, eta=0.5)
+ALPHA = bounds.pmw_notes_alpha(**pmw.ALPHA_EXERCISE)
+CAP = bounds.pmw_update_count_bound(domain_size=2**12, alpha=0.1)
+FLAWS = {"alg3": "output", "alg4": "query noise", "alg5": "query noise", "alg6": "query noise"}
+
+# exercise → (check, right answer (args), [(wrong answer (args), what the message must say)])
+CASES = {
+    "exact-tail-level": (laplace.exact_tail_level, (exact_level,), [
+        ((lambda k, b, s, e: np.log(k / b) * s / e,), "union bound"),
+        ((lambda k, b, s, e: np.log(1 / b) * s / e,), "coordinates are missing"),
+        ((lambda k, b, s, e: exact_level(k, b, e, s),), "scale is inverted"),
+    ]),
+    "max-queries": (laplace.max_queries, (538,), [((5000,), "dropped the logarithm"), ((1669,), "ln(1/β)"),
+                                                 ((539,), "off-by-one")]),
+    "icu-sensitivity": (laplace.icu_sensitivity, (10,), [((1,), "histogram"), ((30,), "one hospital"), ((9,), "off-by-one")]),
+    "debias-counts": (release.debias_counts, (k_rr,), [
+        ((lambda c, e: (np.asarray(c) - np.sum(c) * (1 - np.exp(e) / (1 + np.exp(e)))) / np.tanh(e / 2),), "binary"),
+        ((lambda c, e: np.asarray(c) / ((np.exp(e) - 1) / (np.exp(e) + len(c) - 1)),), "by chance"),
+        ((lambda c, e: k_rr(c, e) / np.sum(c),), "fractions"),
+    ]),
+    "sensitivities": (release.sensitivities, (0.05, np.sqrt(50) / 1000), [
+        ((np.sqrt(50) / 1000, 0.05), "swapped"), ((50, np.sqrt(50) / 1000), "normalised"), ((0.05, 0.05), "L1 sensitivity again"),
+    ]),
+    "better-mechanism": (release.better_mechanism, ("gaussian", LAP, GAU), [
+        (("gaussian", LAP / 2, GAU), "b²"), (("gaussian", LAP, np.sqrt(GAU)), "not σ²"),
+        (("gaussian", LAP, mechanisms.gaussian_sigma(l2_sensitivity=200 / 5000, epsilon=0.5, delta=1e-6) ** 2), "Δ₂"),
+        (("laplace", LAP, GAU), "you chose"),
+    ]),
+    "strategy-sensitivity": (trees.strategy_sensitivities, (64, 7), [
+        ((1, 7), "one prefix"), ((64, 6), "off-by-one"), ((64, 12), "replace-one"),
+    ]),
+    "decomposition": (trees.decomposition, ([(0, 3), (2, 1), (2, 2), (0, 12)],), [
+        (([(3, 0), (1, 2), (2, 2), (12, 0)],), "(index, level)"),
+        (([(0, 3), (2, 1), (2, 2)],), "includes both ends"),
+        (([(0, 3), (0, 4), (0, 5), (0, 6), (0, 7), (2, 2), (0, 12)],), "are enough"),
+    ]),
+    "small-error": (trees.small_error, (SMALL,), [((SMALL / 2,), "2b²"), ((SMALL / 4,), "‖A‖₁ = 1"), ((3 * SMALL,), "total")]),
+    "implement": (at.implementation, (at_reference,), [((at_halved,), "half as large"), ((at_one_based,), "1-based")]),
+    "small-pmf": (at.small_pmf, (PMF,), [
+        ((above_threshold_pmf([0.0, 1.0], threshold=1.0, epsilon=2.0),), "1/ε and 2/ε"), ((PMF[::-1],), "reverse"),
+    ]),
+    "large-loss": (at.large_loss_pair, ([0.0] * 9 + [1.0], [1.0] * 9 + [0.0]), [
+        (([0, 0], [0, 0]), "below 90%"), (([0, 0], [3, 0]), "not a neighbouring pair"), (([0] * 11, [1] * 11), "at most 10"),
+    ]),
+    "spot-the-flaw": (svt_variants.spot_the_flaw, (FLAWS,), [
+        (({**FLAWS, "alg3": "query noise"},), "noisy answer"), (({**FLAWS, "alg4": "output"},), "grow with c"),
+        (({"alg3": "wrong"},), "not one of"),
+    ]),
+    "counterexample-loss": (svt_variants.counterexample_loss, (ALG4,), [
+        ((np.exp(ALG4),), "not its logarithm"), ((-ALG4,), "sign is flipped"), ((ALG4 / np.log(10),), "base-10"),
+    ]),
+    "allocation": (svt_variants.allocation, (EPS1, 0.5 - EPS1), [
+        ((0.5 - EPS1, EPS1), "swapped"), ((0.5 / (1 + 8 ** (2 / 3)), 0.5 - 0.5 / (1 + 8 ** (2 / 3))), "monotonic"),
+        ((0.25, 0.25), "even split"),
+    ]),
+    "mw-step": (pmw.mw_step, (MW,), [
+        ((mw_update([0.25] * 4, np.array([1.0, 1.0, 0, 0]), 0.0, eta=0.5),), "wrong way"),
+        ((0.25 * np.exp(0.5 * np.array([1.0, 1.0, 0, 0])),), "not normalised"),
+    ]),
+    "update-cap": (pmw.update_cap, (CAP,), [
+        ((4 * np.log(2**12) / 0.01,), "without privacy"), ((8 * np.log(2**12) / 0.01,), "−η²"), ((16 * 12 / 0.01,), "log₂"),
+    ]),
+    "choose-alpha": (pmw.choose_alpha, (ALPHA,), [((11 * ALPHA / 8,), "11α/8"), ((ALPHA / 2 ** (1 / 3),), "factor 2")]),
+}
+
+
+def test_every_exercise_of_the_workbook_is_tested():
+    assert set(CASES) == set(all_exercises())
+
+
+@pytest.mark.parametrize("exercise", sorted(CASES))
+def test_right_answer_passes_and_shows_why(exercise, capsys):
+    check, right, _ = CASES[exercise]
+    verdict = check(*right)
+    assert verdict.passed, verdict
+    shown = capsys.readouterr().out
+    assert shown.startswith(f"✓ {exercise}: correct") and len(shown.splitlines()) == 1
+
+
+@pytest.mark.parametrize("exercise, index", [(e, i) for e in sorted(CASES) for i in range(len(CASES[e][2]))])
+def test_each_plausible_mistake_is_named(exercise, index):
+    check, _, mistakes = CASES[exercise]
+    answer, phrase = mistakes[index]
+    with pytest.raises(CheckFailed) as info:
+        check(*answer)
+    verdict = info.value.verdict
+    assert verdict.exercise == exercise and verdict.status == "failed"
+    assert phrase in verdict.message + " " + verdict.hint, verdict
+    assert verdict.hint  # every failure says what to do
+
+
+@pytest.mark.parametrize("exercise", sorted(CASES))
+def test_untouched_stub_is_not_attempted_and_does_not_raise(exercise, capsys):
+    check, right, _ = CASES[exercise]
+    if callable(right[0]):
+        def stub(*args):
+            raise NotImplementedError("exercise: write your answer here")
+        answers = (stub,)
+    else:
+        answers = (...,) * len(right)
+    verdict = check(*answers)
+    assert verdict.status == "not attempted"
+    assert "not attempted yet" in capsys.readouterr().out
+
+
+FUNCTION_EXERCISES = [e for e in sorted(CASES) if callable(CASES[e][1][0])]
+
+
+@pytest.mark.parametrize("exercise", FUNCTION_EXERCISES)
+def test_a_raising_or_wrongly_signed_function_gets_a_clear_message(exercise):
+    check = CASES[exercise][0]
+
+    def raises(*args):
+        return 1 / 0
+
+    with pytest.raises(CheckFailed, match="ZeroDivisionError"):
+        check(raises)
+    with pytest.raises(CheckFailed, match="but the check calls it as|raised TypeError"):
+        check(lambda only_one: 0)
+    with pytest.raises(CheckFailed, match="expected a function"):
+        check(42)
+
+
+def test_a_failed_check_renders_one_short_block_without_traceback_or_checker_source():
+    with pytest.raises(CheckFailed) as info:
+        laplace.max_queries(5000)
+    rendered = "\n".join(info.value._render_traceback_())
+    assert "✗ max-queries" in rendered and "Hint:" in rendered
+    assert "Traceback" not in rendered and "dpcourse/checks" not in rendered and "def " not in rendered
+    assert len(info.value._render_traceback_()) <= 3
+
+
+def test_the_ipython_rendering_of_a_failure_has_no_traceback():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        result = shell.run_cell("from dpcourse.checks import laplace as check\ncheck.max_queries(5000)")
+    finally:
+        InteractiveShell.clear_instance()
+    assert isinstance(result.error_in_exec, CheckFailed)
+
+
+def test_wrong_types_fail_with_a_message_not_an_exception():
+    for answer in ("abc", None, {"a": 1}, [1, 2], object()):
+        with pytest.raises(CheckFailed, match="max-queries"):
+            laplace.max_queries(answer)
+
+
+@pytest.mark.parametrize("exercise", sorted(CASES))
+def test_judging_needs_only_the_json_evidence(exercise):
+    """The grader judges outside the kernel, from evidence that went through JSON."""
+    check, right, mistakes = CASES[exercise]
+    evidence = json.loads(json.dumps(check.evidence(*right)))
+    assert check.verdict(evidence).passed
+    wrong = json.loads(json.dumps(check.evidence(*mistakes[0][0])))
+    assert check.verdict(wrong).status == "failed"
+
+
+def test_malformed_evidence_fails_cleanly():
+    for evidence in (None, [], {}, {"value": {"unsupported": "module"}}, {"calls": "x"}, {"probe_error": "boom"}):
+        assert laplace.exact_tail_level.verdict(evidence).status == "failed"
+        assert laplace.max_queries.verdict(evidence).status == "failed"
+
+
+def test_collecting_records_evidence_instead_of_judging():
+    records = []
+    _core._COLLECTOR = records
+    try:
+        verdict = laplace.max_queries(5000)  # wrong, but nothing is judged or raised while collecting
+    finally:
+        _core._COLLECTOR = None
+    assert verdict.status == "collected"
+    assert records == [{"exercise": "max-queries", "evidence": {"value": 5000}}]
