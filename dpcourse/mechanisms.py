@@ -32,6 +32,9 @@ __all__ = [
     "report_noisy_max",
     "gaussian_mechanism",
     "gaussian_sigma",
+    "k_randomized_response",
+    "k_rr_debias_counts",
+    "k_rr_probabilities",
     "laplace_mechanism",
     "laplace_scale",
     "randomized_response",
@@ -256,6 +259,50 @@ def rr_estimate(reports, *, epsilon: float):
     """
     estimate = rr_debias(reports, epsilon=epsilon).mean(axis=-1)
     return float(estimate) if np.ndim(estimate) == 0 else estimate
+
+
+def k_rr_probabilities(*, epsilon: float, categories: int) -> tuple[float, float]:
+    """k-ary randomized response's (p, q): report the true category w.p. p = e^ε/(e^ε + k − 1), each other w.p. q.
+
+    q = 1/(e^ε + k − 1), so p/q = e^ε. For k = 2 this is binary randomized response.
+    (Warner 1965 for k = 2; the k-ary form is "direct encoding" in Wang et al., USENIX Security 2017.)
+    """
+    k = check_integer(categories, "categories", minimum=2)
+    denominator = np.exp(check_epsilon(epsilon)) + k - 1
+    return float(np.exp(epsilon) / denominator), float(1.0 / denominator)
+
+
+def k_randomized_response(values, *, epsilon: float, categories: int, rng=None, trials: int | None = None):
+    """Each person reports their category in {0, …, k − 1} w.p. p, else one of the other k − 1 uniformly.
+
+    Returns int reports of shape ``(n,)`` or ``(trials, n)`` from one vectorised draw.
+
+    Privacy
+    -------
+    Any report has probability p or q under any true category, and p/q = e^ε: ε-local DP.
+    """
+    k = check_integer(categories, "categories", minimum=2)
+    x = check_array(values, "values", ndim=1, dtype=float)
+    if np.any(x != np.rint(x)) or np.any(x < 0) or np.any(x >= k):
+        raise ValueError(f"values must be whole numbers in 0 … categories − 1 = {k - 1}")
+    p, _ = k_rr_probabilities(epsilon=epsilon, categories=k)
+    generator = as_generator(rng)
+    shape = sample_shape(check_trials(trials), x.shape)
+    keep = generator.random(shape) < p
+    other = (x.astype(np.int64) + 1 + generator.integers(0, k - 1, size=shape)) % k
+    return np.where(keep, x.astype(np.int64), other)
+
+
+def k_rr_debias_counts(report_counts, *, epsilon: float):
+    """Unbiased estimates of the true category counts from the histogram of k-RR reports.
+
+    E[count_j] = p·c_j + q·(n − c_j), so ĉ_j = (count_j − n·q)/(p − q), n = Σ counts.
+    """
+    counts = check_array(report_counts, "report_counts", ndim=1, min_size=2)
+    if np.any(counts < 0):
+        raise ValueError("report_counts must be >= 0")
+    p, q = k_rr_probabilities(epsilon=epsilon, categories=counts.size)
+    return (counts - counts.sum() * q) / (p - q)
 
 
 # --------------------------------------------------------------------------------------

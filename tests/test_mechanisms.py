@@ -156,3 +156,25 @@ def test_rr_rejects_non_binary_input_and_bad_epsilon():
         m.rr_estimate([0.5], epsilon=1)
     with pytest.raises(ValueError, match="epsilon"):
         m.randomized_response([0, 1], epsilon=0)
+
+
+def test_k_randomized_response_keeps_with_p_and_debiasing_is_unbiased():
+    # 4 categories, 2000 people, 400 trials: each debiased count's mean over trials has standard error
+    # sd/√400 with sd ≤ √(n)/(p − q) (a sum of n bounded reports); 5 standard errors is the tolerance.
+    from dpcourse.mechanisms import k_randomized_response, k_rr_debias_counts, k_rr_probabilities
+
+    values = np.repeat(np.arange(4), [200, 400, 600, 800])
+    p, q = k_rr_probabilities(epsilon=1.0, categories=4)
+    assert np.isclose(p / q, np.e) and np.isclose(p + 3 * q, 1.0)
+    reports = k_randomized_response(values, epsilon=1.0, categories=4, rng=7, trials=400)
+    assert reports.shape == (400, 2000) and reports.min() >= 0 and reports.max() <= 3
+    kept = (reports == values).mean()
+    assert abs(kept - p) < 5 * np.sqrt(p * (1 - p) / reports.size)
+    counts = (reports[:, :, None] == np.arange(4)).sum(axis=1)
+    estimates = np.array([k_rr_debias_counts(row, epsilon=1.0) for row in counts])
+    tolerance = 5 * np.sqrt(2000) / (p - q) / np.sqrt(400)
+    assert np.all(np.abs(estimates.mean(axis=0) - [200, 400, 600, 800]) < tolerance)
+    with pytest.raises(ValueError, match="values"):
+        k_randomized_response([0, 4], epsilon=1.0, categories=4)
+    with pytest.raises(ValueError, match="categories"):
+        k_rr_probabilities(epsilon=1.0, categories=1)
