@@ -1,4 +1,4 @@
-# Two commands do everything: `make lab` opens the workbook, `make test` runs every test.
+# Two commands do everything: `make lab` opens your copy of the workbook, `make test` runs every test.
 # Both build .venv from the pinned requirements on first use and reuse it afterwards
 # (the stamp is rebuilt only when requirements.txt or pyproject.toml change).
 
@@ -15,10 +15,13 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg -
 E2E_STAMP := $(VENV)/.e2e-installed
 CHROMIUM  := $(shell command -v chromium 2>/dev/null)
 
-.PHONY: help venv lab test unit nbval e2e nbtest execute bench release clean
+.PHONY: help venv lab lab-solutions test unit nbval e2e nbtest execute bench release clean
 
 help:
-	@echo "make lab      set up .venv and open JupyterLab on notebooks/ (ARGS=\"--no-browser --port 8899\")"
+	@echo "make lab      set up .venv and open JupyterLab on your own copy of the workbook, student/ (made on"
+	@echo "              first use; later runs add new notebooks and never touch one you changed)"
+	@echo "              (ARGS=\"--no-browser --port 8899\")"
+	@echo "make lab-solutions   instructors: open JupyterLab on the solution notebooks, notebooks/"
 	@echo "make test     set up .venv and run every test: unit tests (grading round trip included), every"
 	@echo "              notebook through nbval, and the browser suite when Chromium is installed"
 	@echo "make nbtest NB=notebooks/01_laplace_utility.ipynb   nbval on one notebook"
@@ -34,7 +37,14 @@ $(STAMP): requirements.txt pyproject.toml
 
 venv: $(STAMP)
 
+# Students work in their own copy (git-ignored): exercises as stubs, no stored answers.
+STUDENT ?= student
+
 lab: $(STAMP)
+	$(BIN)/python -m dpcourse release $(STUDENT) --keep-changed
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(STUDENT) $(ROOT_FLAG) $(ARGS)
+
+lab-solutions: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG) $(ARGS)
 
 test: unit nbval e2e

@@ -290,7 +290,7 @@ def release(notebooks_dir, outdir, *, force: bool = False, keep_changed: bool = 
     Returns
     -------
     list of Path
-        The notebooks written (all but those ``keep_changed`` left alone).
+        The notebooks written (not those already up to date, nor those ``keep_changed`` left alone).
 
     Raises
     ------
@@ -299,6 +299,12 @@ def release(notebooks_dir, outdir, *, force: bool = False, keep_changed: bool = 
         a solution notebook; a solution region is not closed; or, without ``force`` or
         ``keep_changed``, a notebook in ``outdir`` differs from its release. Nothing is written then.
     """
+    outcome = _release(notebooks_dir, outdir, force=force, keep_changed=keep_changed)
+    return [path for path, what in outcome.items() if what == "written"]
+
+
+def _release(notebooks_dir, outdir, *, force: bool, keep_changed: bool) -> dict[Path, str]:
+    """:func:`release`, saying what happened to each notebook: "written", "up to date" or "kept"."""
     source, out = Path(notebooks_dir), Path(outdir)
     if not source.is_dir():
         raise ReleaseError(f"no notebook folder {source}")
@@ -326,13 +332,16 @@ def release(notebooks_dir, outdir, *, force: bool = False, keep_changed: bool = 
                            "(a student's work?); nothing written: pass --keep-changed to leave them and add "
                            "the rest, or --force to overwrite them and lose those changes")
     out.mkdir(parents=True, exist_ok=True)
-    written = []
+    outcome = {}
     for target, text in texts.items():
         if target in changed and not force:
-            continue
-        target.write_text(text, encoding="utf-8")
-        written.append(target)
-    return written
+            outcome[target] = "kept"
+        elif target.exists() and target.read_text(encoding="utf-8") == text:
+            outcome[target] = "up to date"  # left untouched: an open JupyterLab sees no new timestamp
+        else:
+            target.write_text(text, encoding="utf-8")
+            outcome[target] = "written"
+    return outcome
 
 
 def add_release_command(commands) -> None:
@@ -350,15 +359,17 @@ def add_release_command(commands) -> None:
 
 
 def _run_release(args: argparse.Namespace) -> int:
-    existing = {p.name for p in args.outdir.glob("*.ipynb")} if args.outdir.is_dir() else set()
     try:
-        written = release(args.notebooks, args.outdir, force=args.force, keep_changed=args.keep_changed)
+        outcome = _release(args.notebooks, args.outdir, force=args.force, keep_changed=args.keep_changed)
     except ReleaseError as error:
         print(f"release: {error}", file=sys.stderr)
         return 1
-    for path in written:
-        print(f"wrote {path}")
-    kept = sorted(existing & {p.name for p in args.notebooks.glob("*.ipynb")} - {p.name for p in written})
-    for name in kept:
-        print(f"kept {args.outdir / name}: it differs from the release (your changes stay)")
+    for path, what in outcome.items():
+        if what == "kept":
+            print(f"kept {path}: it differs from the release (your changes stay)")
+        elif what == "written":
+            print(f"wrote {path}")
+    up_to_date = sum(what == "up to date" for what in outcome.values())
+    if up_to_date:
+        print(f"{up_to_date} notebook(s) in {args.outdir} already up to date")
     return 0

@@ -254,8 +254,13 @@ def test_a_students_changed_notebook_is_never_overwritten_without_force(capsys, 
 
     second.unlink()  # e.g. a notebook added to the course since the student's copy was made
     assert main(["release", str(out), "--notebooks", str(sources), "--keep-changed"]) == 0
-    assert f"kept {first}" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert f"kept {first}" in said and f"wrote {second}" in said
     assert first.read_bytes() == work[first.name] and second.read_bytes() == work[second.name]
+
+    stamp = second.stat().st_mtime_ns  # an up-to-date notebook is not rewritten (an open JupyterLab sees no change)
+    assert main(["release", str(out), "--notebooks", str(sources), "--keep-changed"]) == 0
+    assert "1 notebook(s)" in capsys.readouterr().out and second.stat().st_mtime_ns == stamp
 
     assert main(["release", str(out), "--notebooks", str(sources), "--force"]) == 0
     assert first.read_bytes() != work[first.name] and "return 42" not in first.read_text()
@@ -292,3 +297,18 @@ def test_a_released_notebook_runs_top_to_bottom(notebook, tmp_path):
 def test_student_work_and_grades_are_ignored_by_git(path):
     result = subprocess.run(["git", "check-ignore", "--no-index", "-q", path], cwd=ROOT)
     assert result.returncode == 0, f"{path} is not in .gitignore"
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_lab_opens_the_student_copy_and_lab_solutions_the_sources():
+    def commands(target):
+        result = subprocess.run(["make", "-n", "--no-print-directory", target], cwd=ROOT, capture_output=True,
+                                text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        return [line for line in result.stdout.splitlines() if "dpcourse release" in line or "jupyter lab" in line]
+
+    release_line, lab_line = commands("lab")
+    assert release_line.endswith("-m dpcourse release student --keep-changed")  # never over a student's changes
+    assert "--ServerApp.root_dir=student" in lab_line
+    (solutions_line,) = commands("lab-solutions")
+    assert "--ServerApp.root_dir=notebooks" in solutions_line
