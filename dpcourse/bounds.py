@@ -23,6 +23,13 @@ __all__ = [
     "rr_max_error_bound",
     "rr_report_range",
     "above_threshold_accuracy_bound",
+    "advanced_composition_epsilon",
+    "advanced_composition_per_query_epsilon",
+    "exponential_mechanism_utility_bound",
+    "laplace_advanced_composition_max_error_bound",
+    "numeric_sparse_accuracy_bound",
+    "optimal_composition_delta",
+    "sparse_vector_accuracy_bound",
     "composed_laplace_max_error_bound",
     "composed_laplace_sample_complexity",
     "laplace_expected_max_error",
@@ -182,6 +189,139 @@ def above_threshold_accuracy_bound(*, num_queries: int, beta: float, epsilon: fl
     k = check_integer(num_queries, "num_queries", minimum=1)
     beta = check_probability(beta, "beta")
     return 8 * check_positive(sensitivity, "sensitivity") * (np.log(k) + np.log(2 / beta)) / check_epsilon(epsilon)
+
+
+def sparse_vector_accuracy_bound(*, num_queries: int, c: int, beta: float, epsilon: float, delta: float = 0.0,
+                                 sensitivity: float = 1.0) -> float:
+    """SparseVector's (α, β)-accuracy on k queries with at most c above T − α (Dwork & Roth, Theorem 3.26).
+
+    δ = 0: α = 8cΔ(ln k + ln(2c/β))/ε. δ > 0: α = √(512 c ln(1/δ))·Δ(ln k + ln(2c/β))/ε.
+    Proof: each of the c AboveThreshold runs has budget ε′ (ε/c, or ε/√(8c ln(1/δ)) with
+    advanced composition) and is accurate at failure probability β/c
+    (:func:`above_threshold_accuracy_bound` with β/c and ε′); a union bound over the runs gives β.
+    """
+    c = check_integer(c, "c", minimum=1)
+    eps = check_epsilon(epsilon)
+    if delta == 0:
+        per_run = eps / c
+    else:
+        per_run = eps / np.sqrt(8 * c * np.log(1 / check_probability(delta, "delta")))
+    return above_threshold_accuracy_bound(num_queries=num_queries, beta=check_probability(beta, "beta") / c,
+                                          epsilon=per_run, sensitivity=sensitivity)
+
+
+def numeric_sparse_accuracy_bound(*, num_queries: int, c: int, beta: float, epsilon: float, delta: float = 0.0,
+                                  sensitivity: float = 1.0, part: str = "both") -> float:
+    """NumericSparse's (α, β)-accuracy on k queries with at most c above T − α (Dwork & Roth, Theorem 3.28).
+
+    ``part="comparisons"`` is the theorem's α: SparseVector's bound at β/2 with ε₁ and δ/2,
+
+    * δ = 0 (ε₁ = 8ε/9): α = 9cΔ(ln k + ln(4c/β))/ε;
+    * δ > 0 (ε₁ = √512 ε/(√512 + 1)): α = (√512 + 1)√(c ln(2/δ))·Δ(ln k + ln(4c/β))/ε.
+
+    ``part="values"``: the level σ(ε₂)·ln(2c/β) that all c released values' Laplace noise stays
+    below with probability 1 − β/2 (the second half of the theorem's proof). For δ = 0 it is
+    9cΔ ln(2c/β)/ε, below the theorem's α. For δ > 0, σ(ε₂) = √(32c ln(2/δ))/ε₂ makes it
+    √8·(√512 + 1)√(c ln(2/δ))·Δ ln(2c/β)/ε, which exceeds the theorem's α whenever
+    √8 ln(2c/β) > ln k + ln(4c/β): Theorem 3.28 as stated for δ > 0 does not cover the
+    released values (our reading of the calibration; notebook 04 measures it).
+    ``part="both"`` (default) returns the larger, the level the proof supports.
+    """
+    from .svt import numeric_sparse_scales, numeric_sparse_share
+
+    check_choice(part, "part", ("both", "comparisons", "values"))
+    eps = check_epsilon(epsilon)
+    beta = check_probability(beta, "beta")
+    share = numeric_sparse_share(delta)
+    comparisons = sparse_vector_accuracy_bound(num_queries=num_queries, c=c, beta=beta / 2, epsilon=(1 - share) * eps,
+                                               delta=0.0 if delta == 0 else delta / 2, sensitivity=sensitivity)
+    _, _, numeric_scale = numeric_sparse_scales(epsilon=eps, c=c, sensitivity=sensitivity, delta=delta)
+    values = numeric_scale * np.log(2 * c / beta)
+    return {"comparisons": comparisons, "values": values, "both": max(comparisons, values)}[part]
+
+
+# --- Notebook 06: composition and selection ---
+def advanced_composition_epsilon(*, epsilon0: float, k: int, delta: float) -> float:
+    """Advanced composition (Dwork & Roth, Theorem 3.20): k ε₀-DP mechanisms are (ε, δ)-DP together with
+
+        ε = ε₀√(2k ln(1/δ)) + kε₀(e^{ε₀} − 1),
+
+    for every ε₀ > 0 and δ ∈ (0, 1), adaptively chosen. (Their Corollary 3.21, which picks
+    ε₀ = ε/(2√(2k ln(1/δ))), is the version stated for ε < 1.) The online-PMW slides use it for
+    the Laplace baseline: ε₀ ≈ ε/√(k ln(1/δ)) per query.
+    """
+    e0 = check_positive(epsilon0, "epsilon0")
+    k = check_integer(k, "k", minimum=1)
+    dlt = check_probability(delta, "delta")
+    return float(e0 * np.sqrt(2 * k * np.log(1 / dlt)) + k * e0 * np.expm1(e0))
+
+
+def advanced_composition_per_query_epsilon(*, epsilon: float, k: int, delta: float) -> float:
+    """The largest ε₀ whose k-fold composition is (ε, δ)-DP by :func:`advanced_composition_epsilon`,
+    or ε/k if that is larger (basic composition is valid too). Found by brentq (the composed ε increases in ε₀)."""
+    from scipy import optimize
+
+    eps = check_epsilon(epsilon)
+    k = check_integer(k, "k", minimum=1)
+    dlt = check_probability(delta, "delta")
+
+    def excess(e0):
+        return (e0 * np.sqrt(2 * k * np.log(1 / dlt)) + k * e0 * np.expm1(e0)) - eps
+
+    advanced = optimize.brentq(excess, 0.0, eps, xtol=1e-15, rtol=1e-14)
+    return float(max(advanced, eps / k))
+
+
+def optimal_composition_delta(epsilon: float, *, epsilon0: float, k: int) -> float:
+    """The exact δ(ε) of the k-fold composition of ε₀-DP mechanisms in the worst case.
+
+    The worst ε₀-DP mechanism for composition is randomized response (Kairouz, Oh & Viswanath
+    2015): with i of the k reports pointing the "wrong" way, the privacy loss is (k − 2i)ε₀, and
+
+        δ(ε) = Σᵢ C(k, i)·(e^{(k−i)ε₀} − e^{ε}·e^{iε₀})₊ / (1 + e^{ε₀})^k.
+
+    Any composition of k ε₀-DP mechanisms is (ε, δ(ε))-DP, and no bound can do better, so
+    δ(ε_adv) ≤ δ at ε_adv = :func:`advanced_composition_epsilon` checks Theorem 3.20 exactly.
+    Evaluated in log space.
+    """
+    e0 = check_positive(epsilon0, "epsilon0")
+    k = check_integer(k, "k", minimum=1)
+    eps = float(check_array(epsilon, "epsilon", ndim=0))
+    i = np.arange(k + 1)
+    log_binom = special.gammaln(k + 1) - special.gammaln(i + 1) - special.gammaln(k - i + 1)
+    log_norm = k * np.logaddexp(0.0, e0)
+    high, low = (k - i) * e0, eps + i * e0
+    positive = high > low
+    terms = log_binom[positive] + high[positive] + np.log(-np.expm1(low[positive] - high[positive])) - log_norm
+    return float(np.exp(special.logsumexp(terms))) if terms.size else 0.0
+
+
+def laplace_advanced_composition_max_error_bound(*, num_queries: int, beta: float, epsilon: float, delta: float,
+                                                 sensitivity: float = 1.0, n: float | None = None) -> float:
+    """Answering K queries with Lap(Δ/ε₀), ε₀ from advanced composition: all within ln(K/β)·Δ/ε₀ w.p. 1 − β.
+
+    The online-PMW slides' second baseline: ε₀ ≈ ε/√(8K ln(1/δ)) gives error of order
+    √(K ln(1/δ))·ln(K/β)/(nε), against K ln(K/β)/(nε) for basic composition
+    (:func:`composed_laplace_max_error_bound`). ε₀ is :func:`advanced_composition_per_query_epsilon`.
+    """
+    k = check_integer(num_queries, "num_queries", minimum=1)
+    e0 = advanced_composition_per_query_epsilon(epsilon=epsilon, k=k, delta=delta)
+    return laplace_max_error_bound(k=k, beta=beta, sensitivity=sensitivity, epsilon=e0, n=n)
+
+
+def exponential_mechanism_utility_bound(*, num_outcomes: int, sensitivity: float, epsilon: float, t: float) -> float:
+    """The exponential mechanism's utility (Dwork & Roth, Theorem 3.11; Lecture 4 §4.2 defers it to Lecture 5).
+
+    With Pr[r] ∝ exp(εu(x, r)/(2Δu)) over a range of |R| outcomes,
+    Pr[u(x, M(x)) ≤ OPT − 2Δu(ln|R| + t)/ε] ≤ e^{−t}. Returns the revenue (utility) gap
+    2Δu(ln|R| + t)/ε. Proof: outcomes with u ≤ OPT − g each have weight at most e^{−εg/(2Δu)}
+    times the optimum's, and there are at most |R| of them.
+    """
+    r = check_integer(num_outcomes, "num_outcomes", minimum=1)
+    tt = float(check_array(t, "t", ndim=0))
+    if tt < 0:
+        raise ValueError(f"t must be >= 0; got {t!r}")
+    return 2 * check_positive(sensitivity, "sensitivity") * (np.log(r) + tt) / check_epsilon(epsilon)
 
 
 # --- Notebook 02: randomized response vs Laplace vs Gaussian ---

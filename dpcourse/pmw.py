@@ -2,7 +2,11 @@
 
 Lecture 3 (end: Hedge and its regret), Lecture 4 (MW query release, Private MW,
 Theorem 4.3) and the online-PMW slides (Dwork & Roth's OnlineMultiplicativeWeights via
-NumericSparse, Theorems 4.10, 4.14, 4.15).
+NumericSparse, Theorems 4.10, 4.14, 4.15). Private MW is due to Hardt & Rothblum, "A
+multiplicative weights mechanism for privacy-preserving data analysis" (FOCS 2010); the
+offline MW release with the exponential mechanism choosing the queries (MWEM) to Hardt,
+Ligett & McSherry, "A simple and practical algorithm for differentially private data
+release" (NeurIPS 2012).
 
 The data are a histogram x over a finite universe 𝒳 with n = Σ x, seen as the distribution
 p = x/n. A linear query is a vector q ∈ [0, 1]^|𝒳| with normalised answer q·p. Queries
@@ -15,8 +19,8 @@ O(|𝒳|); nothing loops over the universe in Python.
 Curators share one interface: ``answer(query) -> float``, ``privacy_spent``, ``answered``:
 
 * :class:`PrivateMW`, the online PMW curator (two calibrations, see its docstring);
-* :class:`LaplacePerQuery`, the Laplace mechanism on each query with ε split by
-  (advanced) composition;
+* :class:`LaplacePerQuery`, the Laplace mechanism on each query with ε split by basic or
+  (δ > 0) advanced composition, the online-PMW slides' two baselines;
 * :class:`NoisyHistogram`, Laplace noise on x once, every query answered from it.
 
 An interaction with an adaptive analyst is one run; each curator draws its noise as the
@@ -28,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, sparse, special
+from scipy import sparse, special
 
 from . import bounds
 from ._validation import (
@@ -127,7 +131,7 @@ class HedgeResult:
 
     @property
     def bound(self) -> float:
-        """Theorem 1.5's regret bound: η Σₜ xₜ·ℓₜ² + ln N/η (valid for η ≤ 1 with losses in [−1, 1])."""
+        """The regret bound η Σₜ xₜ·ℓₜ² + ln N/η, in the version this package proves (see :func:`hedge`)."""
         return float(self.eta * self.second_moments.sum() + np.log(self.weights.shape[1]) / self.eta)
 
 
@@ -147,7 +151,18 @@ def hedge(losses, *, eta: float) -> HedgeResult:
     Returns
     -------
     HedgeResult
-        With ``regret`` and ``bound`` (Theorem 1.5: regret ≤ η Σₜ xₜ·ℓₜ² + ln N/η, for η ≤ 1).
+        With ``regret`` and ``bound``: regret ≤ η Σₜ xₜ·ℓₜ² + ln N/η.
+
+    Notes
+    -----
+    Which Theorem 1.5. Lecture 3 states the bound for **non-negative** losses and **any**
+    η > 0 (it writes ε for η). This package proves and checks it for losses in **[−1, 1]** with
+    **η ≤ 1**, the version MW query release needs (its losses sign(·)·q are negative on half
+    the updates). The proof is the same potential argument, Φₜ = ln Σᵢ Wₜ(i): each round,
+    Φₜ₊₁ − Φₜ = ln(xₜ·e^{−ηℓₜ}) ≤ −η xₜ·ℓₜ + η² xₜ·ℓₜ², using e^{−y} ≤ 1 − y + y², which
+    holds for y = ηℓ ≥ −1 (hence η ≤ 1 when losses may be −1); for y ≥ 0 it holds for any η,
+    which is why the lecture's version needs no cap on η. Summing and comparing with
+    Φ_{T+1} ≥ −η Σₜ ℓₜ(i*) gives the bound.
 
     Examples
     --------
@@ -503,14 +518,17 @@ class PrivateMW:
     ``calibration="dwork_roth"`` (the slides' OnlineMultiplicativeWeights; Dwork & Roth
     Algorithm 5, Theorem 4.14 for δ = 0 and 4.15 for δ > 0)
         c = ⌊4 ln|𝒳|/α²⌋ updates, η = α/2, one :class:`~dpcourse.svt.OnlineNumericSparse`
-        (ε, c, sensitivity 1/n, Dwork & Roth's budget split 8/9 : 1/9) fed the two queries
-        q·p − q·p̃ₜ and q·p̃ₜ − q·p (the second only if the first was ⊥) with threshold
-        T = 2α. A numeric answer a gives y = q·p̃ₜ + a (resp. − a) and an update. For δ > 0
-        both parts of the core use σ = √(32c ln(2/δ))/ε (δ/2 each), as in Dwork & Roth's
-        NumericSparse, and the whole is (ε, δ)-DP. Algorithm 5 writes T as
-        18c(ln 2|Q| + ln(4c/β))/(εn), which is 2α at the smallest α the theorem allows; T = 2α
-        keeps the proof valid for every larger α too. Accurate to 3α when α ≥ R(α)
-        (:func:`bounds.pmw_dwork_roth_requirement`).
+        (ε, c, sensitivity 1/n, Dwork & Roth's budget split: ε₁ = 8ε/9 for δ = 0,
+        ε₁ = √512 ε/(√512 + 1) for δ > 0) fed the two queries q·p − q·p̃ₜ and q·p̃ₜ − q·p (the
+        second only if the first was ⊥) with threshold T = 2α. A numeric answer a gives
+        y = q·p̃ₜ + a (resp. − a) and an update. For δ > 0 both parts of the core use
+        σ(ε′) = √(32c ln(2/δ))/ε′ (δ/2 each), as in Dwork & Roth's NumericSparse, and the whole
+        is (ε, δ)-DP; the δ > 0 split is the one behind the slides' constant 2 + 32√2.
+        The slides set the threshold to twice NumericSparse's accuracy level,
+        T = 18c(ln 2|Q| + ln(4c/β))/(εn) for δ = 0, i.e. T = 2R(α); that equals 2α only at the
+        smallest admissible α (α = R(α)). For larger α this package keeps T = 2α, which keeps
+        both steps of the proof (a ⊤ means a gap ≥ T − R(α) ≥ α, a ⊥ a gap < T + R(α) ≤ 3α).
+        Accurate to 3α when α ≥ R(α) (:func:`bounds.pmw_dwork_roth_requirement`).
 
     Parameters
     ----------
@@ -624,8 +642,12 @@ class PrivateMW:
         """ε spent so far (never above ``epsilon``; δ, when > 0, is spent from the first query).
 
         notes: ε₀ per round started (the SparseVector core's account) + ε₀ per Laplace release.
-        dwork_roth: the NumericSparse core's own account (ε/c per AboveThreshold run started,
-        an upper bound on its 8/9 : 1/9 split; ε once started when δ > 0).
+        dwork_roth: the NumericSparse core's own account ((1 − s)ε/c per comparison run started
+        plus sε/c per released value, s = 1/9; ε once started when δ > 0).
+
+        This is an after-the-fact, data-dependent account of one run, not the curator's
+        privacy guarantee: the number of updates depends on the data, so a run that stopped
+        at 0.01 is not "0.01-DP". The guarantee is ``epsilon`` (and ``delta``), whatever the run.
         """
         if not self.answered:
             return 0.0
@@ -716,19 +738,13 @@ def per_query_epsilon(*, epsilon: float, num_queries: int, delta: float = 0.0) -
 
     δ = 0: ε₀ = ε/k (basic composition). δ > 0: the largest ε₀ with
     ε₀√(2k ln(1/δ)) + kε₀(e^{ε₀} − 1) ≤ ε (advanced composition, Dwork & Roth Theorem 3.20),
-    or ε/k if that is larger (basic composition is valid too). Found by brentq.
+    or ε/k if that is larger (:func:`bounds.advanced_composition_per_query_epsilon`).
     """
     eps = check_epsilon(epsilon)
     k = check_integer(num_queries, "num_queries", minimum=1)
     if delta == 0:
         return eps / k
-    dlt = check_probability(delta, "delta")
-
-    def excess(e0):
-        return e0 * np.sqrt(2 * k * np.log(1 / dlt)) + k * e0 * np.expm1(e0) - eps
-
-    advanced = optimize.brentq(excess, 0.0, eps, xtol=1e-15, rtol=1e-14)
-    return float(max(advanced, eps / k))
+    return bounds.advanced_composition_per_query_epsilon(epsilon=eps, k=k, delta=check_probability(delta, "delta"))
 
 
 class LaplacePerQuery:
@@ -834,7 +850,13 @@ def run_stream_with_potential(curator: PrivateMW, queries, p) -> tuple[np.ndarra
 
 @dataclass(frozen=True)
 class ReleaseErrors:
-    """Max absolute errors of the three curators on one workload (normalised answers)."""
+    """Max absolute errors of the three curators on one workload (normalised answers).
+
+    All three are scored on every query of the workload. PMW's refused queries (after its
+    update budget ran out) are scored with the answer the analyst gets for free from the
+    synthetic data, q·p̃ (post-processing, no accuracy guarantee); ``pmw_answered`` says how
+    many PMW actually answered.
+    """
 
     pmw: float
     laplace: float
@@ -854,6 +876,10 @@ def release_errors(histogram, workload: ConjunctionWorkload, *, epsilon: float, 
     calibrated as the notes prescribe. The Laplace baseline uses basic composition (ε/k each),
     drawn in one vectorised call; the noisy histogram is :class:`NoisyHistogram`. ``truth``
     (the exact answers) may be passed to save recomputing them.
+
+    Scoring: like with like, every method on every query. If PMW refuses the tail of the
+    stream, those queries are answered from its final synthetic data (free post-processing)
+    and count in its error, rather than being dropped.
     """
     x = check_histogram(histogram, min_cells=2)
     k = len(workload)
@@ -864,9 +890,11 @@ def release_errors(histogram, workload: ConjunctionWorkload, *, epsilon: float, 
     truth = workload.answers(x / n) if truth is None else check_array(truth, "truth", shape=(k,))
     curator = PrivateMW(x, epsilon=epsilon, alpha=alpha, beta=beta, max_queries=k, rng=gen)
     answers = run_stream(curator, workload)
+    for i in range(curator.answered, k):  # refused: the synthetic data's free answer
+        answers[i] = curator.synthetic_answer(workload[i])
     laplace = laplace_mechanism(truth, sensitivity=k / n, epsilon=epsilon, rng=gen)
     noisy = NoisyHistogram(x, epsilon=epsilon, rng=gen)
     from_histogram = workload.answers(noisy.noisy_histogram / n)
-    return ReleaseErrors(float(np.nanmax(np.abs(answers - truth))), float(np.max(np.abs(laplace - truth))),
+    return ReleaseErrors(float(np.max(np.abs(answers - truth))), float(np.max(np.abs(laplace - truth))),
                          float(np.max(np.abs(from_histogram - truth))), float(alpha), curator.updates,
                          curator.max_updates, curator.privacy_spent, curator.answered)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from . import bounds
 from .svt_variants import VARIANTS
 from ._validation import (
     as_generator,
@@ -55,6 +56,8 @@ __all__ = [
     "generalized_above_threshold",
     "numeric_sparse",
     "numeric_sparse_scales",
+    "numeric_sparse_share",
+    "sparse_accuracy_margins",
     "sparse_vector",
     "sparse_vector_scales",
 ]
@@ -91,7 +94,17 @@ def sparse_vector_scales(*, epsilon: float, c: int, sensitivity: float = 1.0, de
 
     With δ = 0, each of the c AboveThreshold runs gets ε/c (basic composition): threshold
     noise Lap(σ), query noise Lap(2σ) with σ = 2cΔ/ε. With δ > 0, advanced composition
-    lets each run use σ = Δ·√(32 c ln(1/δ))/ε, and the whole is (ε, δ)-DP.
+    lets each run use σ = Δ·√(32 c ln(1/δ))/ε, i.e. ε′ = ε/√(8c ln(1/δ)) per run, and the
+    whole is (ε, δ)-DP (Dwork & Roth, Theorem 3.25).
+
+    Caveat (δ > 0): Dwork & Roth derive this σ from their Corollary 3.21, which is stated
+    for ε < 1. What the proof needs is Theorem 3.20's inequality
+    ε′√(2c ln(1/δ)) + cε′(e^{ε′} − 1) ≤ ε; the first term is ε/2 here, so it holds whenever
+    cε′(e^{ε′} − 1) ≤ ε/2, which is true for every ε ≤ 1 and for much larger ε too when δ is
+    small. This function checks the inequality itself (:func:`dpcourse.bounds.advanced_composition_epsilon`)
+    and raises ``ValueError`` when it fails (large ε with large δ), rather than return a
+    calibration that is not (ε, δ)-DP. Advanced composition also only pays off for many
+    runs: its σ is smaller than basic composition's 2cΔ/ε only when c > 8 ln(1/δ).
     """
     eps = check_epsilon(epsilon)
     c = check_integer(c, "c", minimum=1)
@@ -99,22 +112,48 @@ def sparse_vector_scales(*, epsilon: float, c: int, sensitivity: float = 1.0, de
     if delta == 0:
         sigma = 2 * c * delta_q / eps
     else:
-        sigma = delta_q * np.sqrt(32 * c * np.log(1 / check_probability(delta, "delta"))) / eps
+        dlt = check_probability(delta, "delta")
+        sigma = delta_q * np.sqrt(32 * c * np.log(1 / dlt)) / eps
+        composed = bounds.advanced_composition_epsilon(epsilon0=2 * delta_q / sigma, k=c, delta=dlt)
+        if composed > eps * (1 + 1e-12):
+            raise ValueError(
+                f"epsilon = {epsilon!r} is too large for SparseVector's advanced-composition calibration with "
+                f"delta = {delta!r} and c = {c}: Theorem 3.20 gives {composed:.4g} > epsilon (Dwork & Roth state it "
+                "for epsilon < 1); use delta=0 (basic composition)")
     return sigma, 2 * sigma
 
 
+def numeric_sparse_share(delta: float = 0.0) -> float:
+    """Dwork & Roth's share s of NumericSparse's budget for the released values (Algorithm 3).
+
+    δ = 0: ε₁ = 8ε/9 for the comparisons and ε₂ = 2ε/9, so s = 1/9. δ > 0:
+    ε₁ = √512/(√512 + 1)·ε and ε₂ = 2ε/(√512 + 1), so s = 1/(√512 + 1) ≈ 0.0424. The
+    δ > 0 split is the one behind the constant (√512 + 1) of Theorem 3.28, hence behind
+    the slides' 2 + 32√2 = 2(1 + √512) for online PMW; the δ = 0 split there would make the
+    comparison noise 9√512/(8(√512 + 1)) ≈ 1.077 times larger than the theorem assumes.
+    """
+    if delta == 0:
+        return 1 / 9
+    check_probability(delta, "delta")
+    return 1 / (np.sqrt(512) + 1)
+
+
 def numeric_sparse_scales(*, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0,
-                          numeric_share: float = 1 / 9):
+                          numeric_share: float | None = None):
     """Noise scales of NumericSparse (Dwork & Roth, Algorithm 3): (threshold, query, numeric).
 
     With σ(ε′) the SparseVector scale of :func:`sparse_vector_scales`, the comparisons run
     SparseVector with ε₁ = (1 − s)·ε (threshold Lap(σ(ε₁)), queries Lap(2σ(ε₁))), and each of the
-    c released values gets fresh Lap(σ(ε₂)) noise with ε₂ = 2sε. Dwork & Roth take s = 1/9
-    (ε₁ = 8ε/9, ε₂ = 2ε/9); the released values then cost ε/9 in all (c answers of sensitivity Δ
-    with noise 2cΔ/ε₂ each, for δ = 0). The lecture's "twice the budget" is s = ½. With δ > 0 each
-    part uses δ/2 (Dwork & Roth's ln(2/δ)), so the whole is (ε, δ)-DP.
+    c released values gets fresh Lap(σ(ε₂)) noise with ε₂ = 2sε. ``numeric_share=None`` takes
+    Dwork & Roth's s for this δ (:func:`numeric_sparse_share`): s = 1/9 for δ = 0 (ε₁ = 8ε/9,
+    ε₂ = 2ε/9; the released values then cost ε/9 in all, c answers of sensitivity Δ with noise
+    2cΔ/ε₂ each) and s = 1/(√512 + 1) for δ > 0 (ε₁ = √512 ε/(√512 + 1), ε₂ = 2ε/(√512 + 1); by
+    advanced composition the values cost about ε₂/2, the comparisons ε₁). The lecture's "twice
+    the budget" is s = ½. With δ > 0 each part uses δ/2 (Dwork & Roth's ln(2/δ)), so the whole
+    is (ε, δ)-DP.
     """
-    share = check_probability(numeric_share, "numeric_share")
+    share = numeric_sparse_share(delta) if numeric_share is None else check_probability(numeric_share,
+                                                                                          "numeric_share")
     eps = check_epsilon(epsilon)
     part_delta = 0.0 if delta == 0 else check_probability(delta, "delta") / 2
     threshold_scale, query_scale = sparse_vector_scales(epsilon=(1 - share) * eps, c=c, sensitivity=sensitivity,
@@ -239,6 +278,43 @@ def accuracy_margins(num_queries: int, *, epsilon: float, sensitivity: float = 1
     return margin
 
 
+def sparse_accuracy_margins(num_queries: int, *, c: int, epsilon: float, sensitivity: float = 1.0,
+                            delta: float = 0.0, numeric: bool = False, rng=None, trials: int = 10_000) -> np.ndarray:
+    """Per trial, the smallest α at which SparseVector (``numeric=True``: NumericSparse) answers a hard case correctly.
+
+    The hard case is :func:`accuracy_margins`' repeated c times: k queries in c consecutive
+    blocks (as equal as possible), each block's last query at T + α and the others at T − α.
+    Run j of the algorithm starts right after the (j − 1)-th ⊤, so with threshold noise ρⱼ
+    the output is correct exactly when α > νᵢ − ρⱼ for every low query of block j and
+    α ≥ ρⱼ − ν for its high query; NumericSparse must also release each high query within α,
+    |υⱼ| ≤ α. The smallest such α is the maximum of those terms. Its (1 − β)-quantile is
+    the α at which the algorithm is (α, β)-accurate here; compare
+    :func:`dpcourse.bounds.sparse_vector_accuracy_bound` and
+    :func:`dpcourse.bounds.numeric_sparse_accuracy_bound` (at most c queries are above T − α,
+    as the theorems require). One ``(trials, k)`` draw; the scales are the mechanisms' own.
+    """
+    k = check_integer(num_queries, "num_queries", minimum=1)
+    c = check_integer(c, "c", minimum=1, maximum=k)
+    trials = check_integer(trials, "trials", minimum=1)
+    if numeric:
+        threshold_scale, query_scale, numeric_scale = numeric_sparse_scales(epsilon=epsilon, c=c,
+                                                                            sensitivity=sensitivity, delta=delta)
+    else:
+        threshold_scale, query_scale = sparse_vector_scales(epsilon=epsilon, c=c, sensitivity=sensitivity,
+                                                            delta=delta)
+    gen = as_generator(rng)
+    high = np.linspace(0, k, c + 1).round().astype(int)[1:] - 1  # the last query of each block
+    block = np.searchsorted(high, np.arange(k))
+    is_high = np.zeros(k, dtype=bool)
+    is_high[high] = True
+    rho = gen.laplace(0.0, threshold_scale, size=(trials, c))[:, block]
+    nu = gen.laplace(0.0, query_scale, size=(trials, k))
+    margin = np.where(is_high, rho - nu, nu - rho).max(axis=1)
+    if numeric:
+        margin = np.maximum(margin, np.abs(gen.laplace(0.0, numeric_scale, size=(trials, c))).max(axis=1))
+    return margin
+
+
 @dataclass(frozen=True)
 class SparseVectorResult:
     """Outputs of SparseVector: ``outputs`` coded ⊤/⊥/halted, shape ``(m,)`` or ``(trials, m)``."""
@@ -286,7 +362,8 @@ def sparse_vector(answers, *, threshold, epsilon: float, c: int, sensitivity: fl
 
     Runs AboveThreshold with budget ε/c, and after each ⊤ starts a new run (fresh threshold
     noise) on the remaining queries; halts after the c-th ⊤. By basic composition the whole
-    is c·(ε/c) = ε-DP (with δ > 0, advanced composition; see :func:`sparse_vector_scales`).
+    is c·(ε/c) = ε-DP (with δ > 0, advanced composition; see :func:`sparse_vector_scales`, whose
+    caveat applies: Dwork & Roth state that calibration for ε < 1, and it is checked, not assumed).
 
     Returns outputs coded :data:`TOP`, :data:`BOTTOM`, :data:`HALTED`, one draw for all trials.
     """
@@ -300,12 +377,13 @@ def sparse_vector(answers, *, threshold, epsilon: float, c: int, sensitivity: fl
 
 
 def numeric_sparse(answers, *, threshold, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0,
-                   numeric_share: float = 1 / 9, rng=None, trials: int | None = None) -> NumericSparseResult:
+                   numeric_share: float | None = None, rng=None, trials: int | None = None) -> NumericSparseResult:
     """NumericSparse (Dwork & Roth, Algorithm 3): SparseVector plus a noisy value for each ⊤.
 
     Budget split (see :func:`numeric_sparse_scales`): (1 − s)·ε for the comparisons and s·ε
-    for the released values, s = ``numeric_share`` (1/9 in Dwork & Roth). The values are
-    qᵢ(D) + Lap(cΔ/(sε)), fresh noise independent of the comparison.
+    for the released values, s = ``numeric_share`` (default: Dwork & Roth's, 1/9 for δ = 0 and
+    1/(√512 + 1) for δ > 0). The values are qᵢ(D) + Lap(σ(2sε)) (Lap(cΔ/(sε)) for δ = 0), fresh
+    noise independent of the comparison.
     """
     q, t = check_answers_and_threshold(answers, threshold)
     c = check_integer(c, "c", minimum=1)
@@ -370,7 +448,8 @@ class OnlineSparseVector:
     :meth:`test` returns ``True`` for ⊤ and ``False`` for ⊥; after the c-th ⊤ the object has
     halted and raises :class:`HaltedError`. ``privacy_spent`` is the budget of the runs
     started so far, (runs started)·ε/c ≤ ε (δ = 0; with δ > 0 the total is (ε, δ) by
-    advanced composition and ``privacy_spent`` reports ε once started).
+    advanced composition, checked as in :func:`sparse_vector_scales`, and ``privacy_spent``
+    reports ε once started).
     """
 
     def __init__(self, *, threshold: float, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0,
@@ -424,12 +503,13 @@ class OnlineNumericSparse(OnlineSparseVector):
     """NumericSparse for adaptively chosen queries: :meth:`test` returns ``None`` for ⊥, a noisy value for ⊤.
 
     The comparisons use (1 − s)·ε and the released values s·ε, s = ``numeric_share``
-    (Dwork & Roth: 1/9); see :func:`numeric_sparse_scales`.
+    (default Dwork & Roth's: 1/9 for δ = 0, 1/(√512 + 1) for δ > 0); see :func:`numeric_sparse_scales`.
     """
 
     def __init__(self, *, threshold: float, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0,
-                 numeric_share: float = 1 / 9, rng=None):
-        self.numeric_share = check_probability(numeric_share, "numeric_share")
+                 numeric_share: float | None = None, rng=None):
+        self.numeric_share = (numeric_sparse_share(delta) if numeric_share is None
+                              else check_probability(numeric_share, "numeric_share"))
         super().__init__(threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity, delta=delta, rng=rng)
 
     def _set_scales(self):

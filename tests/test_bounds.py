@@ -101,3 +101,35 @@ def test_noisy_histogram_bound_grows_like_sqrt_domain():
 def test_bounds_reject_bad_input(call):
     with pytest.raises(ValueError):
         call()
+
+
+# --- composition (notebook 06) ---
+@pytest.mark.parametrize("k, epsilon0, delta", [(10, 0.1, 1e-5), (100, 0.01, 1e-6), (1000, 0.005, 1e-6),
+                                                (50, 0.2, 1e-3)])
+def test_advanced_composition_holds_against_the_exact_optimal_composition(k, epsilon0, delta):
+    # Theorem 3.20: k ε₀-DP mechanisms are (ε_adv, δ)-DP. The worst case (k-fold randomized
+    # response) has δ(ε_adv) ≤ δ exactly; a formula with √(k ln(1/δ)) instead of √(2k ln(1/δ))
+    # fails this for the larger k.
+    eps_adv = bounds.advanced_composition_epsilon(epsilon0=epsilon0, k=k, delta=delta)
+    assert bounds.optimal_composition_delta(eps_adv, epsilon0=epsilon0, k=k) <= delta
+    too_small = epsilon0 * np.sqrt(k * np.log(1 / delta)) + k * epsilon0 * np.expm1(epsilon0)
+    if k >= 100:
+        assert bounds.optimal_composition_delta(too_small, epsilon0=epsilon0, k=k) > delta
+
+
+def test_optimal_composition_delta_edge_cases():
+    # one randomized response: δ(0) is its total variation tanh(ε₀/2); basic composition kε₀ has δ = 0
+    assert bounds.optimal_composition_delta(0.0, epsilon0=0.3, k=1) == pytest.approx(np.tanh(0.15))
+    assert bounds.optimal_composition_delta(5 * 0.3, epsilon0=0.3, k=5) == 0.0
+    e0 = bounds.advanced_composition_per_query_epsilon(epsilon=1.0, k=1000, delta=1e-6)
+    assert bounds.advanced_composition_epsilon(epsilon0=e0, k=1000, delta=1e-6) == pytest.approx(1.0)
+
+
+def test_laplace_advanced_composition_bound():
+    e0 = bounds.advanced_composition_per_query_epsilon(epsilon=1.0, k=3000, delta=1e-6)
+    assert bounds.laplace_advanced_composition_max_error_bound(num_queries=3000, beta=0.05, epsilon=1.0, delta=1e-6,
+                                                               n=1e6) == pytest.approx(np.log(3000 / 0.05) / (1e6 * e0))
+    # it beats basic composition once k is large
+    assert bounds.laplace_advanced_composition_max_error_bound(num_queries=3000, beta=0.05, epsilon=1.0,
+                                                               delta=1e-6) < \
+        bounds.composed_laplace_max_error_bound(num_queries=3000, beta=0.05, epsilon=1.0)

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpcourse import audit, svt
+from dpcourse import audit, bounds, svt
 from dpcourse.experiments import proportion_interval
 
 
@@ -112,13 +112,100 @@ def test_online_above_threshold_matches_the_batch_distribution():
 
 
 def test_numeric_sparse_with_delta_follows_dwork_and_roth():
-    # σ(ε′) = √(32c ln(2/δ))/ε′: each of the two parts gets δ/2, so the whole is (ε, δ)-DP
+    # Dwork & Roth, Algorithm 3 with δ > 0: ε₁ = √512/(√512 + 1)·ε, ε₂ = 2ε/(√512 + 1), and
+    # σ(ε′) = √(32c ln(2/δ))/ε′ (each part gets δ/2). The δ = 0 split (8ε/9) would give a
+    # threshold scale 9√512/(8(√512 + 1)) ≈ 1.077 times larger: this test fails with it.
     c, eps, delta = 3, 0.9, 1e-6
     threshold_scale, query_scale, numeric_scale = svt.numeric_sparse_scales(epsilon=eps, c=c, delta=delta)
     sigma = lambda e: np.sqrt(32 * c * np.log(2 / delta)) / e  # noqa: E731
-    assert threshold_scale == pytest.approx(sigma(8 * eps / 9))
-    assert query_scale == pytest.approx(2 * sigma(8 * eps / 9))
-    assert numeric_scale == pytest.approx(sigma(2 * eps / 9))
+    eps1, eps2 = np.sqrt(512) / (np.sqrt(512) + 1) * eps, 2 * eps / (np.sqrt(512) + 1)
+    assert threshold_scale == pytest.approx(sigma(eps1), rel=1e-12)
+    assert query_scale == pytest.approx(2 * sigma(eps1), rel=1e-12)
+    assert numeric_scale == pytest.approx(sigma(eps2), rel=1e-12)
+    assert svt.numeric_sparse_share(delta) == pytest.approx(1 / (1 + 16 * np.sqrt(2)))
+    assert svt.numeric_sparse_share(0.0) == pytest.approx(1 / 9)
+    # the δ = 0 calibration keeps 8/9 : 2/9
+    assert svt.numeric_sparse_scales(epsilon=eps, c=c)[0] == pytest.approx(2 * c / (8 * eps / 9))
+
+
+def test_numeric_sparse_bound_is_the_one_its_calibration_supports():
+    # Theorem 3.28's α is AboveThreshold's 4σ₁(ln k + ln(2/β′)) at β′ = β/(2c), σ₁ the threshold
+    # scale the mechanism really uses; with δ > 0 it is (√512 + 1)√(c ln(2/δ))(ln k + ln(4c/β))/ε,
+    # the constant of the slides' 2 + 32√2 = 2(1 + √512). Fails with the old 8/9 split.
+    k, c, beta, eps = 500, 6, 0.05, 0.7
+    for delta in (0.0, 1e-6):
+        sigma1 = svt.numeric_sparse_scales(epsilon=eps, c=c, delta=delta)[0]
+        alpha = bounds.numeric_sparse_accuracy_bound(num_queries=k, c=c, beta=beta, epsilon=eps, delta=delta,
+                                                     part="comparisons")
+        assert alpha == pytest.approx(4 * sigma1 * (np.log(k) + np.log(4 * c / beta)), rel=1e-12)
+    written = (np.sqrt(512) + 1) * np.sqrt(c * np.log(2 / 1e-6)) * (np.log(k) + np.log(4 * c / beta)) / eps
+    assert alpha == pytest.approx(written, rel=1e-12)
+    assert 2 * (1 + np.sqrt(512)) == pytest.approx(2 + 32 * np.sqrt(2))
+    assert bounds.numeric_sparse_accuracy_bound(num_queries=k, c=c, beta=beta, epsilon=eps) == pytest.approx(
+        9 * c * (np.log(k) + np.log(4 * c / beta)) / eps)
+
+
+def test_sparse_vector_bound_is_theorem_3_26():
+    k, c, beta, eps = 300, 4, 0.05, 1.0
+    assert bounds.sparse_vector_accuracy_bound(num_queries=k, c=c, beta=beta, epsilon=eps) == pytest.approx(
+        8 * c * (np.log(k) + np.log(2 * c / beta)) / eps)
+    assert bounds.sparse_vector_accuracy_bound(num_queries=k, c=c, beta=beta, epsilon=eps, delta=1e-6) == pytest.approx(
+        np.sqrt(512 * c * np.log(1e6)) * (np.log(k) + np.log(2 * c / beta)) / eps)
+    # and it is 4σ(ln k + ln(2c/β)) with σ the mechanism's threshold scale
+    for delta in (0.0, 1e-6):
+        sigma = svt.sparse_vector_scales(epsilon=eps, c=c, delta=delta)[0]
+        assert bounds.sparse_vector_accuracy_bound(num_queries=k, c=c, beta=beta, epsilon=eps, delta=delta) == \
+            pytest.approx(4 * sigma * (np.log(k) + np.log(2 * c / beta)))
+
+
+def test_sparse_vector_with_delta_checks_advanced_composition():
+    # Dwork & Roth state the δ > 0 calibration for ε < 1; the package checks Theorem 3.20's
+    # inequality itself: fine at ε = 1 and δ = 1e-6, refused for large ε with large δ.
+    svt.sparse_vector_scales(epsilon=1.0, c=5, delta=1e-6)
+    svt.sparse_vector_scales(epsilon=3.0, c=5, delta=1e-6)
+    with pytest.raises(ValueError, match="epsilon.*advanced"):
+        svt.sparse_vector_scales(epsilon=20.0, c=1, delta=0.1)
+    with pytest.raises(ValueError, match="epsilon"):
+        svt.sparse_vector([0.0], threshold=0, epsilon=20.0, c=1, delta=0.1)
+    # at the boundary the composed ε is exactly what the check compares
+    sigma, _ = svt.sparse_vector_scales(epsilon=1.0, c=5, delta=1e-6)
+    composed = bounds.advanced_composition_epsilon(epsilon0=2 / sigma, k=5, delta=1e-6)
+    assert 0.5 < composed <= 1.0
+
+
+@pytest.mark.parametrize("numeric, delta", [(False, 0.0), (False, 1e-6), (True, 0.0)])
+def test_sparse_accuracy_margins_agree_with_running_the_algorithm(numeric, delta):
+    # At α = the 0.9-quantile of the margins, running the mechanism on the hard input must be
+    # correct in 90% of trials. Different noise draws, so this is statistical: 20 000 trials,
+    # binomial standard error √(0.09/20 000) ≈ 0.0021 for both; 6 combined standard errors.
+    k, c, eps, trials = 40, 4, 1.0, 20_000
+    margins = svt.sparse_accuracy_margins(k, c=c, epsilon=eps, delta=delta, numeric=numeric, rng=3, trials=trials)
+    alpha = float(np.quantile(margins, 0.9))
+    high = np.linspace(0, k, c + 1).round().astype(int)[1:] - 1
+    answers = np.full(k, -alpha)
+    answers[high] = alpha
+    run = (svt.numeric_sparse if numeric else svt.sparse_vector)(answers, threshold=0.0, epsilon=eps, c=c,
+                                                                 delta=delta, rng=4, trials=trials)
+    expected = np.full(k, svt.BOTTOM)
+    expected[high] = svt.TOP
+    correct = np.all(run.outputs == expected, axis=1)
+    if numeric:
+        correct &= np.all(np.abs(run.values[:, high] - alpha) <= alpha, axis=1)
+    assert abs(correct.mean() - 0.9) < 6 * np.sqrt(2 * 0.09 / trials)
+
+
+def test_numeric_sparse_released_values_exceed_theorem_3_28_with_delta():
+    # The released values' noise Lap(σ(ε₂)) alone: its 0.95-quantile of the max over c values is
+    # σ₂ ln(c/(1 − 0.95^{1/c}))… ≈ σ₂ ln(20c); with δ > 0 it is above Theorem 3.28's α. Measured
+    # with 20 000 trials (the quantile's relative sampling error is about 1%), margin 5%.
+    k, c, beta, eps, delta = 300, 4, 0.05, 1.0, 1e-6
+    margins = svt.sparse_accuracy_margins(k, c=c, epsilon=eps, delta=delta, numeric=True, rng=5, trials=20_000)
+    measured = np.quantile(margins, 1 - beta)
+    theorem = bounds.numeric_sparse_accuracy_bound(num_queries=k, c=c, beta=beta, epsilon=eps, delta=delta,
+                                                   part="comparisons")
+    level = bounds.numeric_sparse_accuracy_bound(num_queries=k, c=c, beta=beta, epsilon=eps, delta=delta)
+    assert measured > 1.05 * theorem
+    assert measured < level
 
 
 def test_online_numeric_sparse_counts_both_parts_of_the_budget():
