@@ -1,7 +1,9 @@
-"""The pip pins (requirements.txt) and the Binder pins (environment.yml) must agree (Binder itself: test_binder.py).
+"""One source of truth for the pins: requirements.txt (Binder itself: test_binder.py).
 
-The conda-forge package `matplotlib-base` is matplotlib without a GUI toolkit; it pins the same
-version as pip's `matplotlib`. `python` and `pip` are conda-only entries.
+`make` installs requirements.txt into .venv. Binder's environment.yml asks conda for Python and
+pip only and has pip install `-r requirements.txt`, so the PyPI resolution test in test_binder.py
+covers exactly what Binder installs. These tests fail as soon as environment.yml pins anything
+itself or its pip section drifts from requirements.txt.
 """
 
 from __future__ import annotations
@@ -12,32 +14,75 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-CONDA_TO_PIP = {"matplotlib-base": "matplotlib"}
+PIN = re.compile(r"([A-Za-z0-9_.-]+)==([0-9][^=\s;]*)")
+
+
+def requirement_lines(path: Path) -> list[str]:
+    """The requirements a pip requirements file names, comments dropped and ``-r FILE`` followed."""
+    lines = []
+    for line in path.read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line.startswith(("-r ", "--requirement ")):
+            lines += requirement_lines(path.parent / line.split(None, 1)[1])
+        elif line:
+            lines.append(line)
+    return lines
+
+
+def pins(lines: list[str]) -> dict[str, str]:
+    """Package name (lower case) → exact version; a line that is not ``name==version`` fails."""
+    found = {}
+    for line in lines:
+        match = PIN.fullmatch(line)
+        assert match, f"not an exact pin: {line!r}"
+        found[match.group(1).lower()] = match.group(2)
+    return found
 
 
 def pip_pins() -> dict[str, str]:
-    pins = {}
-    for line in (ROOT / "requirements.txt").read_text().splitlines():
-        line = line.split("#")[0].strip()
-        if line:
-            name, version = line.split("==")
-            pins[name.lower()] = version
-    return pins
+    return pins(requirement_lines(ROOT / "requirements.txt"))
 
 
 def conda_environment() -> dict:
     return yaml.safe_load((ROOT / "environment.yml").read_text())
 
 
-def conda_pins() -> dict[str, str]:
-    pins = {}
-    for spec in conda_environment()["dependencies"]:
-        if not isinstance(spec, str) or spec.split("=")[0] in ("python", "pip"):
-            continue
-        name, version = re.fullmatch(r"([A-Za-z0-9_.-]+)==([0-9][^=\s]*)", spec).groups()
-        pins[CONDA_TO_PIP.get(name, name).lower()] = version
-    return pins
+def binder_pip_section() -> list[str]:
+    """The ``pip:`` entry of environment.yml, as written."""
+    sections = [d["pip"] for d in conda_environment()["dependencies"] if isinstance(d, dict) and "pip" in d]
+    assert len(sections) == 1, "environment.yml needs exactly one pip: section"
+    return sections[0]
 
 
-def test_every_pin_is_exact_and_the_same_on_both_sides():
-    assert conda_pins() == pip_pins()
+def binder_requirement_lines() -> list[str]:
+    """Every requirement Binder's pip installs, with ``-r FILE`` followed from environment.yml's folder."""
+    # conda and micromamba hand the pip section to pip as a file beside environment.yml, so a
+    # `-r FILE` in it is read relative to environment.yml's folder (here the repository root)
+    lines = []
+    for line in binder_pip_section():
+        if line.startswith(("-r ", "--requirement ")):
+            lines += requirement_lines(ROOT / line.split(None, 1)[1])
+        else:
+            lines.append(line)
+    return lines
+
+
+def test_requirements_pin_every_package_exactly():
+    assert len(pip_pins()) >= 10
+
+
+def test_conda_installs_only_python_and_pip():
+    conda = [d for d in conda_environment()["dependencies"] if not isinstance(d, dict)]
+    assert sorted(d.split("=")[0] for d in conda) == ["pip", "python"], conda
+
+
+def test_binder_pip_installs_requirements_txt_and_nothing_else():
+    assert binder_pip_section() == ["-r requirements.txt"]
+    assert pins(binder_requirement_lines()) == pip_pins()
+
+
+def test_binder_python_satisfies_the_package():
+    (python,) = [d for d in conda_environment()["dependencies"] if isinstance(d, str) and d.startswith("python")]
+    minor = tuple(map(int, re.fullmatch(r"python=(3\.\d+)", python).group(1).split(".")))
+    required = re.search(r'requires-python = ">=(3\.\d+)"', (ROOT / "pyproject.toml").read_text()).group(1)
+    assert minor >= tuple(map(int, required.split(".")))
