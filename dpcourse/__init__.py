@@ -15,6 +15,8 @@ Modules, one idea each:
 - :mod:`dpcourse.svt_variants`: the published SVT variants of Lyu, Su & Li (2017), and SVT-S.
 - :mod:`dpcourse.audit`: exact output probabilities, privacy loss, and an empirical auditor.
 - :mod:`dpcourse.pmw`: Hedge, multiplicative weights and Private MW for query release.
+- :mod:`dpcourse.exponential`: the exponential mechanism exactly (pmf, privacy loss, utility) and
+  the lecture's pricing example.
 - :mod:`dpcourse.plotting`: one colour per method, theory as lines, measurements as points.
 - :mod:`dpcourse.widgets`: ipywidgets panels that redraw a figure, testable without a browser.
 - :mod:`dpcourse.checks`: the check functions of the exercises.
