@@ -13,6 +13,7 @@ compare images, checks what the plot shows.
 
 from __future__ import annotations
 
+import base64
 import io
 import time
 from collections.abc import Callable, Mapping
@@ -25,6 +26,8 @@ from matplotlib.figure import Figure
 __all__ = ["DEFAULT_MARGINS", "Panel", "float_slider", "int_slider", "log_slider", "format_numbers"]
 
 DEFAULT_MARGINS = {"left": 0.07, "right": 0.98, "bottom": 0.15, "top": 0.9, "wspace": 0.25}
+#: Resolution of the figure stored beside the widget (what a notebook shows before it is run).
+STATIC_PNG_DPI = 100
 
 
 def float_slider(description: str, *, value: float, min: float, max: float, step: float, **kwargs) -> widgets.FloatSlider:
@@ -143,5 +146,16 @@ class Panel:
     def _on_change(self, _change) -> None:
         self.redraw()
 
-    def _ipython_display_(self) -> None:
-        display(self.widget)
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        """What a notebook shows and stores for the panel: the widget, a PNG of its figure, one line of text.
+
+        JupyterLab draws the widget when the notebook is trusted (its own outputs, or signed). A
+        notebook opened before it is run (a fresh clone, a release, Binder) is not, so JupyterLab
+        picks the PNG, as GitHub's viewer does; without it both would show ``VBox(children=…)``.
+        """
+        buffer = io.BytesIO()
+        self.figure.savefig(buffer, format="png", dpi=STATIC_PNG_DPI)
+        titles = [self.figure.get_suptitle(), *(ax.get_title() for ax in self.figure.axes)]
+        title = next((t for t in titles if t), "")
+        return {**self.widget._repr_mimebundle_(), "image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
+                "text/plain": f"[panel: {title}]" if title else "[panel]"}
