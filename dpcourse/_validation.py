@@ -27,6 +27,7 @@ __all__ = [
     "check_nonnegative",
     "check_positive",
     "check_probability",
+    "check_size",
     "check_trials",
     "check_unit_interval_array",
     "sample_shape",
@@ -206,3 +207,21 @@ def check_histogram(value, name: str = "histogram", *, min_cells: int = 1) -> np
     if not arr.sum() > 0:
         raise ValueError(f"{name} must have a positive total n = Σ x > 0; got n = {arr.sum():g}")
     return arr
+
+
+#: Largest allocation a function may make before it refuses (about 1 GiB): Binder gives a
+#: kernel 2 GB, and a NumPy temporary of the same size often follows the first array.
+MAX_BYTES = 2**30
+
+
+def check_size(nbytes, name: str, *, limit: int = MAX_BYTES) -> int:
+    """Refuse, before allocating, work that would need more than ``limit`` bytes (about 1 GiB).
+
+    ``name`` names the parameter(s) that set the size, e.g. ``"trials × max_k"``, so the
+    student knows what to make smaller.
+    """
+    nbytes = int(nbytes)
+    if nbytes > limit:
+        raise ValueError(f"{name} is too large: this would allocate about {nbytes / 2**30:.3g} GiB, more than the "
+                         f"{limit / 2**30:.3g} GiB a course kernel can spare; make {name} smaller")
+    return nbytes

@@ -43,3 +43,32 @@ def test_strategy_and_interval_controls(panel):
     assert panel.numbers["nodes in the decomposition"] == 1
     with pytest.raises(ValueError, match="strategy must be one of"):
         strategy_by_name("random", 8)
+
+
+def test_shipped_table_matches_a_fresh_computation(tmp_path):
+    # the table is exact: regenerating the small sizes gives the same numbers to rounding, and a
+    # large entry agrees with the formula computed directly
+    from dpcourse.widgets import trees
+
+    fresh = trees.write_table(tmp_path / "t.npz", domain_sizes=(16, 64))
+    with np.load(fresh) as new, np.load(trees.TABLE) as shipped:
+        assert set(new.files) <= set(shipped.files)
+        for key in new.files:
+            np.testing.assert_allclose(shipped[key], new[key], rtol=1e-10, atol=0)
+        expected = {f"{n}-{d}-{b if n == 'tree' else 0}" for d in trees.DOMAIN_SIZES for n in trees.STRATEGIES
+                    for b in (trees.BRANCHINGS if n == "tree" else (2,)) if b <= d}
+        assert set(shipped.files) == expected
+        mean, sensitivity = trees._least_squares_curve("tree", 256, 4)
+        np.testing.assert_allclose(shipped["tree-256-4"], np.concatenate([[sensitivity], mean]), rtol=1e-10)
+
+
+def test_interval_follows_d(panel):
+    panel.set(d=256, interval=(100, 200))
+    panel.set(d=16)
+    assert panel.controls["interval"].max == 15
+    assert panel.controls["interval"].value == (6, 11)  # the same share of [0, d)
+    assert panel.numbers["nodes in the decomposition"] >= 1
+    panel.set(d=1024)
+    assert panel.controls["interval"].max == 1023
+    s, t = panel.controls["interval"].value
+    assert 0 <= s <= t <= 1023

@@ -1,9 +1,17 @@
 """A row of controls driving one matplotlib figure, testable without a browser.
 
-A :class:`Panel` is built from a *draw function* ``draw(fig, **values) -> dict`` that
-fills a fresh :class:`~matplotlib.figure.Figure` for the current control values and
-returns the key numbers behind the plot. Changing any control calls it again; the figure
-is rendered to PNG inside an ``ipywidgets.Output``.
+A :class:`Panel` is built from a *draw function* ``draw(fig, **values) -> dict`` and its
+controls. The panel keeps **one** :class:`~matplotlib.figure.Figure` for its whole life and
+passes it to every call: the draw function builds its axes and artists on the first call
+(when ``fig.axes`` is empty) and afterwards only updates their data, limits and texts.
+Building artists costs little next to rendering them, but a figure kept alive also keeps
+matplotlib's text-layout caches warm. The figure is rendered to a PNG at
+``RENDER_SCALE`` × the shown resolution (sharp on high-density screens) and shown in an
+``ipywidgets.Image`` at its size in screen pixels, which the browser swaps in place.
+
+When the redraw about to start is expected to take longer than :data:`BUSY_SECONDS` (the
+draw function says so through ``slow(values, changed)``, or the same control was that slow
+last time), a "computing…" line appears above the figure before the work begins.
 
 Because ``slider.value = x`` runs the observers synchronously, a test can set a value and
 assert on ``panel.numbers`` or on the data of ``panel.figure`` straight after. The key
@@ -20,34 +28,55 @@ from collections.abc import Callable, Mapping
 
 import ipywidgets as widgets
 import numpy as np
-from IPython.display import Image, clear_output, display
 from matplotlib.figure import Figure
 
-__all__ = ["DEFAULT_MARGINS", "Panel", "float_slider", "int_slider", "log_slider", "format_numbers"]
+from .. import plotting
+from .._validation import check_positive
+
+__all__ = ["BUSY_SECONDS", "DEFAULT_MARGINS", "PNG_OPTIONS", "Panel", "delta_slider", "float_slider", "format_numbers",
+           "int_slider", "log_slider"]
 
 DEFAULT_MARGINS = {"left": 0.07, "right": 0.98, "bottom": 0.15, "top": 0.9, "wspace": 0.25}
 #: Resolution of the figure stored beside the widget (what a notebook shows before it is run).
 STATIC_PNG_DPI = 100
+#: A redraw expected to take longer than this shows "computing…" first.
+BUSY_SECONDS = 0.25
+#: zlib level 1: encoding a 2100-px-wide panel at the default level 6 costs as much as drawing it,
+#: for PNGs only about 1.5× smaller (tens of kB, nothing for a local or Binder kernel).
+PNG_OPTIONS = {"pil_kwargs": {"compress_level": 1}}
+_STYLE = {"description_width": "initial"}
+_BUSY_HTML = "<span style='color:#882255'>⏳ computing…</span>"
 
 
 def float_slider(description: str, *, value: float, min: float, max: float, step: float, **kwargs) -> widgets.FloatSlider:
     """A float slider that redraws on release (``continuous_update=False``)."""
     return widgets.FloatSlider(value=value, min=min, max=max, step=step, description=description,
-                               continuous_update=False, style={"description_width": "initial"}, **kwargs)
+                               continuous_update=False, style=_STYLE, **kwargs)
 
 
 def int_slider(description: str, *, value: int, min: int, max: int, step: int = 1, **kwargs) -> widgets.IntSlider:
-    """An integer slider that redraws on release."""
+    """An integer slider that redraws on release; its readout and steps are whole numbers."""
     return widgets.IntSlider(value=value, min=min, max=max, step=step, description=description,
-                             continuous_update=False, style={"description_width": "initial"}, **kwargs)
+                             continuous_update=False, readout_format="d", style=_STYLE, **kwargs)
 
 
 def log_slider(description: str, *, value: float, min_exp: float, max_exp: float, step: float = 0.1,
                **kwargs) -> widgets.FloatLogSlider:
     """A base-10 logarithmic slider from 10**min_exp to 10**max_exp."""
+    kwargs.setdefault("readout_format", ".3g")
     return widgets.FloatLogSlider(value=value, base=10, min=min_exp, max=max_exp, step=step,
-                                  description=description, continuous_update=False,
-                                  readout_format=".3g", style={"description_width": "initial"}, **kwargs)
+                                  description=description, continuous_update=False, style=_STYLE, **kwargs)
+
+
+#: The one way δ is written in every panel: a power of ten, read out like ``1e-06``.
+DELTA_READOUT = ".0e"
+
+
+def delta_slider(description: str = "δ", *, value: float = 1e-6, min_exp: float = -10, max_exp: float = -2,
+                 step: float = 1.0) -> widgets.FloatLogSlider:
+    """A δ slider: powers of ten, read out in :data:`DELTA_READOUT` (``1e-06``) like every δ of the workbook."""
+    return log_slider(description, value=value, min_exp=min_exp, max_exp=max_exp, step=step,
+                      readout_format=DELTA_READOUT)
 
 
 def format_numbers(numbers: Mapping[str, object]) -> str:
@@ -62,75 +91,120 @@ def format_numbers(numbers: Mapping[str, object]) -> str:
 
 
 class Panel:
-    """Controls plus one figure, redrawn by ``draw(fig, **values)`` whenever a control changes.
+    """Controls plus one figure, updated by ``draw(fig, **values)`` whenever a control changes.
 
     Parameters
     ----------
     draw : callable
-        ``draw(fig, **values) -> dict`` fills ``fig`` and returns the key numbers shown.
+        ``draw(fig, **values) -> dict``: on the first call (``fig.axes`` empty) builds the axes
+        and artists, on later calls updates them; returns the key numbers shown.
     controls : mapping of str to ipywidgets.ValueWidget
         Keyword name of each control's value in ``draw``.
     figsize : (float, float)
-        Size of the figure in inches.
+        Size of the figure in inches; it is shown at ``plotting.SCREEN_DPI`` pixels per inch.
     render : bool
-        Render the PNG into the output widget (turn off to time the computation alone).
+        Render the PNG into the image widget (turn off to time the computation alone).
     margins : dict, optional
         Keyword arguments of ``Figure.subplots_adjust``. A fixed layout is used instead of
         matplotlib's constrained layout, which alone costs about 0.1 s a redraw.
-    dpi : int
-        Resolution of the rendered PNG.
+    dpi : int, optional
+        Resolution of the rendered PNG; ``SCREEN_DPI × RENDER_SCALE`` (200) by default.
+    slow : callable, optional
+        ``slow(values, changed) -> bool``: True when the redraw for these values, after the
+        control named ``changed`` moved, will take longer than :data:`BUSY_SECONDS`
+        (e.g. a cache miss). The panel then shows "computing…" before drawing.
+    clear : bool
+        Clear the figure before every draw, for draw functions that build their artists
+        every time (simple, but slower).
 
     Attributes
     ----------
     figure : matplotlib.figure.Figure
-        The last figure drawn.
+        The panel's figure (the same object for the panel's life).
     numbers : dict
         The key numbers of the last draw.
     redraws : int
         How many times the figure was drawn.
     last_redraw_seconds : float
         Wall time of the last redraw, rendering included.
+    busy_shown : int
+        How many redraws showed the "computing…" state first.
     """
 
     def __init__(self, draw: Callable[..., Mapping], controls: Mapping[str, widgets.ValueWidget], *,
-                 figsize: tuple[float, float] = (10.0, 3.8), render: bool = True,
-                 margins: Mapping[str, float] | None = None, dpi: int = 72):
+                 figsize: tuple[float, float] = (10.5, 3.9), render: bool = True,
+                 margins: Mapping[str, float] | None = None, dpi: int | None = None,
+                 slow: Callable[[dict, str | None], bool] | None = None, clear: bool = False):
+        if not callable(draw):
+            raise TypeError(f"draw must be a callable draw(fig, **values); got {type(draw).__name__}")
+        if not isinstance(controls, Mapping) or not all(isinstance(c, widgets.ValueWidget) for c in controls.values()):
+            raise TypeError("controls must be a mapping of keyword names to ipywidgets value widgets")
+        width, height = (check_positive(v, "figsize") for v in figsize)
         self.draw = draw
         self.controls = dict(controls)
-        self.figsize = figsize
-        self.render = render
-        self.dpi = dpi
+        self.figsize = (width, height)
+        self.render = bool(render)
+        self.dpi = int(plotting.SCREEN_DPI * plotting.RENDER_SCALE if dpi is None else check_positive(dpi, "dpi"))
         self.margins = dict(DEFAULT_MARGINS if margins is None else margins)
-        self.output = widgets.Output()
-        self.figure: Figure | None = None
+        self.slow = slow
+        self.clear = clear
+        self.figure = Figure(figsize=self.figsize, dpi=plotting.SCREEN_DPI)
+        self.figure.subplots_adjust(**self.margins)
         self.numbers: dict = {}
         self.redraws = 0
+        self.busy_shown = 0
         self.last_redraw_seconds = float("nan")
+        self._seconds_by_control: dict[str | None, float] = {}
+        self._png = b""
+        shown_width = int(round(width * plotting.SCREEN_DPI))
+        self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{shown_width}px", max_width="100%",
+                                                                       height="auto"))
+        self.image.add_class("dpcourse-panel-image")
+        self.status = widgets.HTML(value="", layout=widgets.Layout(height="1.5em", margin="0 0 0 8px"))
+        self.status.add_class("dpcourse-panel-status")
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
         box = widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
-        self.widget = widgets.VBox([box, self.output])
+        self.widget = widgets.VBox([box, self.status, self.image])
+        self.widget.add_class("dpcourse-panel")
         self.redraw()
 
     def values(self) -> dict:
         """The current value of every control, by keyword."""
         return {name: control.value for name, control in self.controls.items()}
 
-    def redraw(self) -> None:
-        """Draw a fresh figure for the current values and show it."""
+    def will_be_slow(self, changed: str | None = None) -> bool:
+        """Whether the redraw after ``changed`` moved is expected to take longer than :data:`BUSY_SECONDS`."""
+        if self.slow is not None and self.slow(self.values(), changed):
+            return True
+        return self._seconds_by_control.get(changed, 0.0) > BUSY_SECONDS
+
+    def redraw(self, changed: str | None = None) -> None:
+        """Update the figure for the current values and show it."""
         start = time.perf_counter()
-        fig = Figure(figsize=self.figsize)
-        fig.subplots_adjust(**self.margins)
+        busy = self.render and self.will_be_slow(changed)
+        if busy:
+            self.busy_shown += 1
+            self.status.value = _BUSY_HTML
+        fig = self.figure
+        if self.clear:
+            fig.clear()
+            fig.subplots_adjust(**self.margins)
         self.numbers = dict(self.draw(fig, **self.values()))
-        self.figure = fig
         if self.render:
-            buffer = io.BytesIO()
-            fig.savefig(buffer, format="png", dpi=self.dpi)
-            with self.output:
-                clear_output(wait=True)
-                display(Image(data=buffer.getvalue(), format="png"))
+            self._png = self.png()
+            self.image.value = self._png
+        if busy:
+            self.status.value = ""
         self.redraws += 1
         self.last_redraw_seconds = time.perf_counter() - start
+        self._seconds_by_control[changed] = self.last_redraw_seconds
+
+    def png(self) -> bytes:
+        """The figure as it is now, as PNG bytes at the panel's resolution."""
+        buffer = io.BytesIO()
+        self.figure.savefig(buffer, format="png", dpi=self.dpi, **PNG_OPTIONS)
+        return buffer.getvalue()
 
     def set(self, **values) -> None:
         """Set several controls at once (one redraw per changed control)."""
@@ -143,8 +217,9 @@ class Panel:
         """The key numbers of the current figure, one per line (what a notebook prints under it)."""
         return format_numbers(self.numbers)
 
-    def _on_change(self, _change) -> None:
-        self.redraw()
+    def _on_change(self, change) -> None:
+        changed = next((name for name, control in self.controls.items() if control is change["owner"]), None)
+        self.redraw(changed)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         """What a notebook shows and stores for the panel: the widget, a PNG of its figure, one line of text.

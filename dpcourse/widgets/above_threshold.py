@@ -59,47 +59,89 @@ def neighbouring_answers(shape: str, shift: str, *, m: int, sensitivity: float, 
 
 
 def above_threshold_panel(*, render: bool = True) -> Panel:
-    """Exact Pr[⊥ᵏ⊤] on D and D′ side by side, and the privacy loss of each outcome against ±ε."""
+    """Exact Pr[⊥ᵏ⊤] on D and D′ side by side, and the privacy loss of each outcome against ±ε.
 
-    def draw(fig, *, epsilon, sensitivity, m, threshold, shape, shift):
+    Controls: ε, the number of queries m, the threshold T in units of Δ, the answers on D and
+    how D′ differs. There is no Δ control: answers, threshold and both noise scales (2Δ/ε,
+    4Δ/ε) all scale with Δ, so the outcome distribution, and the picture, do not depend on it.
+    Δ = 1 throughout.
+    """
+    sensitivity = 1.0
+    artists = {}
+
+    def build(fig):
+        ax_pmf, ax_loss = fig.subplots(1, 2)
+        ax_pmf.set_ylabel("exact probability")
+        artists["title"] = ax_pmf.set_title(" ")
+        artists["span"] = ax_loss.axhspan(-1, 1, color=color_for("bound"), alpha=0.08)
+        artists["upper"] = ax_loss.axhline(1, color=color_for("bound"), ls="--", label="±ε")
+        artists["lower"] = ax_loss.axhline(-1, color=color_for("bound"), ls="--")
+        artists["loss"], = ax_loss.plot([], [], "o-", color=color_for("svt"), ms=4, label="ln(Pr[D]/Pr[D′])")
+        artists["worst"], = ax_loss.plot([], [], "o", ms=10, mfc="none", color=color_for("exact"),
+                                         label="largest |loss|")
+        ax_loss.set_ylabel("privacy loss")
+        ax_loss.set_title("privacy loss of each outcome")
+        ax_loss.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=3)
+        for ax in (ax_pmf, ax_loss):
+            ax.set_xlabel("outcome")
+        artists["axes"] = (ax_pmf, ax_loss)
+        artists["m"] = None
+
+    def set_outcomes(m):
+        """New bars and tick labels when the number of outcomes changes."""
+        ax_pmf, ax_loss = artists["axes"]
+        for bars in artists.get("bars", ()):
+            bars.remove()
+        outcomes = np.arange(m + 1)
+        width = 0.4
+        artists["bars"] = (ax_pmf.bar(outcomes - width / 2, np.zeros(m + 1), width, color=color_for("svt"), label="D"),
+                           ax_pmf.bar(outcomes + width / 2, np.zeros(m + 1), width, color=color_for("laplace"),
+                                      label="D′"))
+        if ax_pmf.get_legend() is None:
+            ax_pmf.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=2)
+        ticks = outcomes if m <= 8 else np.union1d(outcomes[:: -(-(m + 1) // 7)], [m])  # at most 8 labels, ⊥ᵐ included
+        for ax in (ax_pmf, ax_loss):
+            ax.set_xticks(ticks, [outcome_label(int(k), m) for k in ticks])
+            ax.set_xlim(-0.6, m + 0.6)
+        artists["m"] = m
+
+    def draw(fig, *, epsilon, m, threshold, shape, shift):
+        if not artists:
+            build(fig)
+        m = int(m)
+        if artists["m"] != m:
+            set_outcomes(m)
+        ax_pmf, ax_loss = artists["axes"]
         d, d_prime = neighbouring_answers(shape, shift, m=m, sensitivity=sensitivity, threshold=threshold * sensitivity)
         result = max_privacy_loss(d, d_prime, threshold=threshold * sensitivity, epsilon=epsilon, sensitivity=sensitivity)
+        for bars, heights in zip(artists["bars"], (result.pmf_d, result.pmf_d_prime)):
+            for patch, height in zip(bars.patches, heights):
+                patch.set_height(height)
+        ax_pmf.set_ylim(0, 1.08 * max(result.pmf_d.max(), result.pmf_d_prime.max()))
+        artists["title"].set_text(f"AboveThreshold on m = {m} queries, ε = {epsilon:.3g}")
         outcomes = np.arange(m + 1)
-        labels = [outcome_label(k, m) for k in range(m + 1)]
-        ax_pmf, ax_loss = fig.subplots(1, 2)
-        width = 0.4
-        ax_pmf.bar(outcomes - width / 2, result.pmf_d, width, color=color_for("svt"), label="D")
-        ax_pmf.bar(outcomes + width / 2, result.pmf_d_prime, width, color=color_for("laplace"), label="D′")
-        ax_pmf.set_ylabel("exact probability")
-        ax_pmf.set_title(f"AboveThreshold on m = {m} queries, ε = {epsilon:.3g}")
-        ax_pmf.legend(fontsize=8)
         loss = np.where(np.maximum(result.pmf_d, result.pmf_d_prime) > 1e-12, result.loss, np.nan)
-        ax_loss.axhspan(-epsilon, epsilon, color=color_for("bound"), alpha=0.08)
-        ax_loss.axhline(epsilon, color=color_for("bound"), ls="--", label="±ε")
-        ax_loss.axhline(-epsilon, color=color_for("bound"), ls="--")
-        ax_loss.plot(outcomes, loss, "o-", color=color_for("svt"), ms=4, label="ln(Pr[D]/Pr[D′])")
-        ax_loss.plot([result.worst_outcome], [loss[result.worst_outcome]], "o", ms=9, mfc="none",
-                     color=color_for("exact"), label="largest |loss|")
-        ax_loss.set_ylabel("privacy loss")
-        ax_loss.legend(fontsize=8)
-        for ax in (ax_pmf, ax_loss):
-            ticks = outcomes if m <= 12 else outcomes[:: max(1, (m + 1) // 8)]
-            ax.set_xticks(ticks, [labels[k] for k in ticks], fontsize=8)
-            ax.set_xlabel("outcome")
-            ax.grid(True, alpha=0.25)
+        artists["span"].set_y(-epsilon)
+        artists["span"].set_height(2 * epsilon)
+        artists["upper"].set_ydata([epsilon, epsilon])
+        artists["lower"].set_ydata([-epsilon, -epsilon])
+        artists["loss"].set_data(outcomes, loss)
+        artists["worst"].set_data([result.worst_outcome], [loss[result.worst_outcome]])
+        top = 1.15 * max(epsilon, float(np.nanmax(np.abs(loss), initial=0.0)))
+        ax_loss.set_ylim(-top, top)
         return {
             "max |privacy loss|": result.max_loss,
             "epsilon": epsilon,
             "loss / epsilon": result.max_loss / epsilon,
-            "worst outcome": labels[result.worst_outcome],
+            "worst outcome": outcome_label(result.worst_outcome, m),
         }
 
     controls = {
         "epsilon": log_slider("ε", value=1.0, min_exp=-1, max_exp=0.7, step=0.05),
-        "sensitivity": log_slider("Δ", value=1.0, min_exp=-1, max_exp=1),
         "m": int_slider("m", value=8, min=1, max=40),
         "threshold": float_slider("T / Δ", value=0.5, min=-3.0, max=3.0, step=0.25),
         "shape": widgets.Dropdown(options=ANSWER_SHAPES, value="adversarial", description="q(D)"),
         "shift": widgets.Dropdown(options=NEIGHBOUR_SHIFTS, value="+Δ early, −Δ last", description="q(D′) − q(D)"),
     }
-    return Panel(draw, controls, figsize=(11.0, 3.9), render=render, margins={"left": 0.07, "right": 0.98, "bottom": 0.17, "top": 0.9, "wspace": 0.22})
+    return Panel(draw, controls, figsize=(10.5, 4.6), render=render,
+                 margins={"left": 0.075, "right": 0.985, "bottom": 0.27, "top": 0.92, "wspace": 0.22})

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
-from .._validation import as_generator, check_integer
+from .._validation import as_generator, check_integer, check_size
 from ..bounds import laplace_max_error_bound, laplace_max_error_quantile, laplace_max_error_tail
 from ..experiments import empirical_tail
-from ..plotting import color_for, fast_log_axes, plot_theory
+from ..plotting import color_for, fast_log_axes, few_ticks
 from ._panel import Panel, int_slider, log_slider
 
 __all__ = ["laplace_tail_panel"]
+
+LEVELS = 200
+BINS = 60
+MAX_TRIALS = 100_000
+MAX_K = 5000
 
 
 def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng=2026, render: bool = True) -> Panel:
@@ -18,63 +25,98 @@ def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng=2026, rende
 
     Controls: ε, k, β and Δf. The ``trials × max_k`` standard Laplace noise is drawn once;
     since Lap(b) = b·Lap(1) and the error of the first k coordinates is a running maximum,
-    every redraw only rescales one column of the running maximum (O(trials) work).
+    every redraw only rescales one column of the running maximum. Measured in units of
+    b = Δf/ε, the tail and its intervals depend on k and β alone: they are computed once per
+    (k, β), so moving ε or Δf only rescales the x axis.
 
     Left: P[‖Z‖∞ ≥ t] measured (points with Clopper–Pearson intervals), exact
     (1 − (1 − e^{−t/b})ᵏ) and the level ln(k/β)·Δf/ε. Right: the histogram of the error.
+
+    ``trials`` ≤ 100 000 and ``max_k`` ≤ 5000 (``trials × max_k`` floats are kept in memory).
     """
-    trials = check_integer(trials, "trials", minimum=100)
-    max_k = check_integer(max_k, "max_k", minimum=1)
+    trials = check_integer(trials, "trials", minimum=100, maximum=MAX_TRIALS)
+    max_k = check_integer(max_k, "max_k", minimum=1, maximum=MAX_K)
+    check_size(2 * trials * max_k * 8, "trials × max_k")
     abs_noise = np.abs(as_generator(rng).laplace(0.0, 1.0, size=(trials, max_k)))
     running_max = np.maximum.accumulate(abs_noise, axis=1)
     del abs_noise
 
-    def draw(fig, *, epsilon, k, beta, sensitivity):
-        b = sensitivity / epsilon
-        errors = b * running_max[:, k - 1]
-        bound = laplace_max_error_bound(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon)
-        quantile = laplace_max_error_quantile(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon)
-        levels = np.linspace(0.0, max(1.25 * bound, float(errors.max())), 200)
+    @lru_cache(maxsize=64)
+    def in_units_of_b(k, beta):
+        """Errors / b, levels / b, the measured tail with its intervals, and the histogram, for this (k, β)."""
+        errors = running_max[:, k - 1]
+        level = laplace_max_error_bound(k=k, beta=beta, sensitivity=1.0, epsilon=1.0)         # Theorem 3.8's level / b
+        quantile = laplace_max_error_quantile(k=k, beta=beta, sensitivity=1.0, epsilon=1.0)   # exact quantile / b
+        levels = np.linspace(0.0, max(1.25 * level, float(errors.max())), LEVELS)
         tail = empirical_tail(errors, levels)
-        at_bound = empirical_tail(errors, [bound])
+        at_level = empirical_tail(errors, [level])
+        counts, edges = np.histogram(errors, bins=BINS)
+        return errors, level, quantile, levels, tail, at_level, counts, edges
 
+    artists = {}
+
+    def build(fig):
         ax_tail, ax_hist = fig.subplots(1, 2)
-        shown = tail.probability > 0
-        ax_tail.fill_between(levels[shown], tail.low[shown], tail.high[shown], color=color_for("laplace"),
-                             alpha=0.25, lw=0, label="95% interval")
-        ax_tail.plot(levels[shown], tail.probability[shown], ".", ms=3, color=color_for("laplace"),
-                         label=f"measured ({trials} trials)")
-        plot_theory(ax_tail, levels, laplace_max_error_tail(levels, k=k, sensitivity=sensitivity, epsilon=epsilon),
-                    method="exact", label="exact 1 − (1 − e^(−t/b))^k")
-        ax_tail.axvline(bound, color=color_for("bound"), ls="--", label="Thm 3.8: ln(k/β)·Δf/ε")
-        ax_tail.axhline(beta, color=color_for("bound"), ls=":", label="β")
+        c = color_for("laplace")
+        artists["band"] = ax_tail.fill_between([0, 1], [1, 1], [1, 1], color=c, alpha=0.25, lw=0, label="95% interval")
+        artists["measured"], = ax_tail.plot([], [], ".", ms=4, color=c, label=f"measured ({trials:,} trials)")
+        artists["exact"], = ax_tail.plot([], [], "-", lw=1.8, color=color_for("exact"), label="exact 1 − (1 − e^(−t/b))^k")
+        artists["level"] = ax_tail.axvline(1, color=color_for("bound"), ls="--", label="Thm 3.8: ln(k/β)·Δf/ε")
+        artists["beta"] = ax_tail.axhline(0.05, color=color_for("bound"), ls=":", label="β")
         fast_log_axes(ax_tail, x=False)
         ax_tail.set_ylim(max(0.5 / trials, 1e-5), 1.5)
         ax_tail.set_xlabel("error level t")
         ax_tail.set_ylabel("P[‖f(x) − y‖∞ ≥ t]")
-        ax_tail.set_title(f"k = {k}, b = Δf/ε = {b:.3g}")
-        ax_tail.legend(fontsize=8, loc="upper right")
-        ax_tail.grid(True, which="both", alpha=0.25)
+        artists["title"] = ax_tail.set_title(" ")
+        ax_tail.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=2, fontsize=9)
 
-        ax_hist.hist(errors, bins=60, histtype="stepfilled", color=color_for("laplace"), alpha=0.7)
-        ax_hist.axvline(quantile, color=color_for("exact"), label=f"exact {1 - beta:.3g}-quantile")
-        ax_hist.axvline(bound, color=color_for("bound"), ls="--", label="Thm 3.8 level")
+        artists["hist"] = ax_hist.stairs(np.zeros(BINS), np.arange(BINS + 1.0), fill=True, color=c, alpha=0.7,
+                                         label="measured errors")
+        artists["quantile"] = ax_hist.axvline(1, color=color_for("exact"), label="exact (1 − β)-quantile")
+        artists["hist_level"] = ax_hist.axvline(1, color=color_for("bound"), ls="--", label="Thm 3.8 level")
         ax_hist.set_xlabel("‖f(x) − y‖∞")
         ax_hist.set_ylabel("trials")
-        ax_hist.legend(fontsize=8)
+        ax_hist.set_title("where the errors fall")
+        ax_hist.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=2, fontsize=9)
+        few_ticks(ax_tail)
+        few_ticks(ax_hist)
+        artists["axes"] = (ax_tail, ax_hist)
+
+    def draw(fig, *, epsilon, k, beta, sensitivity):
+        if not artists:
+            build(fig)
+        ax_tail, ax_hist = artists["axes"]
+        k = int(k)
+        b = sensitivity / epsilon
+        unit_errors, unit_level, unit_quantile, unit_levels, tail, at_level, counts, edges = in_units_of_b(k, beta)
+        levels, bound, quantile = b * unit_levels, b * unit_level, b * unit_quantile
+        shown = tail.probability > 0
+        artists["band"].set_data(levels[shown], tail.low[shown], tail.high[shown])
+        artists["measured"].set_data(levels[shown], tail.probability[shown])
+        artists["exact"].set_data(levels, laplace_max_error_tail(levels, k=k, sensitivity=sensitivity, epsilon=epsilon))
+        artists["level"].set_xdata([bound, bound])
+        artists["beta"].set_ydata([beta, beta])
+        ax_tail.set_xlim(0, levels[-1])
+        artists["title"].set_text(f"k = {k}, b = Δf/ε = {b:.3g}")
+        artists["hist"].set_data(counts, b * edges)
+        artists["quantile"].set_xdata([quantile, quantile])
+        artists["hist_level"].set_xdata([bound, bound])
+        ax_hist.set_xlim(b * edges[0], max(b * edges[-1], 1.05 * bound))
+        ax_hist.set_ylim(0, 1.08 * counts.max())
         return {
             "theorem 3.8 level": bound,
             "exact quantile": quantile,
-            "measured P[error >= level]": float(at_bound.probability[0]),
-            "95% interval": [float(at_bound.low[0]), float(at_bound.high[0])],
+            "measured P[error >= level]": float(at_level.probability[0]),
+            "95% interval": [float(at_level.low[0]), float(at_level.high[0])],
             "beta": beta,
-            "mean max error": float(errors.mean()),
+            "mean max error": float(b * unit_errors.mean()),
         }
 
     controls = {
         "epsilon": log_slider("ε", value=1.0, min_exp=-2, max_exp=1),
-        "k": int_slider("k", value=100, min=1, max=max_k),
+        "k": int_slider("k", value=min(100, max_k), min=1, max=max_k),
         "beta": log_slider("β", value=0.05, min_exp=-3, max_exp=-0.31, step=0.01),
         "sensitivity": log_slider("Δf", value=1.0, min_exp=0, max_exp=2),
     }
-    return Panel(draw, controls, figsize=(10.5, 3.9), render=render)
+    return Panel(draw, controls, figsize=(10.5, 4.6), render=render,
+                 margins={"left": 0.075, "right": 0.985, "bottom": 0.32, "top": 0.92, "wspace": 0.22})

@@ -93,4 +93,4 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
         "bits": int_slider("log₂|X|", value=10, min=4, max=16),
     }
     return Panel(draw, controls, figsize=(11.0, 3.9), render=render,
-                 margins={"left": 0.07, "right": 0.98, "bottom": 0.14, "top": 0.9, "wspace": 0.22})
+                 margins={"left": 0.07, "right": 0.98, "bottom": 0.14, "top": 0.9, "wspace": 0.22}, clear=True)

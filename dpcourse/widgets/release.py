@@ -110,7 +110,7 @@ def release_comparison_panel(*, num_types: int = 64, max_queries: int = 1000, tr
         "methods": widgets.SelectMultiple(options=list(METHOD_LABELS), value=tuple(METHOD_LABELS), rows=4,
                                           description="methods"),
     }
-    return Panel(draw, controls, figsize=(11.0, 4.2), render=render)
+    return Panel(draw, controls, figsize=(11.0, 4.2), render=render, clear=True)
 
 
 def reconstruction_panel(*, n: int = 200, trials: int = 6, rng=2026, render: bool = True) -> Panel:
@@ -178,4 +178,4 @@ def reconstruction_panel(*, n: int = 200, trials: int = 6, rng=2026, render: boo
         "queries_per_person": float_slider("m / n", value=4.0, min=1.0, max=8.0, step=0.5),
         "epsilon": log_slider("ε", value=1.0, min_exp=-1, max_exp=1, step=0.1),
     }
-    return Panel(draw, controls, figsize=(11.0, 3.9), render=render)
+    return Panel(draw, controls, figsize=(11.0, 3.9), render=render, clear=True)

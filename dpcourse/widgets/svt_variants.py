@@ -53,4 +53,4 @@ def variant_loss_panel(*, render: bool = True) -> Panel:
         "max_queries": int_slider("largest m", value=24, min=4, max=40),
     }
     return Panel(draw, controls, figsize=(8.0, 4.0), render=render,
-                 margins={"left": 0.09, "right": 0.98, "bottom": 0.13, "top": 0.9})
+                 margins={"left": 0.09, "right": 0.98, "bottom": 0.13, "top": 0.9}, clear=True)

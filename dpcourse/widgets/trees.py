@@ -1,20 +1,34 @@
-"""Panel of notebook 03: the error of interval queries under each strategy, and a tree decomposition."""
+"""Panel of notebook 03: the error of interval queries under each strategy, and a tree decomposition.
+
+The panel's curves (the mean, over all intervals of each length, of qᵀ(AᵀA)⁻¹q) are exact and
+cost up to a second each at d = 1024, so they are shipped precomputed for every choice the
+panel offers, in ``dpcourse/data/interval_errors.npz``. Regenerate that file with
+``python -m dpcourse.data`` after changing a strategy; ``tests/test_widgets_trees.py``
+recomputes entries and compares.
+"""
 
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 import ipywidgets as widgets
 import numpy as np
-import scipy.linalg
 
 from .. import factorization
+from .._validation import check_choice, check_integer
 from ..plotting import color_for, fast_log_axes
 from ._panel import Panel, log_slider
 
-__all__ = ["STRATEGIES", "interval_error_by_length", "strategy_by_name", "tree_panel"]
+__all__ = ["BRANCHINGS", "DOMAIN_SIZES", "STRATEGIES", "TABLE", "interval_error_by_length", "strategy_by_name",
+           "tree_panel", "write_table"]
 
 STRATEGIES = ("identity", "prefix", "tree", "wavelet")
+DOMAIN_SIZES = (16, 64, 256, 1024)
+BRANCHINGS = (2, 3, 4, 8, 16, 32)
+TABLE = Path(__file__).resolve().parent.parent / "data" / "interval_errors.npz"
+#: The same colour for a strategy here as in notebook 03's table of strategies.
+STRATEGY_COLORS = {"identity": "laplace", "prefix": "laplace_histogram", "tree": "tree", "wavelet": "matrix_mechanism"}
 
 
 def strategy_by_name(name: str, d: int, branching: int = 2) -> factorization.Strategy:
@@ -22,9 +36,35 @@ def strategy_by_name(name: str, d: int, branching: int = 2) -> factorization.Str
     builders = {"identity": factorization.identity_strategy, "prefix": factorization.prefix_strategy,
                 "wavelet": factorization.wavelet_strategy,
                 "tree": lambda d: factorization.hierarchical_strategy(d, branching)}
-    if name not in builders:
+    if not isinstance(name, str) or name not in builders:
         raise ValueError(f"strategy must be one of {', '.join(map(repr, STRATEGIES))}; got {name!r}")
     return builders[name](d)
+
+
+def _key(name: str, d: int, branching: int) -> str:
+    return f"{name}-{d}-{branching if name == 'tree' else 0}"
+
+
+def _least_squares_curve(name: str, d: int, branching: int):
+    strategy = strategy_by_name(name, d, branching)
+    import scipy.linalg
+
+    inverse = scipy.linalg.inv(strategy.gram(), assume_a="pos")
+    prefix = np.zeros((d + 1, d + 1))
+    prefix[1:, 1:] = inverse.cumsum(axis=0).cumsum(axis=1)
+    s, t = np.triu_indices(d)
+    var = prefix[t + 1, t + 1] - prefix[s, t + 1] - prefix[t + 1, s] + prefix[s, s]
+    length = t - s + 1
+    mean = np.bincount(length, weights=var, minlength=d + 1)[1:] / np.bincount(length, minlength=d + 1)[1:]
+    return mean, strategy.l1_sensitivity
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict:
+    if not TABLE.exists():
+        return {}
+    with np.load(TABLE) as data:
+        return {key: data[key] for key in data.files}
 
 
 @lru_cache(maxsize=64)
@@ -33,12 +73,16 @@ def interval_error_by_length(name: str, d: int, branching: int, consistent: bool
     (canonical decomposition, no consistency) — the error per unit of noise variance.
 
     Returns ``(lengths, values, sensitivity)``. With least squares, Var(q·x̂) = v·qᵀ(AᵀA)⁻¹q for
-    noise variance v; the sums over all intervals come from a 2-D prefix sum of (AᵀA)⁻¹.
+    noise variance v; the sums over all intervals come from a 2-D prefix sum of (AᵀA)⁻¹. For the
+    panel's choices of d and b the values come from the shipped table (the same numbers).
     """
-    strategy = strategy_by_name(name, d, branching)
+    check_choice(name, "name", STRATEGIES)
+    d = check_integer(d, "d", minimum=1, maximum=4096)
+    branching = check_integer(branching, "branching", minimum=2, maximum=d if d >= 2 else 2)
     lengths = np.arange(1, d + 1)
     if name == "tree" and not consistent:
         # sum the noisy nodes of each interval's canonical decomposition: variance v·(number of nodes)
+        strategy = strategy_by_name(name, d, branching)
         gen = np.random.default_rng(d * 31 + branching)
         sampled = np.unique(np.geomspace(1, d, 40).astype(int))
         counts = []
@@ -47,34 +91,57 @@ def interval_error_by_length(name: str, d: int, branching: int, consistent: bool
             counts.append(np.mean([len(factorization.canonical_decomposition(strategy, s, s + length - 1))
                                    for s in starts]))
         return sampled, np.array(counts), strategy.l1_sensitivity
-    inverse = scipy.linalg.inv(strategy.gram(), assume_a="pos")
-    prefix = np.zeros((d + 1, d + 1))
-    prefix[1:, 1:] = inverse.cumsum(axis=0).cumsum(axis=1)
-    s, t = np.triu_indices(d)
-    var = prefix[t + 1, t + 1] - prefix[s, t + 1] - prefix[t + 1, s] + prefix[s, s]
-    length = t - s + 1
-    mean = np.bincount(length, weights=var, minlength=d + 1)[1:] / np.bincount(length, minlength=d + 1)[1:]
-    return lengths, mean, strategy.l1_sensitivity
+    stored = _table().get(_key(name, d, branching))
+    if stored is not None:
+        return lengths, stored[1:], float(stored[0])
+    mean, sensitivity = _least_squares_curve(name, d, branching)
+    return lengths, mean, sensitivity
 
 
-def _draw_decomposition(ax, d, branching, interval):
+def write_table(path: Path = TABLE, domain_sizes=DOMAIN_SIZES) -> Path:
+    """Compute every curve the panel offers and store them (sensitivity first, then the d values)."""
+    entries = {}
+    for d in domain_sizes:
+        for name in STRATEGIES:
+            for branching in (BRANCHINGS if name == "tree" else (2,)):
+                if branching > d:
+                    continue
+                mean, sensitivity = _least_squares_curve(name, d, branching)
+                entries[_key(name, d, branching)] = np.concatenate([[sensitivity], mean])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **entries)
+    return path
+
+
+def _draw_decomposition(ax, d, branching, interval, artists):
+    """The tree's levels as grey bands (node borders when there are few), the interval's nodes filled."""
     tree = factorization.hierarchical_strategy(d, branching)
     s, t = interval
-    chosen = set(factorization.canonical_decomposition(tree, s, t))
-    for level, size in enumerate(tree.level_sizes):
-        count = -(-d // size)
-        spans = [(j * size, min(size, d - j * size)) for j in range(count)]
-        picked = [span for j, span in enumerate(spans) if (level, j) in chosen]
-        ax.broken_barh(spans, (level - 0.4, 0.8), facecolors="white", edgecolors=color_for("bound"), linewidth=0.4)
-        if picked:
-            ax.broken_barh(picked, (level - 0.4, 0.8), facecolors=color_for("tree"), edgecolors="black", linewidth=0.8)
-    ax.axvspan(s, t + 1, color=color_for("svt"), alpha=0.12)
-    ax.set_xlim(0, d)
-    ax.set_ylim(-0.6, len(tree.level_sizes) - 0.4)
-    ax.set_xlabel("cell")
-    ax.set_ylabel("tree level (0 = leaves)")
-    ax.set_title(f"[{s}, {t}] = {len(chosen)} nodes of the {branching}-ary tree "
-                 f"(at most {2 * (branching - 1) * (len(tree.level_sizes) - 1)})", fontsize=10)
+    chosen = factorization.canonical_decomposition(tree, s, t)
+    key = (d, branching)
+    if artists.get("tree_key") != key:
+        for artist in artists.pop("tree_artists", []):
+            artist.remove()
+        made = []
+        for level, size in enumerate(tree.level_sizes):
+            count = -(-d // size)
+            spans = [(j * size, min(size, d - j * size)) for j in range(count)] if count <= 128 else [(0, d)]
+            made.append(ax.broken_barh(spans, (level - 0.4, 0.8), facecolors="white", edgecolors=color_for("bound"),
+                                       linewidth=0.5))
+        ax.set_xlim(0, d)
+        ax.set_ylim(-0.6, len(tree.level_sizes) - 0.4)
+        artists["tree_artists"] = made
+        artists["tree_key"] = key
+    spans, offsets = [], []
+    for level, j in chosen:
+        size = tree.level_sizes[level]
+        spans.append([(j * size, level - 0.4), (j * size, level + 0.4), (min((j + 1) * size, d), level + 0.4),
+                      (min((j + 1) * size, d), level - 0.4)])
+    artists["picked"].set_verts(spans)
+    artists["interval"].set_x(s)
+    artists["interval"].set_width(t + 1 - s)
+    artists["tree_title"].set_text(f"[{s}, {t}] = {len(chosen)} nodes of the {branching}-ary tree "
+                                   f"(at most {2 * (branching - 1) * (len(tree.level_sizes) - 1)})")
     return len(chosen)
 
 
@@ -82,42 +149,89 @@ def tree_panel(*, render: bool = True) -> Panel:
     """Per-query error of interval queries against their length, for a strategy; and a drawn decomposition.
 
     Controls: d, ε, the branching b, the strategy, consistency (least squares) on or off, and
-    an interval to decompose. The per-length curves depend on ε only through the noise variance
-    2(‖A‖₁/ε)², so they are computed once per (strategy, d, b) and rescaled.
+    an interval of [0, d − 1] to decompose (its range follows d). The per-length curves depend
+    on ε only through the noise variance 2(‖A‖₁/ε)², so they are looked up once per
+    (strategy, d, b) and rescaled.
     """
+    from matplotlib.collections import PolyCollection
 
-    def draw(fig, *, d, epsilon, branching, strategy, consistency, interval):
-        d = int(d)
-        s, t = (min(interval[0], d - 1), min(interval[1], d - 1))
+    artists = {}
+
+    def build(fig):
         ax_err, ax_tree = fig.subplots(1, 2, width_ratios=[1.0, 1.2])
-        numbers = {}
-        for name, style, alpha in (("identity", ":", 0.7), (strategy, "-", 1.0)):
-            consistent = consistency or name != "tree"
-            lengths, unit, sensitivity = interval_error_by_length(name, d, int(branching), consistent)
-            curve = 2 * (sensitivity / epsilon) ** 2 * unit
-            label = f"{name}{'' if name != 'tree' else f', b = {branching}'}" + ("" if consistent else ", no consistency")
-            ax_err.plot(lengths, curve, style, color=color_for("tree" if name == "tree" else "laplace" if name == "identity"
-                                                                else "matrix_mechanism"), alpha=alpha, label=label)
-            numbers[f"{name}: error at length 1"] = float(curve[0])
-            numbers[f"{name}: error at length d"] = float(curve[-1])
+        artists["identity"], = ax_err.plot([], [], ":", color=color_for(STRATEGY_COLORS["identity"]), alpha=0.8,
+                                           label="identity")
+        artists["strategy"], = ax_err.plot([], [], "-", label="strategy")
         fast_log_axes(ax_err)
         ax_err.set_xlabel("interval length")
         ax_err.set_ylabel("expected squared error of the answer")
-        ax_err.set_title(f"Laplace, d = {d}, ε = {epsilon:.3g}", fontsize=10)
-        ax_err.legend(fontsize=8)
-        ax_err.grid(True, alpha=0.25)
-        numbers["nodes in the decomposition"] = _draw_decomposition(ax_tree, min(d, 256), int(branching),
-                                                                    (min(s, 255), min(t, 255)))
+        artists["err_title"] = ax_err.set_title(" ")
+        artists["legend"] = ax_err.legend(loc="upper left", bbox_to_anchor=(0.0, -0.17), ncols=2)
+        artists["interval"] = ax_tree.axvspan(0, 1, color=color_for("svt"), alpha=0.15, zorder=2.5)
+        artists["picked"] = PolyCollection([], facecolors=color_for("tree"), edgecolors="black", linewidths=0.8,
+                                           zorder=3)
+        ax_tree.add_collection(artists["picked"])
+        ax_tree.set_xlabel("cell")
+        ax_tree.set_ylabel("tree level (0 = leaves)")
+        ax_tree.grid(False)
+        artists["tree_title"] = ax_tree.set_title(" ")
+        artists["axes"] = (ax_err, ax_tree)
+
+    def draw(fig, *, d, epsilon, branching, strategy, consistency, interval):
+        if not artists:
+            build(fig)
+        ax_err, ax_tree = artists["axes"]
+        d, branching = int(d), int(branching)
+        s, t = (min(interval[0], d - 1), min(interval[1], d - 1))
+        numbers = {}
+        ranges = []
+        for name, line in (("identity", artists["identity"]), (strategy, artists["strategy"])):
+            consistent = consistency or name != "tree"
+            lengths, unit, sensitivity = interval_error_by_length(name, d, branching, consistent)
+            curve = 2 * (sensitivity / epsilon) ** 2 * unit
+            label = f"{name}{'' if name != 'tree' else f', b = {branching}'}" + ("" if consistent else ", no consistency")
+            line.set_data(lengths, curve)
+            line.set_label(label)
+            if name == strategy:
+                line.set_color(color_for(STRATEGY_COLORS[name]))
+            ranges.append((curve.min(), curve.max()))
+            numbers[f"{name}: error at length 1"] = float(curve[0])
+            numbers[f"{name}: error at length d"] = float(curve[-1])
+        legend_texts = artists["legend"].get_texts()
+        legend_texts[1].set_text(artists["strategy"].get_label())
+        artists["legend"].legend_handles[1].set_color(artists["strategy"].get_color())
+        low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
+        ax_err.set_xlim(0.8, d * 1.25)
+        ax_err.set_ylim(low / 1.5, high * 1.5)
+        artists["err_title"].set_text(f"Laplace, d = {d}, ε = {epsilon:.3g}")
+        numbers["nodes in the decomposition"] = _draw_decomposition(ax_tree, d, branching, (s, t), artists)
         return numbers
 
+    interval = widgets.IntRangeSlider(value=(37, 200), min=0, max=255, description="interval",
+                                      continuous_update=False, style={"description_width": "initial"})
+    d_control = widgets.Dropdown(options=list(DOMAIN_SIZES), value=256, description="d")
+
+    def follow_d(change):
+        """Keep the interval inside [0, d − 1], scaled to the new d, before the panel redraws."""
+        old, new = change["old"], change["new"]
+        s, t = interval.value
+        scaled = (min(new - 1, s * new // old), min(new - 1, max(s * new // old, (t + 1) * new // old - 1)))
+        with interval.hold_trait_notifications():
+            if new - 1 > interval.max:
+                interval.max = new - 1
+                interval.value = scaled
+            else:
+                interval.value = scaled
+                interval.max = new - 1
+
+    d_control.observe(follow_d, names="value")  # registered before the panel's own observer
     controls = {
-        "d": widgets.Dropdown(options=[16, 64, 256, 1024], value=256, description="d"),
+        "d": d_control,
         "epsilon": log_slider("ε", value=1.0, min_exp=-1, max_exp=1, step=0.1),
-        "branching": widgets.Dropdown(options=[2, 3, 4, 8, 16, 32], value=2, description="b"),
+        "branching": widgets.Dropdown(options=list(BRANCHINGS), value=2, description="b"),
         "strategy": widgets.Dropdown(options=STRATEGIES, value="tree", description="strategy"),
         "consistency": widgets.Checkbox(value=True, description="consistency (least squares)"),
-        "interval": widgets.IntRangeSlider(value=(37, 200), min=0, max=255, description="interval",
-                                           continuous_update=False),
+        "interval": interval,
     }
-    return Panel(draw, controls, figsize=(11.5, 4.0), render=render,
-                 margins={"left": 0.07, "right": 0.98, "bottom": 0.14, "top": 0.9, "wspace": 0.2})
+    return Panel(draw, controls, figsize=(10.5, 4.6), render=render,
+                 margins={"left": 0.075, "right": 0.985, "bottom": 0.25, "top": 0.92, "wspace": 0.2})
