@@ -276,8 +276,6 @@ def test_the_command_line_exits_non_zero_without_a_traceback(tmp_path):
 # --- a released notebook runs to the end ---------------------------------------------------------
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason="until the checks say 'not attempted yet' instead of raising on an "
-                   "untouched stub (issue 12, the lead's part)")
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_a_released_notebook_runs_top_to_bottom(notebook, tmp_path):
     from nbclient import NotebookClient
