@@ -10,7 +10,7 @@ subset sum containing that person by 1. What is known:
 * polynomially many queries with E = o(√n): Dinur & Nissim's polynomial-time attack used
   O(n log² n) random queries and linear programming; O(n) queries suffice for LP decoding
   (Dwork, McSherry & Talwar 2007, which tolerates even a constant fraction of arbitrary
-  answers) and for the linear-algebra attacks of Dwork & Yekhanin (2008).
+  answers) and for the efficient attacks of Dwork & Yekhanin (2008).
 
 This module runs the simplest member of the O(n)-query family: m random subset sums, the
 least-squares estimate x̂ = A⁺y, rounded to {0, 1}. Noise of magnitude ≳ √n, which any DP
