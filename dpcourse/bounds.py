@@ -387,10 +387,14 @@ MW_UPDATE_STATEMENTS = ("slides", "notes")
 def hedge_regret_bound(*, num_experts: int, horizon: int, eta: float | None = None) -> float:
     """Hedge's regret bound after T rounds with N experts and losses in [−1, 1].
 
-    Lecture 3, Theorem 1.5: Σₜ xₜ·ℓₜ ≤ Σₜ ℓₜ(i*) + η Σₜ xₜ·ℓₜ² + ln N / η. With |ℓₜ(i)| ≤ 1
-    the middle term is at most ηT, so the regret is at most ln N/η + ηT (valid for η ≤ 1,
-    where e^{−x} ≤ 1 − x + x² holds for x = ηℓ ≥ −1). ``eta=None`` takes the tuned
-    η = √(ln N / T) of Lecture 4, Theorem 4.1, for which the bound is 2√(T ln N).
+    Theorem 1.5 in the version this package proves: for losses in [−1, 1] and η ≤ 1,
+    Σₜ xₜ·ℓₜ ≤ Σₜ ℓₜ(i*) + η Σₜ xₜ·ℓₜ² + ln N / η (the proof uses e^{−y} ≤ 1 − y + y², true
+    for y = ηℓ ≥ −1). Lecture 3 states it for non-negative losses and any η > 0 (it writes ε);
+    MW query release needs the signed losses ±q, hence this version (see :func:`dpcourse.pmw.hedge`).
+    With |ℓₜ(i)| ≤ 1 the middle term is at most ηT, so the regret is at most ln N/η + ηT.
+    ``eta=None`` takes the tuned η = √(ln N / T) of Lecture 4, Theorem 4.1, for which the bound
+    is 2√(T ln N); that tuning needs T in advance (circular when T is the number of MW updates,
+    which is what the bound is used to count: notebook 06 uses the η-form with η = α/2 instead).
     """
     n_exp = check_integer(num_experts, "num_experts", minimum=1)
     t = check_integer(horizon, "horizon", minimum=1)
@@ -434,7 +438,8 @@ def pmw_notes_alpha(*, n: float, epsilon: float, domain_size: int, num_queries: 
 
     Accuracy needs ε₀ ≥ 16 ln(3k/β)/(nα) (all 3k Laplace variables small, Claim 3), privacy
     spends ε = 2ε₀N with N = 16 ln|𝒳|/α²; together ε ≥ 512 ln(3k/β) ln|𝒳|/(nα³)
-    (Theorem 4.3, β written δ there).
+    (Theorem 4.3, β written δ there). The 512 belongs under the cube root, α = 8(…)^{1/3};
+    the notes' statement of the theorem prints it outside (a slip).
     """
     k = check_integer(num_queries, "num_queries", minimum=1)
     d = check_integer(domain_size, "domain_size", minimum=2)
@@ -444,14 +449,16 @@ def pmw_notes_alpha(*, n: float, epsilon: float, domain_size: int, num_queries: 
 
 
 def pmw_notes_error_bound(*, n: float, epsilon: float, domain_size: int, num_queries: int, beta: float) -> float:
-    """Theorem 4.3 (Lecture 4): with probability ≥ 1 − β every answer is within (11/8)·α of the truth.
+    """Theorem 4.3 (Lecture 4) with this package's constant: w.p. ≥ 1 − β every answer is within (11/8)·α.
 
-    α = :func:`pmw_notes_alpha`. On the event that each of the ≤ 3k Laplace variables is
-    below its scale times ln(3k/β) (union bound), the query noise Lap(4/(nε₀)) is < α/4,
-    the threshold noise Lap(2/(nε₀)) < α/8 and the released noise Lap(1/(nε₀)) < α/16.
-    An answer from the synthetic data then errs by < α + α/4 + α/8 = 11α/8 (Claim 2), a
-    released one by < α/16 (Claim 1). The notes summarise this as 1.25α, which drops the
-    threshold noise; 11/8 is what their Claim 2 gives.
+    α = :func:`pmw_notes_alpha`. The 11/8 is ours, not the lecture's. The notes' Claim 2 bounds
+    every Laplace variable by the largest scale's level, (4/(nε₀)) ln(3k/β) = α/4, which gives
+    α + α/4 + α/4 = 1.5α as written; their theorem then states 1.25α (a slip: it drops one of
+    the two noise terms). We apply the union bound per scale instead: each of the ≤ 3k Laplace
+    variables is below *its own* scale times ln(3k/β) (still failure probability β/(3k) each),
+    so the query noise Lap(4/(nε₀)) is < α/4, the threshold noise Lap(2/(nε₀)) < α/8 and the
+    released noise Lap(1/(nε₀)) < α/16. An answer from the synthetic data then errs by
+    < α + α/4 + α/8 = 11α/8, a released one by < α/16.
     """
     return 11.0 / 8.0 * pmw_notes_alpha(n=n, epsilon=epsilon, domain_size=domain_size, num_queries=num_queries,
                                         beta=beta)
@@ -468,7 +475,15 @@ def pmw_dwork_roth_requirement(alpha: float, *, n: float, epsilon: float, domain
     * δ > 0: R(α) = (2 + 32√2) √(L ln(2/δ)) (ln k + ln(32 L/(α²β))) / (ε α n).
 
     Both come from NumericSparse's accuracy (9c(ln k′ + ln(4c/β))/ε, resp.
-    (√512 + 1)√(c ln(2/δ))(ln k′ + ln(4c/β))/ε) with c = 4L/α² updates and k′ = 2|Q| queries.
+    (√512 + 1)√(c ln(2/δ))(ln k′ + ln(4c/β))/ε, :func:`numeric_sparse_accuracy_bound` with
+    ``part="comparisons"``) with c = 4L/α² updates and k′ = 2|Q| queries; 2 + 32√2 = 2(1 + √512).
+    The δ > 0 constant belongs to Dwork & Roth's δ > 0 split ε₁ = √512 ε/(√512 + 1), which
+    :class:`dpcourse.pmw.PrivateMW` uses (:func:`dpcourse.svt.numeric_sparse_share`).
+
+    Caveat (δ > 0): the released values' noise is larger than this level by up to √8
+    (see :func:`numeric_sparse_accuracy_bound`), so a released answer errs by less than
+    √8·α < 3α: the 3α level still covers every released answer, but the update-count argument,
+    which wants released answers within α, is not covered by Theorem 4.15 as stated.
     """
     a = check_positive(alpha, "alpha")
     nn = check_positive(n, "n")
