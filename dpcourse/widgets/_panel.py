@@ -33,7 +33,7 @@ from matplotlib.figure import Figure
 from .. import plotting
 from .._validation import check_positive
 
-__all__ = ["BUSY_SECONDS", "DEFAULT_MARGINS", "PNG_OPTIONS", "Panel", "delta_slider", "float_slider", "format_numbers",
+__all__ = ["BUSY_SECONDS", "DEFAULT_MARGINS", "PNG_OPTIONS", "Panel", "delta_slider", "format_delta", "float_slider", "format_numbers",
            "int_slider", "log_slider"]
 
 DEFAULT_MARGINS = {"left": 0.07, "right": 0.98, "bottom": 0.15, "top": 0.9, "wspace": 0.25}
@@ -68,15 +68,18 @@ def log_slider(description: str, *, value: float, min_exp: float, max_exp: float
                                   description=description, continuous_update=False, style=_STYLE, **kwargs)
 
 
-#: The one way δ is written in every panel: a power of ten, read out like ``1e-06``.
-DELTA_READOUT = ".0e"
+def format_delta(delta: float) -> str:
+    """The one way δ is written in every panel and notebook: Python's ``g`` format (``1e-06``, ``0.001``)."""
+    return f"{float(delta):g}"
 
 
-def delta_slider(description: str = "δ", *, value: float = 1e-6, min_exp: float = -10, max_exp: float = -2,
-                 step: float = 1.0) -> widgets.FloatLogSlider:
-    """A δ slider: powers of ten, read out in :data:`DELTA_READOUT` (``1e-06``) like every δ of the workbook."""
-    return log_slider(description, value=value, min_exp=min_exp, max_exp=max_exp, step=step,
-                      readout_format=DELTA_READOUT)
+def delta_slider(description: str = "δ", *, value: float = 1e-6, min_exp: int = -10,
+                 max_exp: int = -2) -> widgets.SelectionSlider:
+    """A δ slider over the powers of ten 10**min_exp … 10**max_exp, read out by :func:`format_delta`
+    (``1e-06``), as the notebooks print δ (``f"{delta:g}"``)."""
+    options = [(format_delta(float(f"1e{e}")), float(f"1e{e}")) for e in range(int(min_exp), int(max_exp) + 1)]
+    return widgets.SelectionSlider(options=options, value=float(value), description=description,
+                                   continuous_update=False, style=_STYLE)
 
 
 def format_numbers(numbers: Mapping[str, object]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import bounds
+from .._validation import check_integer
 from ..pmw import PrivateMW, conjunction_workload, product_histogram, run_stream
 from ..plotting import color_for, fast_log_axes
 from ._panel import Panel, float_slider, int_slider, log_slider
@@ -24,6 +25,8 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
     ``epsilon spent`` is PMW's after-the-fact, data-dependent account for this one run
     (:attr:`PrivateMW.privacy_spent`); the privacy guarantee is the calibrated ε.
     """
+    num_queries = check_integer(num_queries, "num_queries", minimum=1, maximum=5000)
+    seed = check_integer(seed, "seed", minimum=0)
     cache: dict[int, tuple] = {}
 
     def universe(bits):
@@ -37,44 +40,62 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
             cache[bits] = (probs, work, truth, laplace_unit, histogram_unit)
         return cache[bits]
 
+    artists = {}
+
+    def build(fig):
+        ax_err, ax_upd = fig.subplots(1, 2)
+        artists["pmw"], = ax_err.plot([], [], color=color_for("pmw"), lw=1.8, label="PMW")
+        artists["laplace"], = ax_err.plot([], [], color=color_for("laplace"), lw=1.5, label="Laplace, ε/k each")
+        artists["histogram"], = ax_err.plot([], [], color=color_for("laplace_histogram"), lw=1.5, label="noisy histogram")
+        artists["level"] = ax_err.axhline(1, color=color_for("pmw"), ls=":", lw=1.2, label="11α/8")
+        artists["theorem"] = ax_err.axhline(1, color=color_for("bound"), ls="--", lw=1.2, label="Thm 4.3")
+        fast_log_axes(ax_err, x=False)
+        ax_err.set_xlim(0, num_queries + 1)
+        ax_err.set_xlabel("queries answered")
+        ax_err.set_ylabel("max |error| so far")
+        artists["err_title"] = ax_err.set_title(" ")
+        ax_err.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=3)
+        artists["updates"], = ax_upd.step([], [], where="post", color=color_for("pmw"), label="updates")
+        artists["N"] = ax_upd.axhline(1, color=color_for("bound"), ls="--", label="N")
+        artists["mw"] = ax_upd.axhline(1, color=color_for("bound"), ls=":", label="4 ln|X|/α²")
+        fast_log_axes(ax_upd, x=False)
+        ax_upd.set_xlim(0, num_queries + 1)
+        ax_upd.set_xlabel("queries answered")
+        ax_upd.set_ylabel("updates")
+        artists["upd_title"] = ax_upd.set_title(" ")
+        ax_upd.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=3)
+        artists["axes"] = (ax_err, ax_upd)
+
     def draw(fig, *, epsilon, n, alpha, bits):
+        if not artists:
+            build(fig)
+        ax_err, ax_upd = artists["axes"]
         probs, work, truth, laplace_unit, histogram_unit = universe(bits)
         k, d = num_queries, 2**bits
         curator = PrivateMW(probs * n, epsilon=epsilon, alpha=alpha, max_queries=k, rng=seed)
         answers = run_stream(curator, work)
-        for i in range(curator.answered, k):  # refused: scored with the synthetic data's free answer, like with like
-            answers[i] = curator.synthetic_answer(work[i])
         t = np.arange(1, k + 1)
-        err_pmw = np.maximum.accumulate(np.abs(answers - truth))
+        err_pmw = np.fmax.accumulate(np.abs(answers - truth))
         err_lap = np.maximum.accumulate(np.abs(laplace_unit) * k / (n * epsilon))
         err_hist = np.maximum.accumulate(np.abs(histogram_unit) / (n * epsilon))
-        ax_err, ax_upd = fig.subplots(1, 2)
-        ax_err.plot(t, err_pmw, color=color_for("pmw"), lw=1.8, label="PMW")
-        ax_err.plot(t, err_lap, color=color_for("laplace"), lw=1.5, label="Laplace, ε/k each")
-        ax_err.plot(t, err_hist, color=color_for("laplace_histogram"), lw=1.5, label="noisy histogram")
         theorem = bounds.pmw_notes_error_bound(n=n, epsilon=epsilon, domain_size=d, num_queries=k, beta=0.05)
-        ax_err.axhline(11 * alpha / 8, color=color_for("pmw"), ls=":", lw=1.2, label="11α/8")
-        ax_err.axhline(theorem, color=color_for("bound"), ls="--", lw=1.2, label="Thm 4.3")
-        fast_log_axes(ax_err, x=False)
-        ax_err.set_xlabel("queries answered")
-        ax_err.set_ylabel("max |error| so far")
-        ax_err.set_title(f"|X| = 2^{bits}, n = {n:.3g}, ε = {epsilon:.3g}", fontsize=10)
-        ax_err.legend(fontsize=7, loc="lower right")
+        artists["pmw"].set_data(t, err_pmw)
+        artists["laplace"].set_data(t, err_lap)
+        artists["histogram"].set_data(t, err_hist)
+        artists["level"].set_ydata([11 * alpha / 8] * 2)
+        artists["theorem"].set_ydata([theorem] * 2)
+        shown = [v for v in (err_pmw[0], err_lap[0], err_hist[0], err_pmw[-1], err_lap[-1], err_hist[-1],
+                             11 * alpha / 8, theorem) if np.isfinite(v) and v > 0]
+        ax_err.set_ylim(min(shown) / 1.5, max(shown) * 1.5)
+        artists["err_title"].set_text(f"|X| = 2^{bits}, n = {n:.3g}, ε = {epsilon:.3g}")
         cumulative = np.cumsum(curator.history.updated).astype(float)
         cumulative[cumulative == 0] = np.nan  # log axis: the curve starts at the first update
-        ax_upd.step(t, cumulative, where="post", color=color_for("pmw"), label="updates")
-        ax_upd.axhline(curator.max_updates, color=color_for("bound"), ls="--", label="N")
-        ax_upd.axhline(bounds.mw_update_count_bound(domain_size=d, alpha=alpha), color=color_for("bound"), ls=":",
-                       label="4 ln|X|/α²")
-        fast_log_axes(ax_upd, x=False)
-        ax_upd.set_ylim(0.8, None)
-        ax_upd.set_xlabel("queries answered")
-        ax_upd.set_ylabel("updates")
-        ax_upd.set_title(f"after-the-fact ε of this run {curator.privacy_spent:.3g}; guarantee ε = {epsilon:.3g}",
-                         fontsize=10)
-        ax_upd.legend(fontsize=7, loc="lower right")
-        for ax in (ax_err, ax_upd):
-            ax.grid(True, alpha=0.25)
+        count_bound = bounds.mw_update_count_bound(domain_size=d, alpha=alpha)
+        artists["updates"].set_data(t, cumulative)
+        artists["N"].set_ydata([curator.max_updates] * 2)
+        artists["mw"].set_ydata([count_bound] * 2)
+        ax_upd.set_ylim(0.8, 1.5 * max(curator.max_updates, count_bound))
+        artists["upd_title"].set_text(f"ε spent: {curator.privacy_spent:.3g} of {epsilon:.3g}")
         return {
             "PMW max error": float(err_pmw[-1]),
             "Laplace per query max error": float(err_lap[-1]),
@@ -82,7 +103,6 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
             "Theorem 4.3 bound": float(theorem),
             "updates": curator.updates,
             "N": curator.max_updates,
-            "epsilon guaranteed (PMW's calibration)": float(epsilon),
             "epsilon spent": float(curator.privacy_spent),
         }
 
@@ -92,5 +112,6 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
         "alpha": float_slider("α", value=0.1, min=0.02, max=0.5, step=0.01),
         "bits": int_slider("log₂|X|", value=10, min=4, max=16),
     }
-    return Panel(draw, controls, figsize=(11.0, 3.9), render=render,
-                 margins={"left": 0.07, "right": 0.98, "bottom": 0.14, "top": 0.9, "wspace": 0.22}, clear=True)
+    return Panel(draw, controls, figsize=(10.5, 4.6), render=render,
+                 slow=lambda values, changed: values["bits"] not in cache,
+                 margins={"left": 0.075, "right": 0.985, "bottom": 0.27, "top": 0.92, "wspace": 0.22})
