@@ -124,6 +124,19 @@ class HedgeResult:
         """Σₜ xₜ·ℓₜ − minᵢ Σₜ ℓₜ(i)."""
         return self.total_loss - float(self.expert_losses.min())
 
+    def regret_against(self, p) -> np.ndarray:
+        """Σₜ xₜ·ℓₜ − Σₜ p·ℓₜ against a distribution p over the experts (or a ``(K, N)`` stack of them).
+
+        Lecture 4, Corollary 4.2: at most the regret against the best expert (Σₜ p·ℓₜ is an
+        average of the experts' totals), hence within the same bound.
+        """
+        dist = check_array(p, "p", ndim=None)
+        if dist.shape[-1] != self.weights.shape[1] or dist.ndim > 2:
+            raise ValueError(f"p must have {self.weights.shape[1]} entries (one per expert), or be a (K, N) stack")
+        if np.any(dist < 0) or not np.allclose(dist.sum(axis=-1), 1.0):
+            raise ValueError("p must be a probability vector over the experts (entries >= 0 summing to 1)")
+        return self.total_loss - dist @ self.expert_losses
+
     @property
     def regret_curve(self) -> np.ndarray:
         """The regret after each round t = 1 … T, against the best expert over rounds 1 … t."""

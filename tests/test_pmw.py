@@ -44,6 +44,35 @@ def test_hedge_tuned_bound_is_the_minimum_over_eta():
     assert bounds.hedge_regret_bound(num_experts=50, horizon=1000) == pytest.approx(2 * np.sqrt(1000 * np.log(50)))
 
 
+def test_hedge_competes_with_any_distribution(rng):
+    # Corollary 4.2: regret against any p ≤ regret against the best expert ≤ 2√(T ln N); a point
+    # mass on the best expert attains the first inequality exactly.
+    horizon, experts = 400, 8
+    losses = rng.uniform(-1, 1, size=(horizon, experts))
+    result = pmw.hedge(losses, eta=np.sqrt(np.log(experts) / horizon))
+    ps = rng.dirichlet(np.ones(experts), size=500)
+    against = result.regret_against(ps)
+    assert against.shape == (500,)
+    assert np.all(against <= result.regret + 1e-9)
+    assert result.regret_against(np.eye(experts)[result.best_expert]) == pytest.approx(result.regret)
+    assert result.regret <= bounds.hedge_regret_bound(num_experts=experts, horizon=horizon)
+    with pytest.raises(ValueError, match="probability"):
+        result.regret_against(np.full(experts, 0.5))
+
+
+def test_hedge_tuned_for_the_wrong_horizon_breaks_the_tuned_bound():
+    # Why Theorem 4.1's η = √(ln N/T) is circular: it must know T. Two experts, one always right;
+    # η tuned for T₀ = 10⁴ but run for T = 300 rounds exceeds 2√(T ln N) (deterministic).
+    losses = np.tile([1.0, 0.0], (300, 1))
+    wrong = pmw.hedge(losses, eta=np.sqrt(np.log(2) / 10_000))
+    right = pmw.hedge(losses, eta=np.sqrt(np.log(2) / 300))
+    tuned = bounds.hedge_regret_bound(num_experts=2, horizon=300)
+    assert right.regret <= tuned < wrong.regret
+    # the η-form ln N/η + ηT holds for both
+    for r in (wrong, right):
+        assert r.regret <= bounds.hedge_regret_bound(num_experts=2, horizon=300, eta=r.eta)
+
+
 # ------------------------------------------------------------------------------ MW (no privacy)
 def test_mw_update_by_hand():
     p = np.array([0.1, 0.2, 0.3, 0.4])
