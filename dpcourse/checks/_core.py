@@ -298,16 +298,19 @@ class Exercise:
             return Verdict(self.exercise, FAILED, wrong.message, wrong.hint)
         return Verdict(self.exercise, PASSED, detail or "")
 
-    def __call__(self, *answers, **keywords) -> Verdict:
+    def __call__(self, *answers, **keywords) -> None:
+        """Check the answer(s): show the verdict, or raise :class:`CheckFailed` for a wrong answer.
+
+        Returns None, so that a check call ending a cell does not show the verdict a second time.
+        """
         evidence = self.evidence(*answers, **keywords)
         if _COLLECTOR is not None:
             _COLLECTOR.append({"exercise": self.exercise, "evidence": json.loads(json.dumps(evidence, default=str))})
-            return Verdict(self.exercise, "collected")
+            return
         verdict = self.verdict(evidence)
         if verdict.status == FAILED:
             raise CheckFailed(verdict)
         _show(verdict)
-        return verdict
 
 
 def _show(verdict: Verdict) -> None:
