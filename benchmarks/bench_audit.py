@@ -1,15 +1,48 @@
-"""Notebook 05: the variants' samplers and the auditor."""
+"""Notebook 05: the variants' samplers and the auditor, against StatDP on the same inputs.
+
+StatDP (cmla-psu/statdp) is not a dependency of the workbook: it is timed in its own virtual
+environment, given by the environment variable ``STATDP_PYTHON`` (default
+``/tmp/statdp-venv/bin/python``; install it there with ``pip install numpy numba tqdm
+coloredlogs matplotlib`` and ``pip install --no-deps <a checkout of cmla-psu/statdp>``). When
+that interpreter is missing, the StatDP rows are left out and a note says so.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import time
 
 import numpy as np
 
 from dpcourse import audit
+from dpcourse.peer_suites import PEER_MECHANISMS
 from dpcourse.svt_variants import VARIANTS
 
 from ._harness import Section
+
+STATDP_PYTHON = os.environ.get("STATDP_PYTHON", "/tmp/statdp-venv/bin/python")
+
+# One call of StatDP's detect_counterexample, in StatDP's own interpreter: its iSVT2 (statdp/algorithms.py
+# lines 95-109) at ε = 0.2 with its benchmark's T = 1, N = 1; StatDP's default sample sizes (100,000 runs per
+# input to choose the event, 500,000 to test it), one test ε, on one given pair or on its whole input family.
+_STATDP_DRIVER = """
+import json, sys, time, logging
+from statdp import detect_counterexample
+from statdp.algorithms import iSVT2
+databases = json.loads(sys.argv[1])
+start = time.perf_counter()
+result = detect_counterexample(iSVT2, 0.2, {"epsilon": 0.2, "T": 1, "N": 1}, databases=databases, cores=2,
+                               quiet=True, loglevel=logging.WARNING)
+print(json.dumps({"seconds": time.perf_counter() - start, "p": result[0][1]}))
+"""
+
+
+def _statdp_seconds(databases):
+    out = subprocess.run([STATDP_PYTHON, "-c", _STATDP_DRIVER, json.dumps(databases)], capture_output=True, text=True,
+                         check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def _python_loop(answers, threshold, epsilon, c, trials, rng):
@@ -26,6 +59,12 @@ def _python_loop(answers, threshold, epsilon, c, trials, rng):
     return out
 
 
+def _timed(fn):
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
 def run() -> Section:
     section = Section("Notebook 05 (flawed SVT variants and the auditor)")
     answers = np.r_[np.ones(5), np.zeros(5)]
@@ -34,14 +73,32 @@ def run() -> Section:
                           lambda: VARIANTS["alg1"].run(answers, threshold=0.5, epsilon=1.0, c=2, trials=20_000, rng=gen),
                           "a plain Python loop over trials", lambda: _python_loop(answers, 0.5, 1.0, 2, 20_000, gen), repeat=3)
     section.notes.append(f"The vectorised runner draws {1 / ratio:.0f}× as many samples per second as the loop.")
-    for key in VARIANTS:
-        d, d_prime, threshold, trials = audit.AUDIT_COUNTEREXAMPLES.get(
-            key, (np.r_[np.ones(5), np.zeros(5)], np.r_[np.zeros(5), np.ones(5)], 0.5, 100_000))
-        start = time.perf_counter()
-        result = audit.audit(key, d, d_prime, epsilon=1.0, c=1, threshold=threshold, trials=trials, rng=1)
-        seconds = time.perf_counter() - start
-        rate = 2 * trials / seconds
-        section.rows.append((f"audit {key} ({trials:,} samples per input)", f"{seconds * 1e3:.4g} ms",
-                             f"{rate / 1e6:.2f} M samples/s; p = {result.p_value:.2g} "
-                             f"({'flagged' if result.flagged else 'not flagged'})"))
+
+    isvt2 = PEER_MECHANISMS["statdp_isvt2"]
+    d, d_prime = audit.statdp_pairs(10)["X shape (m = 10)"]
+    one_pair, r1 = _timed(lambda: audit.audit(isvt2, d, d_prime, epsilon=0.2, trials=500_000,
+                                              selection_trials=100_000, rng=1))
+    section.rows.append(("auditor, StatDP's iSVT2 at ε = 0.2, one pair (X shape, m = 10), 100,000 + 500,000 runs",
+                         f"{one_pair:.3g} s", f"p = {r1.p_value:.2g}"))
+    full, r2 = _timed(lambda: audit.audit(isvt2, epsilon=0.2, trials=500_000, selection_trials=100_000, rng=1))
+    section.rows.append(("auditor, same, full search over StatDP's 16 pairs", f"{full:.3g} s",
+                         f"p = {r2.p_value:.2g}; input {r2.pair}"))
+    if os.path.exists(STATDP_PYTHON):
+        s1 = _statdp_seconds([d.tolist(), d_prime.tolist()])
+        section.rows.append(("StatDP (2 processes), same mechanism, pair and run counts, one test ε", f"{s1['seconds']:.3g} s",
+                             f"p = {s1['p']:.2g}; auditor is {s1['seconds'] / one_pair:.3g}× faster"))
+        s2 = _statdp_seconds(None)
+        section.rows.append(("StatDP, its full input family (16 pairs), one test ε", f"{s2['seconds']:.3g} s",
+                             f"p = {s2['p']:.2g}; auditor's full search is {s2['seconds'] / full:.3g}× faster"))
+        section.notes.append(f"On one input pair the auditor is {s1['seconds'] / one_pair:.3g}× faster than StatDP; its "
+                             f"search over all 16 pairs takes {full / s2['seconds']:.3g}× the time StatDP needs for one "
+                             "test ε over the same pairs.")
+    else:
+        section.notes.append(f"StatDP's interpreter {STATDP_PYTHON} is missing: StatDP was not timed.")
+
+    for key in ("dpsniper_svt3", "dpsniper_svt6", "checkdp_badgapsparsevector"):
+        m = PEER_MECHANISMS[key]
+        seconds, r = _timed(lambda: audit.audit(m, epsilon=m.epsilon, trials=750_000, selection_trials=250_000, rng=1))
+        section.rows.append((f"auditor, full search, {key} at ε = {m.epsilon:g}, 250,000 + 750,000 runs",
+                             f"{seconds:.3g} s", f"p = {r.p_value:.2g} ({'flagged' if r.flagged else 'not flagged'})"))
     return section

@@ -1,552 +1,680 @@
-"""Exact output probabilities of AboveThreshold, and the privacy loss they imply.
+"""Empirical auditing: run a mechanism on neighbouring inputs and test its privacy claim.
 
-The output of AboveThreshold on m queries is ⊥ᵏ⊤ for some k ∈ {0, …, m − 1}, or ⊥ᵐ.
-Conditioning on the threshold noise ρ = z (Lecture 3, "The analysis of AboveThreshold"),
+A black-box test in the style of StatDP (Ding et al., CCS 2018) and DP-Sniper (Bichsel et al.,
+S&P 2021). For a mechanism M that claims ε-DP and a pair of neighbouring inputs D, D′, an
+output event E witnesses a violation when Pr[M(D) ∈ E] > e^ε · Pr[M(D′) ∈ E]. The auditor
 
-    Pr[⊥ᵏ⊤] = ∫ p_ρ(z) · ∏_{i<k} F(T + z − qᵢ) · (1 − F(T + z − q_k)) dz,
-    Pr[⊥ᵐ]  = ∫ p_ρ(z) · ∏_{i<m} F(T + z − qᵢ) dz,
+1. **selects**: runs M on every candidate pair (StatDP's family of neighbouring inputs, or the
+   user's own pairs), encodes the outputs as small integers once, and scores every event of
+   several families (whole outputs, per-position values and intervals, counts of each value,
+   Hamming distances to reference patterns, a naive-Bayes score learned from the data) by how
+   significantly it violates the claim, in both directions (D over D′ and D′ over D);
+2. **tests** the single most significant (pair, event) on **fresh** runs, so the search costs
+   nothing in validity: the p-value and the lower confidence bound on ε need no correction.
 
-with F the CDF of the query noise. This module evaluates all m + 1 integrals at once by
-Gauss–Legendre quadrature on segments that end at every kink of the integrand (z = 0
-for the Laplace density of ρ, z = qᵢ − T for each Laplace CDF), so that each piece is
-smooth and the rule converges to machine precision; the prefix products ∏_{i<k} F are
-shared across k. The privacy loss of an outcome o between neighbours D, D′ is
-ln(Pr[M(D) = o] / Pr[M(D′) = o]); ε-DP means it never exceeds ε in absolute value.
+The test is StatDP's: under H₀: p ≤ e^ε p′, keeping each of the x occurrences of E on D with
+probability e^{−ε} leaves a count that is stochastically no larger than one with success
+probability p′, so Fisher's one-sided exact test on (thinned x, x′) is valid for every thinning.
+StatDP averages that p-value over random thinnings; an average of valid p-values is only
+guaranteed valid after doubling, so :func:`thinned_fisher_p_value` returns twice the exact
+expectation over the thinning (no random draws). It increases with ε, so the set of ε it does
+not reject at ``level`` is a confidence interval: its lower end is ``epsilon_lower_bound``, and
+``flagged`` (p-value at the claimed ε below ``level``) holds exactly when that bound exceeds the
+claim.
+
+Mechanisms are any callable ``mechanism(answers, *, trials, rng)`` returning an array whose first
+axis is the trials: numbers, booleans, integer categories, or the output codes of
+:mod:`dpcourse.svt_variants` (⊥ = −∞, ⊤ = +∞, halted = NaN); a key of
+:data:`~dpcourse.svt_variants.VARIANTS` or a :class:`~dpcourse.svt_variants.Variant` is run at
+the claimed ε with the given ``c``, ``threshold`` and ``sensitivity``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
-from scipy import integrate, special, stats
-from tqdm.auto import tqdm
+from scipy import stats
 
 from ._validation import (
     as_generator,
-    check_answers_and_threshold,
     check_array,
     check_epsilon,
     check_integer,
     check_neighbouring_answers,
     check_positive,
+    check_probability,
+)
+from .exact import (  # noqa: F401  (re-exported: notebooks 04/05 and the checks import them from here)
+    PrivacyLoss,
+    ProofSteps,
+    _pattern_items,
+    above_threshold_pmf,
+    adversarial_pair,
+    counterexample,
+    exact_variant_loss,
+    generalized_above_threshold_pmf,
+    max_privacy_loss,
+    outcome_integrand,
+    privacy_loss,
+    proof_steps,
+    variant_pattern_probability,
 )
 from .experiments import proportion_interval
-from .svt import above_threshold_noise
-from .svt_variants import VARIANTS
+from .svt_variants import VARIANTS, Variant
 
 __all__ = [
-    "AUDIT_COUNTEREXAMPLES",
-    "AUDIT_PATTERNS",
     "AuditResult",
-    "Event",
-    "PrivacyLoss",
+    "ScanResult",
     "audit",
-    "counterexample",
-    "exact_variant_loss",
     "pattern_frequency",
-    "variant_pattern_probability",
+    "scan",
+    "statdp_pairs",
+    "thinned_fisher_p_value",
+    # exact probabilities, re-exported from :mod:`dpcourse.exact`
+    "PrivacyLoss",
     "ProofSteps",
     "above_threshold_pmf",
     "adversarial_pair",
+    "counterexample",
+    "exact_variant_loss",
     "generalized_above_threshold_pmf",
     "max_privacy_loss",
     "outcome_integrand",
     "privacy_loss",
     "proof_steps",
+    "variant_pattern_probability",
 ]
 
-_NODES, _WEIGHTS = special.roots_legendre(24)
-_TAIL = 1e-18  # threshold-noise mass left out on each side
 
+# --------------------------------------------------------------------------------------
+# Inputs
+# --------------------------------------------------------------------------------------
+def statdp_pairs(num_queries=(5, 10), *, sensitivity: float = 1.0) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """StatDP's family of neighbouring inputs, for each length in ``num_queries``.
 
-def _query_cdf_sf(query_noise, x):
-    if query_noise is None:  # no noise: qᵢ < T + z exactly when x = T + z − qᵢ > 0
-        below = (x > 0).astype(float)
-        return below, 1.0 - below
-    return query_noise.cdf(x), query_noise.sf(x)
-
-
-def _outcome_matrix(z, q, t, query_noise):
-    """Rows: nodes z; columns: Pr[⊥ᵏ⊤ | z] for k < m and Pr[⊥ᵐ | z] last."""
-    cdf, sf = _query_cdf_sf(query_noise, t + z[:, None] - q)
-    prefix = np.cumprod(cdf, axis=1)
-    before = np.hstack([np.ones((z.size, 1)), prefix[:, :-1]])
-    return np.hstack([before * sf, prefix[:, -1:]])
-
-
-def _gauss_legendre(lo: float, hi: float, kinks, max_piece: float):
-    """Nodes and weights on [lo, hi], split at every kink inside and into pieces no longer than ``max_piece``."""
-    kinks = np.asarray(kinks, dtype=float)
-    edges = np.unique(np.concatenate([[lo, hi], kinks[(kinks > lo) & (kinks < hi)]]))
-    pieces = np.maximum(1, np.ceil(np.diff(edges) / max_piece).astype(int))
-    cuts = np.concatenate([np.linspace(a, b, n + 1)[:-1] for a, b, n in zip(edges[:-1], edges[1:], pieces)] + [[hi]])
-    half = np.diff(cuts) / 2
-    mid = (cuts[:-1] + cuts[1:]) / 2
-    return (mid[:, None] + half[:, None] * _NODES).ravel(), (half[:, None] * _WEIGHTS).ravel()
-
-
-def _quadrature_nodes(q, t, threshold_noise, query_noise):
-    shift = 0.0 if query_noise is None else query_noise.median()
-    kinks = np.concatenate([[threshold_noise.median()], np.atleast_1d(q - t + shift)])
-    scale = threshold_noise.std() if query_noise is None else min(threshold_noise.std(), query_noise.std())
-    return _gauss_legendre(threshold_noise.ppf(_TAIL), threshold_noise.isf(_TAIL), kinks, scale)
-
-
-def generalized_above_threshold_pmf(answers, *, threshold, threshold_noise, query_noise) -> np.ndarray:
-    """Exact Pr[⊥ᵏ⊤] (k = 0 … m − 1) and Pr[⊥ᵐ] for AboveThreshold with any noise distributions.
-
-    ``threshold_noise`` and ``query_noise`` are ``scipy.stats`` frozen continuous
-    distributions, or ``None`` for no noise (then the probabilities are computed directly,
-    without quadrature: no threshold noise means no integral).
+    Re-implemented from ``statdp/generators.py``, ``generate_databases`` (cmla-psu/statdp, lines
+    57–82 at commit d1f1e8f): D = (1, …, 1) against D′ = one below (0, 1, …), one above (2, 1, …),
+    one above rest below (2, 0, …), one below rest above (0, 2, …), half and half (2^⌊m/2⌋, 0^…),
+    all above (2, …), all below (0, …), and the X shape (1^⌊m/2⌋, 0^⌈m/2⌉) against
+    (0^⌊m/2⌋, 1^⌈m/2⌉). Order matters for SVT, so the patterns keep StatDP's orientation; the
+    auditor tests both directions of every event, which covers swapping D and D′. Values are
+    multiples of ``sensitivity`` (Δ); StatDP's lengths are 5 and 10.
     """
-    q, t = check_answers_and_threshold(answers, threshold)
-    if threshold_noise is None:
-        return _outcome_matrix(np.zeros(1), q, t, query_noise)[0]
-    z, w = _quadrature_nodes(q, t, threshold_noise, query_noise)
-    pmf = (w * threshold_noise.pdf(z)) @ _outcome_matrix(z, q, t, query_noise)
-    return np.clip(pmf, 0.0, None)
+    delta_q = check_positive(sensitivity, "sensitivity")
+    lengths = (num_queries,) if np.ndim(num_queries) == 0 else tuple(num_queries)
+    pairs = {}
+    for m in lengths:
+        m = check_integer(m, "num_queries", minimum=1)
+        ones, half, rest = np.ones(m), m // 2, m - m // 2
+        for name, d_prime in [("one below", np.r_[0.0, np.ones(m - 1)]), ("one above", np.r_[2.0, np.ones(m - 1)]),
+                              ("one above rest below", np.r_[2.0, np.zeros(m - 1)]),
+                              ("one below rest above", np.r_[0.0, np.full(m - 1, 2.0)]),
+                              ("half and half", np.r_[np.full(half, 2.0), np.zeros(rest)]),
+                              ("all above", np.full(m, 2.0)), ("all below", np.zeros(m))]:
+            pairs[f"{name} (m = {m})"] = (delta_q * ones, delta_q * d_prime)
+        pairs[f"X shape (m = {m})"] = (delta_q * np.r_[np.ones(half), np.zeros(rest)],
+                                       delta_q * np.r_[np.zeros(half), np.ones(rest)])
+    return pairs
 
 
-def above_threshold_pmf(answers, *, threshold, epsilon: float, sensitivity: float = 1.0) -> np.ndarray:
-    """Exact output distribution of :func:`dpcourse.svt.above_threshold`, length m + 1.
+# --------------------------------------------------------------------------------------
+# The test
+# --------------------------------------------------------------------------------------
+def thinned_fisher_p_value(count_d: int, count_d_prime: int, n: int, epsilon: float) -> float:
+    """A valid p-value for H₀: Pr[E | D] ≤ e^ε Pr[E | D′], from the counts of E in n runs on each.
 
-    Entry k < m is Pr[output = ⊥ᵏ⊤]; the last entry is Pr[all m answers ⊥]. Accurate to
-    about 1e-15 absolute (24-point Gauss–Legendre on smooth pieces no longer than the noise scale).
+    2 · E[Fisher(X, x′)] with X ~ Binomial(x, e^{−ε}) the thinned count (StatDP's statistic,
+    Ding et al. 2018, §4.2), the expectation taken exactly over X (mass beyond 9 standard
+    deviations, below 1e-18, is counted as p = 1). Fisher's one-sided test for each X is valid;
+    twice an average of valid p-values is valid (Rüschendorf 1982; Vovk & Wang 2020), while the
+    average alone need not be. Non-decreasing in ε.
 
     Examples
     --------
-    >>> p = above_threshold_pmf([0.0, 1.0, 2.0], threshold=1.0, epsilon=1.0)
-    >>> p.shape, round(float(p.sum()), 12)
-    ((4,), 1.0)
+    >>> round(thinned_fisher_p_value(300, 100, 10_000, epsilon=0.5), 6) < 0.01
+    True
+    >>> thinned_fisher_p_value(100, 100, 10_000, epsilon=0.5)
+    1.0
     """
-    threshold_noise, query_noise = above_threshold_noise(epsilon=epsilon, sensitivity=sensitivity)
-    return generalized_above_threshold_pmf(answers, threshold=threshold, threshold_noise=threshold_noise,
-                                           query_noise=query_noise)
+    x, y = int(count_d), int(count_d_prime)
+    n = check_integer(n, "n", minimum=1)
+    if not (0 <= x <= n and 0 <= y <= n):
+        raise ValueError(f"counts must lie in [0, n = {n}]; got {count_d!r}, {count_d_prime!r}")
+    eps = check_epsilon(epsilon, allow_inf=True) if epsilon != 0 else 0.0
+    keep = float(np.exp(-eps))
+    if x == 0 or keep == 0.0:
+        return 1.0
+    mean, sd = x * keep, np.sqrt(x * keep * (1 - keep))
+    k = np.arange(max(0, int(mean - 9 * sd - 1)), min(x, int(mean + 9 * sd + 2)) + 1)
+    weight = stats.binom.pmf(k, x, keep)
+    fisher = stats.hypergeom.sf(k - 1, 2 * n, n, k + y)
+    expected = float(weight @ fisher) + max(0.0, 1.0 - float(weight.sum()))
+    return min(1.0, 2.0 * expected)
 
 
-def outcome_integrand(z, outcome: int, answers, *, threshold, threshold_noise, query_noise) -> np.ndarray:
-    """The integrand p_ρ(z)·Pr[outcome | ρ = z] of one outcome (k < m: ⊥ᵏ⊤; k = m: all ⊥), at points ``z``."""
-    q, t = check_answers_and_threshold(answers, threshold)
-    z = np.atleast_1d(np.asarray(z, dtype=float))
-    return threshold_noise.pdf(z) * _outcome_matrix(z, q, t, query_noise)[:, outcome]
+def _epsilon_bound(count_d, count_d_prime, n, level, claim):
+    """sup{ε ≥ 0 : p(ε) < level}, bracketed on the side of ``claim`` the test is on (0 if none)."""
+    def p(e):
+        return thinned_fisher_p_value(count_d, count_d_prime, n, e)
+    if p(0.0) >= level:
+        return 0.0
+    if p(claim) < level:
+        lo, hi = claim, max(2 * claim, np.log(max(count_d, 2)) + 5)
+        while p(hi) < level:
+            lo, hi = hi, 2 * hi
+    else:
+        lo, hi = 0.0, claim
+    for _ in range(40):
+        if hi - lo < 1e-3 * max(hi, 1e-2):
+            break
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if p(mid) < level else (lo, mid)
+    return lo
 
 
-def privacy_loss(p, q) -> np.ndarray:
-    """ln(p/q) per outcome: +∞ where only p is positive, −∞ where only q is, 0 where both are 0."""
-    p = check_array(p, "p", ndim=(0, 1), min_size=1)
-    q = check_array(q, "q", ndim=(0, 1), min_size=1)
-    if p.shape != q.shape or np.any(p < 0) or np.any(q < 0):
-        raise ValueError("p and q must be non-negative arrays of the same shape")
+# --------------------------------------------------------------------------------------
+# Encoding outputs and scoring events
+# --------------------------------------------------------------------------------------
+_SPECIAL = (-np.inf, np.inf, np.nan)
+_SPECIAL_NAMES = ("⊥", "⊤", "·")
+_MAX_CATEGORIES = 32  # a column with more distinct finite values is numeric and gets quantile bins
+_BINS = 24
+
+
+@dataclass(frozen=True)
+class _ColumnCoder:
+    """Column j's code: 0/1/2 for −∞/+∞/NaN, then one code per atom (a value that recurs: a
+    category, or a number used as a flag such as −1000), then one per quantile bin of the rest."""
+
+    atoms: np.ndarray  # sorted values that get a code of their own
+    edges: np.ndarray | None  # interior bin edges of the other values; None: no other values seen
+
+    @property
+    def size(self) -> int:
+        return 3 + self.atoms.size + (1 if self.edges is None else self.edges.size + 1)
+
+    def encode_finite(self, x: np.ndarray) -> np.ndarray:
+        """Codes of finite values ``x`` (the special codes are set by :meth:`_Encoder.codes`)."""
+        a = self.atoms.size
+        where = np.searchsorted(self.atoms, x)
+        hit = (where < a) & (self.atoms[np.minimum(where, max(a - 1, 0))] == x) if a else np.zeros(x.shape, bool)
+        rest = 3 + a + (0 if self.edges is None else np.searchsorted(self.edges, x, side="right"))
+        return np.where(hit, 3 + where, rest)  # without bins, every unseen value shares one "other" code
+
+    def describe(self, code: int) -> str:
+        if code < 3:
+            return _SPECIAL_NAMES[code]
+        i = code - 3
+        if i < self.atoms.size:
+            return f"{self.atoms[i]:.4g}"
+        i -= self.atoms.size
+        if self.edges is None:
+            return "another value"
+        lo = "-inf" if i == 0 else f"{self.edges[i - 1]:.3g}"
+        hi = "inf" if i == self.edges.size else f"{self.edges[i]:.3g}"
+        return f"a number in [{lo}, {hi})"
+
+    @classmethod
+    def fit(cls, column: np.ndarray) -> _ColumnCoder:
+        finite = column[np.isfinite(column)]
+        values, counts = np.unique(finite, return_counts=True)
+        if values.size <= _MAX_CATEGORIES:
+            return cls(values, None)
+        atoms = values[counts >= max(20, 0.005 * column.size)]
+        rest = finite[~np.isin(finite, atoms)]
+        edges = np.unique(np.quantile(rest, np.linspace(0, 1, _BINS + 1)[1:-1])) if rest.size else None
+        return cls(atoms, edges)
+
+
+def _as_outputs(raw, trials: int) -> np.ndarray:
+    out = np.asarray(raw)
+    if out.ndim == 0 or out.shape[0] != trials:
+        raise ValueError(f"the mechanism must return an array whose first axis is the {trials} trials; "
+                         f"got shape {np.shape(raw)}")
+    if out.dtype == object:
+        raise TypeError("the mechanism must return numbers, booleans or integer categories, not objects")
+    return out.reshape(trials, -1).astype(float)
+
+
+@dataclass(frozen=True)
+class _Feature:
+    """An integer statistic of an output row, with values in [0, size), and how to read a value."""
+
+    name: str
+    size: int
+    ordered: bool
+    values: object = field(repr=False)  # callable: codes (n, k) -> int array (n,)
+    label: object = field(repr=False)  # callable: value -> text
+    learned: bool = False  # fitted on the first half of the selection runs: score its events on the second
+
+
+class _Encoder:
+    """Everything fitted on the selection runs of one input pair: column codes and the features."""
+
+    def __init__(self, sel_d: np.ndarray, sel_d_prime: np.ndarray):
+        self.k = sel_d.shape[1]
+        both = np.vstack([sel_d, sel_d_prime])
+        values = np.unique(both[np.isfinite(both)])
+        if values.size <= _MAX_CATEGORIES:  # every column categorical: one shared list, one pass to encode
+            self.shared = _ColumnCoder(values, None)
+            self.columns = [self.shared] * self.k
+        else:
+            self.shared = None
+            self.columns = [_ColumnCoder.fit(both[:, j]) for j in range(self.k)]
+        self.selection_codes = self.codes(sel_d), self.codes(sel_d_prime)
+        self.half = sel_d.shape[0] // 2  # rows [0, half) fit what is learned; [half, n) score it
+        self.features = self._fit_features(*(c[:self.half] for c in self.selection_codes))
+
+    def codes(self, outputs: np.ndarray) -> np.ndarray:
+        """The ``(n, k)`` integer codes of ``(n, k)`` outputs: one pass over the specials, then finite values per column."""
+        codes = np.full(outputs.shape, 2, dtype=np.int16)
+        codes[outputs == -np.inf] = 0
+        codes[outputs == np.inf] = 1
+        finite = np.isfinite(outputs)
+        if self.shared is not None:
+            codes[finite] = self.shared.encode_finite(outputs[finite])
+            return codes
+        for j in np.flatnonzero(finite.any(axis=0)):
+            rows = finite[:, j]
+            codes[rows, j] = self.columns[j].encode_finite(outputs[rows, j])
+        return codes
+
+    def _fit_features(self, codes_d, codes_d_prime) -> list[_Feature]:
+        k, features = self.k, []
+        # whole outputs: a 64-bit hash of the row of codes (random odd multipliers; collisions ~ n²/2⁶⁴)
+        multipliers = np.random.default_rng(12345).integers(1, 2**62, size=k) | 1
+        keys_d, keys_d_prime = codes_d.astype(np.int64) @ multipliers, codes_d_prime.astype(np.int64) @ multipliers
+        patterns, first = np.unique(np.r_[keys_d, keys_d_prime], return_index=True)
+        rows = np.vstack([codes_d, codes_d_prime])[first]
+        self.pattern_keys = patterns
+
+        def pattern_value(codes, patterns=patterns, multipliers=multipliers):
+            key = codes.astype(np.int64) @ multipliers
+            where = np.minimum(np.searchsorted(patterns, key), patterns.size - 1)
+            return np.where(patterns[where] == key, where, patterns.size)  # unseen patterns: one extra value
+
+        features.append(_Feature("output", patterns.size + 1, False, pattern_value,
+                                 lambda v, rows=rows: "another output" if v >= len(rows) else
+                                 "output " + " ".join(self.columns[j].describe(c) for j, c in enumerate(rows[v]))))
+        # per position
+        for j, col in enumerate(self.columns):
+            features.append(_Feature(f"position {j}", col.size, True, lambda codes, j=j: codes[:, j],
+                                     lambda v, j=j, col=col: f"position {j} is {col.describe(v)}"))
+        if k == 1:
+            return features
+        # counts of each value across positions (⊥, ⊤, halted, each category; any finite number)
+        shared = {}
+        for j, col in enumerate(self.columns):
+            for code in range(col.size):
+                shared.setdefault(self._value_key(col, code), []).append((j, code))
+        for key, members in shared.items():
+            if len(members) < 2:
+                continue
+            cols = np.array([j for j, _ in members])
+            want = np.array([c for _, c in members])
+            features.append(_Feature(f"count of {key}", len(members) + 1, True,
+                                     lambda codes, cols=cols, want=want: np.sum(codes[:, cols] == want, axis=1),
+                                     lambda v, key=key: f"{key} appears {v} times"))
+        numeric = [j for j, col in enumerate(self.columns) if col.edges is not None]
+        if len(numeric) >= 2:
+            first_bin = np.array([3 + self.columns[j].atoms.size for j in numeric])
+            features.append(_Feature("count of numbers", len(numeric) + 1, True,
+                                     lambda codes, cols=np.array(numeric): np.sum(codes[:, cols] >= first_bin, axis=1),
+                                     lambda v: f"{v} positions are numbers"))
+        # Hamming distances to reference patterns: the most frequent outputs on each input, and the
+        # positionwise most D-like and most D′-like codes
+        size = max(col.size for col in self.columns)
+        counts_d = np.stack([np.bincount(codes_d[:, j], minlength=size) for j in range(k)])
+        counts_d_prime = np.stack([np.bincount(codes_d_prime[:, j], minlength=size) for j in range(k)])
+        log_ratio = np.log((counts_d + 0.5) / (counts_d_prime + 0.5))
+        log_ratio[(counts_d == 0) & (counts_d_prime == 0)] = 0.0
+        references = {"the most D-like output": np.argmax(log_ratio, axis=1),
+                      "the most D′-like output": np.argmin(log_ratio, axis=1)}
+        for name, keys in (("D", keys_d), ("D′", keys_d_prime)):
+            freq = np.bincount(np.searchsorted(patterns, keys), minlength=patterns.size)
+            for rank, v in enumerate(np.argsort(-freq)[:2]):
+                references[f"the {'most' if rank == 0 else 'second most'} frequent output on {name}"] = rows[v]
+        seen = set()
+        for name, ref in references.items():
+            if tuple(ref) in seen:
+                continue
+            seen.add(tuple(ref))
+            text = " ".join(self.columns[j].describe(c) for j, c in enumerate(ref))
+            features.append(_Feature(f"Hamming distance to {name}", k + 1, True,
+                                     lambda codes, ref=ref: np.sum(codes != ref, axis=1),
+                                     lambda v, name=name, text=text: f"{v} positions differ from {name} ({text})",
+                                     learned=True))
+        # a learned region (in the spirit of DP-Sniper): the naive-Bayes log-likelihood ratio
+        # Σⱼ ln(p̂ⱼ(codeⱼ | D)/p̂ⱼ(codeⱼ | D′)), cut into quantile bins fitted on the selection runs
+        score_d = log_ratio[np.arange(k), codes_d].sum(axis=1)
+        score_d_prime = log_ratio[np.arange(k), codes_d_prime].sum(axis=1)
+        edges = np.unique(np.quantile(np.r_[score_d, score_d_prime], np.linspace(0, 1, 65)[1:-1]))
+        features.append(_Feature("naive-Bayes score", edges.size + 1, True,
+                                 lambda codes: np.searchsorted(edges, log_ratio[np.arange(k), codes].sum(axis=1),
+                                                               side="right"),
+                                 lambda v: f"score bin {v} of {edges.size + 1}", learned=True))
+        return features
+
+    @staticmethod
+    def _value_key(col: _ColumnCoder, code: int) -> str:
+        if code < 3:
+            return _SPECIAL_NAMES[code]
+        if code - 3 < col.atoms.size:
+            return f"{col.atoms[code - 3]:.6g}"
+        return f"number bin {code - 3 - col.atoms.size}" if col.edges is not None else "another value"
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    score: float
+    feature: int
+    members: np.ndarray  # boolean mask over the feature's values
+    description: str
+    reverse: bool  # True: the event is more likely on D′ (test D′ against D)
+
+
+def _events(feature: _Feature, fit, score):
+    """Candidate events of one feature, with their counts on D and D′ in the runs that score them.
+
+    ``fit`` and ``score`` are (counts on D, counts on D′) per feature value in the two halves of
+    the selection runs. Fixed events (each value, ≤ / ≥, two-sided intervals) of a feature that
+    learned nothing are scored on both halves; unions of values ranked by their ratio, and every
+    event of a learned feature, are ranked on ``fit`` and scored on ``score`` only, so that their
+    scores are not inflated by the very data that chose them. Returns blocks ``(x, y, n_halves,
+    make)`` with ``make(i)`` giving event i's membership mask over the feature's values and its text.
+    """
+    v = feature.size
+    halves = 1 if feature.learned else 2
+    count_d, count_d_prime = (score if feature.learned else (fit[0] + score[0], fit[1] + score[1]))
+    blocks = []
+    seen = np.flatnonzero((fit[0] + fit[1] + score[0] + score[1]) > 0)
+
+    def single(i, seen=seen):
+        mask = np.zeros(v, dtype=bool)
+        mask[seen[i]] = True
+        return mask, feature.label(int(seen[i]))
+    blocks.append((count_d[seen], count_d_prime[seen], halves, single))
+    if feature.ordered and v > 2:
+        cum_d, cum_d_prime = np.cumsum(count_d), np.cumsum(count_d_prime)
+
+        def at_most(i):
+            return np.arange(v) <= i, f"{feature.name} ≤ {i}"
+
+        def at_least(i):
+            return np.arange(v) >= i + 1, f"{feature.name} ≥ {i + 1}"
+        blocks.append((cum_d[:-1], cum_d_prime[:-1], halves, at_most))
+        blocks.append((cum_d[-1] - cum_d[:-1], cum_d_prime[-1] - cum_d_prime[:-1], halves, at_least))
+        if v <= 64:  # two-sided intervals [i, j], 1 ≤ i < j ≤ v − 2 (the one-sided ones are above)
+            lo, hi = np.triu_indices(v - 1, k=1)
+            keep = lo >= 1
+            lo, hi = lo[keep], hi[keep]
+
+            def interval(i, lo=lo, hi=hi):
+                return (np.arange(v) >= lo[i]) & (np.arange(v) <= hi[i]), f"{feature.name} in [{lo[i]}, {hi[i]}]"
+            blocks.append((cum_d[hi] - cum_d[lo - 1], cum_d_prime[hi] - cum_d_prime[lo - 1], halves, interval))
+    if seen.size > 2:  # unions of the values ranked by their ratio in the fitting half, either way
+        a, b = fit[0][seen], fit[1][seen]
+        log_ratio = np.log((a + 0.5) / (b + 0.5))
+        slack = np.sqrt(1 / (a + 0.5) + 1 / (b + 0.5))  # rank by a cautious ratio: rare values with a
+        lower, upper = log_ratio - slack, log_ratio + slack  # lucky ratio do not come first
+        for side, order in (("D", seen[np.argsort(-lower, kind="stable")]),
+                            ("D′", seen[np.argsort(upper, kind="stable")])):
+            top = min(order.size - 1, 500)
+
+            def union(i, order=order, side=side):
+                mask = np.zeros(v, dtype=bool)
+                mask[order[:i + 2]] = True
+                return mask, f"{feature.name}: one of the {i + 2} values most typical of {side}"
+            blocks.append((np.cumsum(score[0][order])[1:top], np.cumsum(score[1][order])[1:top], 1, union))
+    return blocks
+
+
+def _z_scores(x, y, epsilon):
+    """Poisson-approximate z of x against e^ε·y: how significantly x/y exceeds e^ε."""
+    e = np.exp(epsilon)
     with np.errstate(divide="ignore", invalid="ignore"):
-        loss = np.log(p) - np.log(q)
-    return np.where((p == 0) & (q == 0), 0.0, loss)
+        z = (x - e * y) / np.sqrt(x + e * e * y)
+    return np.where(x + y > 0, z, -np.inf)
 
 
+def _best_event(encoder: _Encoder, epsilon, min_count) -> _Candidate:
+    """The event with the largest significance per run, z/√n, over every family and both directions."""
+    codes_d, codes_d_prime = encoder.selection_codes
+    h = encoder.half
+    best, where = -np.inf, None
+    for index, feature in enumerate(encoder.features):
+        values_d = feature.values(codes_d).astype(np.intp)
+        values_d_prime = feature.values(codes_d_prime).astype(np.intp)
+        fit = (np.bincount(values_d[:h], minlength=feature.size).astype(float),
+               np.bincount(values_d_prime[:h], minlength=feature.size).astype(float))
+        score = (np.bincount(values_d[h:], minlength=feature.size).astype(float),
+                 np.bincount(values_d_prime[h:], minlength=feature.size).astype(float))
+        for x, y, halves, make in _events(feature, fit, score):
+            if not x.size:
+                continue
+            for reverse, (a, b) in ((False, (x, y)), (True, (y, x))):
+                z = np.where(np.maximum(a, b) >= min_count, _z_scores(a, b, epsilon), -np.inf) / np.sqrt(halves)
+                i = int(np.argmax(z))
+                if z[i] > best:
+                    best, where = float(z[i]), (index, make, i, reverse)
+    if where is None:
+        raise ValueError(f"no output event occurred min_count = {min_count} times in the selection runs; "
+                         "raise selection_trials or lower min_count")
+    index, make, i, reverse = where
+    mask, description = make(i)
+    return _Candidate(best, index, mask, description, reverse)
+
+
+# --------------------------------------------------------------------------------------
+# The auditor
+# --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class PrivacyLoss:
-    """The exact outcome probabilities on two neighbours and the privacy loss of each outcome."""
-
-    pmf_d: np.ndarray
-    pmf_d_prime: np.ndarray
-    loss: np.ndarray
-    worst_outcome: int
-    max_loss: float
-
-
-_CALIBRATED = "calibrated"
-
-
-def max_privacy_loss(answers_d, answers_d_prime, *, threshold, epsilon: float, sensitivity: float = 1.0,
-                     threshold_noise=_CALIBRATED, query_noise=_CALIBRATED) -> PrivacyLoss:
-    """The largest |ln(Pr[M(D) = o]/Pr[M(D′) = o])| over all outcomes o of AboveThreshold.
-
-    The answers on D and D′ must be neighbouring: |qᵢ(D) − qᵢ(D′)| ≤ Δ for every i.
-    ``threshold_noise``/``query_noise`` default to AboveThreshold's calibration for ε and Δ;
-    pass a ``scipy.stats`` distribution (or ``None`` for no noise) to study a broken variant.
-    Outcomes with probability below 1e-12 on both sides are left out of the maximum, since
-    their ratio is not resolved by the quadrature.
-    """
-    delta_q = check_positive(sensitivity, "sensitivity")
-    a, b = check_neighbouring_answers(answers_d, answers_d_prime, delta_q)
-    default_threshold, default_query = above_threshold_noise(epsilon=epsilon, sensitivity=delta_q)
-    noise = dict(threshold=threshold,
-                 threshold_noise=default_threshold if threshold_noise is _CALIBRATED else threshold_noise,
-                 query_noise=default_query if query_noise is _CALIBRATED else query_noise)
-    p = generalized_above_threshold_pmf(a, **noise)
-    q = generalized_above_threshold_pmf(b, **noise)
-    loss = privacy_loss(p, q)
-    resolved = np.maximum(p, q) > 1e-12
-    magnitude = np.where(resolved, np.abs(loss), 0.0)
-    worst = int(np.argmax(magnitude))
-    return PrivacyLoss(p, q, loss, worst, float(magnitude[worst]))
-
-
-def adversarial_pair(num_queries: int, *, sensitivity: float = 1.0):
-    """The lecture's hard case: q(D) = (0, …, 0, Δ) and q(D′) = (Δ, …, Δ, 0).
-
-    On D′ every early query is Δ higher (more likely to stop early) and the last is Δ lower;
-    the outcome ⊥^{m−1}⊤ is then as much less likely on D′ as the proof allows.
-    """
-    m = int(num_queries)
-    if m < 1:
-        raise ValueError(f"num_queries must be an integer in [1, inf]; got {num_queries!r}")
-    d = np.zeros(m)
-    d[-1] = sensitivity
-    d_prime = np.full(m, float(sensitivity))
-    d_prime[-1] = 0.0
-    return d, d_prime
-
-
-@dataclass(frozen=True)
-class ProofSteps:
-    """Each inequality of the AboveThreshold proof, evaluated on a grid of threshold-noise values z.
+class AuditResult:
+    """The outcome of :func:`audit`.
 
     Attributes
     ----------
-    change_of_variables_gap : float
-        |∫ integrand(z) dz − ∫ integrand(u − Δ) du|: the substitution u = z + Δ changes nothing.
-    threshold_factor : float
-        max_z p_ρ(z − Δ)/p_ρ(z), which the proof bounds by e^{ε/2}.
-    bottom_factor_min_gain : float
-        min over z and i < k of F(T + z + Δ − qᵢ(D′)) − F(T + z − qᵢ(D)) ≥ 0: the ⊥ factors only grow.
-    top_factor : float
-        max_z Pr[q_k(D) + ν ≥ T + z] / Pr[q_k(D′) + ν ≥ T + z + Δ], bounded by e^{ε/2} via q̃ = q_k + Δ.
-    half_epsilon_bound : float
-        e^{ε/2}.
+    flagged : bool
+        The claimed ε is rejected at ``level``: ``p_value < level``.
+    p_value : float
+        For H₀: Pr[E | D] ≤ e^ε Pr[E | D′] on the fresh test runs (see :func:`thinned_fisher_p_value`).
+    epsilon_lower_bound : float
+        A (1 − ``level``) lower confidence bound on the privacy loss of ``event`` between the two
+        inputs: the ε's the test rejects. It exceeds the claim exactly when ``flagged``.
+    event : str
+        The event tested, chosen on the selection runs.
+    answers_d, answers_d_prime : numpy.ndarray
+        The inputs, ordered so that the event is more likely on ``answers_d``.
+    pair : str
+        The name of the input pair (StatDP's pattern, "pair i" of the user's list, or "given").
+    p_d, p_d_prime, ci_d, ci_d_prime :
+        The event's frequencies on the test runs, with (1 − ``level``) Clopper–Pearson intervals.
     """
 
-    change_of_variables_gap: float
-    threshold_factor: float
-    bottom_factor_min_gain: float
-    top_factor: float
-    half_epsilon_bound: float
-
-
-def proof_steps(answers_d, answers_d_prime, outcome: int, *, threshold: float, epsilon: float,
-                sensitivity: float = 1.0, grid_points: int = 4001) -> ProofSteps:
-    """Check the steps of the proof that Pr[M(D) = ⊥ᵏ⊤] ≤ e^ε Pr[M(D′) = ⊥ᵏ⊤] on concrete inputs."""
-    delta_q = check_positive(sensitivity, "sensitivity")
-    a, b = check_neighbouring_answers(answers_d, answers_d_prime, delta_q)
-    k = int(outcome)
-    if not 0 <= k < a.size:
-        raise ValueError(f"outcome must be an integer in [0, {a.size - 1}] (⊥ᵏ⊤); got {outcome!r}")
-    rho, nu = above_threshold_noise(epsilon=epsilon, sensitivity=delta_q)
-    t = float(threshold)
-    z = np.linspace(rho.ppf(1e-9), rho.isf(1e-9), grid_points)
-
-    exact = generalized_above_threshold_pmf(a, threshold=t, threshold_noise=rho, query_noise=nu)[k]
-    # u = z + Δ: integrate p_ρ(u − Δ)·Pr[⊥ᵏ⊤ | ρ = u − Δ] over u with adaptive quadrature (independent of
-    # the Gauss–Legendre rule above), breaking at the shifted kinks.
-    kinks = np.sort(np.concatenate([[0.0], a - t])) + delta_q
-    lo, hi = rho.ppf(_TAIL) + delta_q, rho.isf(_TAIL) + delta_q
-    inside = kinks[(kinks > lo) & (kinks < hi)]
-    shifted = sum(
-        integrate.quad(lambda u: outcome_integrand(u - delta_q, k, a, threshold=t, threshold_noise=rho,
-                                                   query_noise=nu)[0], left, right, epsabs=1e-14, epsrel=1e-12)[0]
-        for left, right in zip(np.r_[lo, inside], np.r_[inside, hi])
-    )
-    threshold_factor = float(np.max(rho.pdf(z - delta_q) / rho.pdf(z)))
-    gain = nu.cdf(t + z[:, None] + delta_q - b[:k]) - nu.cdf(t + z[:, None] - a[:k])
-    top = nu.sf(t + z - a[k]) / nu.sf(t + z + delta_q - b[k])
-    return ProofSteps(
-        change_of_variables_gap=float(abs(exact - shifted)),
-        threshold_factor=threshold_factor,
-        bottom_factor_min_gain=float(gain.min()) if k else 0.0,
-        top_factor=float(np.max(top)),
-        half_epsilon_bound=float(np.exp(epsilon / 2)),
-    )
-
-
-# --- Notebook 05: the SVT variants of Lyu, Su & Li, exactly and by an empirical auditor ---
-def _laplace_cdf(x, scale):
-    if scale == 0:  # no noise: q + 0 < T + z exactly when x = T + z − q > 0
-        return (np.asarray(x) > 0).astype(float)
-    x = np.asarray(x, dtype=float)
-    half = 0.5 * np.exp(-np.abs(x) / scale)
-    return np.where(x < 0, half, 1.0 - half)
-
-
-def _pattern_items(pattern, m):
-    items = list(pattern)
-    if len(items) != m:
-        raise ValueError(f"pattern must have one entry per query ({m}); got {len(items)}")
-    kinds = []
-    for item in items:
-        if isinstance(item, (tuple, list)):
-            lo, hi = float(item[0]), float(item[1])
-            if not lo < hi:
-                raise ValueError(f"a numeric event (lo, hi) needs lo < hi; got {item!r}")
-            kinds.append(("number", lo, hi))
-        elif np.isnan(item):
-            kinds.append(("halted",))
-        elif np.isposinf(item):
-            kinds.append(("top",))
-        elif np.isneginf(item):
-            kinds.append(("bottom",))
-        else:
-            raise ValueError("pattern entries are -inf (⊥), inf (⊤), nan (not answered) or (lo, hi) for a released number")
-    return kinds
-
-
-def variant_pattern_probability(variant, answers, pattern, *, threshold, epsilon: float, c: int,
-                                sensitivity: float = 1.0) -> float:
-    """Exact probability that a variant's output matches ``pattern``, by quadrature over the threshold noise.
-
-    ``pattern`` has one entry per query: −∞ (⊥), +∞ (⊤), NaN (not answered) or ``(lo, hi)``,
-    the event that the released number lies in [lo, hi]. Given the threshold noise ρ = z the
-    answers are independent; for Alg. 3 the released qᵢ + νᵢ is the compared value, so the event
-    is νᵢ ∈ [max(Tᵢ + z, lo) − qᵢ, hi − qᵢ]; Alg. 2's re-drawn threshold makes each stretch up to
-    and including a ⊤ an independent integral. A pattern the stopping rule cannot produce has
-    probability 0.
-    """
-    v = VARIANTS[variant] if isinstance(variant, str) else variant
-    spec = v.spec(check_positive(epsilon, "epsilon"), int(c), check_positive(sensitivity, "sensitivity"))
-    q, t = check_answers_and_threshold(answers, threshold)
-    kinds = _pattern_items(pattern, q.size)
-    tops = np.cumsum([k[0] in ("top", "number") for k in kinds])
-    for i, kind in enumerate(kinds):
-        stopped = spec.c is not None and i > 0 and tops[i - 1] >= spec.c
-        if (kind[0] == "halted") != stopped:
-            return 0.0
-        if kind[0] == "number" and spec.numeric == "none" or kind[0] == "top" and spec.numeric != "none":
-            return 0.0
-    live = [i for i, kind in enumerate(kinds) if kind[0] != "halted"]
-    segments, current = [], []
-    for i in live:
-        current.append(i)
-        if spec.redraw_scale is not None and kinds[i][0] in ("top", "number"):
-            segments.append(current)
-            current = []
-    if current:
-        segments.append(current)
-    probability = 1.0
-    for number, segment in enumerate(segments):
-        scale_rho = spec.threshold_scale if number == 0 or spec.redraw_scale is None else spec.redraw_scale
-        kinks = [0.0] + [q[i] - t[i] for i in segment]
-        kinks += [kinds[i][1] - t[i] for i in segment if kinds[i][0] == "number"]
-        piece = scale_rho if spec.query_scale == 0 else min(scale_rho, spec.query_scale)
-        # ρ's density is below e^{-45} beyond ±45 scales: integrate there only
-        z, w = _gauss_legendre(-45 * scale_rho, 45 * scale_rho, kinks, piece)
-        integrand = 0.5 / scale_rho * np.exp(-np.abs(z) / scale_rho)
-        for i in segment:
-            kind, x = kinds[i], t[i] + z - q[i]
-            below = _laplace_cdf(x, spec.query_scale)
-            if kind[0] == "bottom":
-                integrand = integrand * below
-            elif kind[0] == "top":
-                integrand = integrand * (1.0 - below)
-            elif spec.numeric == "compared":
-                upper = _laplace_cdf(kind[2] - q[i], spec.query_scale)
-                lower = _laplace_cdf(np.maximum(t[i] + z, kind[1]) - q[i], spec.query_scale)
-                integrand = integrand * np.clip(upper - lower, 0.0, None)
-            else:
-                released = _laplace_cdf(kind[2] - q[i], spec.numeric_scale) - _laplace_cdf(kind[1] - q[i], spec.numeric_scale)
-                integrand = integrand * (1.0 - below) * released
-        probability *= float(np.clip(w @ integrand, 0.0, 1.0))
-    return probability
-
-
-@dataclass(frozen=True)
-class Event:
-    """An output event an auditor tests: a description and a test on a ``(trials, m)`` output array."""
-
-    description: str
-    test: object = field(repr=False)
-
-    def frequency(self, outputs) -> int:
-        return int(np.sum(self.test(outputs)))
-
-
-@dataclass(frozen=True)
-class AuditResult:
-    """The outcome of :func:`audit` on one pair of neighbouring inputs.
-
-    ``p_d``/``p_d_prime`` are the event's frequencies on the test samples with Clopper–Pearson
-    ``ci_d``/``ci_d_prime`` (95%); ``epsilon_lower_bound`` is a 95% lower confidence bound on the
-    privacy loss ln(p_d/p_d′) of the event; ``p_value`` is for the hypothesis "the claimed ε
-    holds for this event" (small: the claim is violated).
-    """
-
-    variant: str
-    pattern: str
+    mechanism: str
+    pair: str
     event: str
     p_d: float
     ci_d: tuple[float, float]
     p_d_prime: float
     ci_d_prime: tuple[float, float]
-    epsilon_lower_bound: float
+    count_d: int
+    count_d_prime: int
     p_value: float
     claimed_epsilon: float
+    level: float
     trials: int
+    selection_trials: int
+    pairs_searched: int
     answers_d: np.ndarray = field(repr=False)
     answers_d_prime: np.ndarray = field(repr=False)
 
     @property
     def flagged(self) -> bool:
-        """Whether the claim is rejected at the 1% level."""
-        return self.p_value < 0.01
+        """Whether the claimed ε is rejected at ``level``."""
+        return self.p_value < self.level
+
+    @cached_property
+    def epsilon_lower_bound(self) -> float:
+        """sup{ε : the test rejects ε at ``level``}: above the claim exactly when ``flagged`` (computed on first use)."""
+        return _epsilon_bound(self.count_d, self.count_d_prime, self.trials, self.level, self.claimed_epsilon)
+
+    def p_value_at(self, epsilon: float) -> float:
+        """The p-value of the same event and test runs for another test ε."""
+        return thinned_fisher_p_value(self.count_d, self.count_d_prime, self.trials, epsilon)
+
+    def summary(self) -> str:
+        verdict = f"VIOLATES ε = {self.claimed_epsilon:g}" if self.flagged else f"consistent with ε = {self.claimed_epsilon:g}"
+        return (f"{self.mechanism}: {verdict} (p = {self.p_value:.2g}, ε ≥ {self.epsilon_lower_bound:.3f}); "
+                f"input {self.pair}; event: {self.event}; Pr[E|D] = {self.p_d:.4g}, Pr[E|D′] = {self.p_d_prime:.4g}")
 
 
-def _candidate_events(outputs_a, outputs_b, max_patterns: int = 100) -> list[Event]:
-    m = outputs_a.shape[1]
-    events = []
-    for i in range(m):
-        events.append(Event(f"query {i} is ⊥", lambda o, i=i: np.isneginf(o[:, i])))
-        events.append(Event(f"query {i} is ⊤ or a number", lambda o, i=i: np.isfinite(o[:, i]) | np.isposinf(o[:, i])))
-        numbers = np.concatenate([o[:, i][np.isfinite(o[:, i])] for o in (outputs_a, outputs_b)])
-        if numbers.size >= 20:
-            for level in np.quantile(numbers, [0.01, 0.05, 0.2, 0.5, 0.8, 0.95, 0.99]):
-                events.append(Event(f"query {i} released a number ≤ {level:.3g}",
-                                    lambda o, i=i, level=level: np.isfinite(o[:, i]) & (o[:, i] <= level)))
-    answered = lambda o: np.sum(np.isposinf(o) | np.isfinite(o), axis=1)  # noqa: E731
-    for j in range(1, m + 1):
-        events.append(Event(f"at least {j} queries ⊤", lambda o, j=j: answered(o) >= j))
-    symbols = "⊥⊤·"
-    rows = []
-    for outputs in (outputs_a, outputs_b):  # the most frequent whole outputs on either input
-        codes = np.where(np.isnan(outputs), 2, np.where(np.isposinf(outputs) | np.isfinite(outputs), 1, 0))
-        patterns, counts = np.unique(codes, axis=0, return_counts=True)
-        rows += [tuple(r) for r in patterns[np.argsort(-counts)][:max_patterns]]
-    for row in dict.fromkeys(rows):
-        row = np.array(row)
-        text = "".join(symbols[k] for k in row)
-        events.append(Event(f"output {text}", lambda o, row=row: np.all(
-            np.where(np.isnan(o), 2, np.where(np.isposinf(o) | np.isfinite(o), 1, 0)) == row, axis=1)))
-    return events
+@dataclass(frozen=True)
+class ScanResult:
+    """A p-value curve over test ε from one set of test runs (:func:`scan`), like StatDP's figures."""
+
+    test_epsilons: np.ndarray
+    p_values: np.ndarray
+    largest_rejected: float
+    epsilon_lower_bound: float
+    result: AuditResult
 
 
-def _thinned_fisher_p_value(count_a: int, count_b: int, n: int, epsilon: float, rng, draws: int = 200) -> float:
-    """StatDP's test of H₀: P(E | D) ≤ e^ε P(E | D′), from counts of E in n samples of each.
+def _as_mechanism(mechanism, epsilon, c, threshold, sensitivity):
+    if isinstance(mechanism, str):
+        if mechanism not in VARIANTS:
+            raise ValueError(f"mechanism must be a key of VARIANTS {sorted(VARIANTS)}, a Variant or a callable; "
+                             f"got {mechanism!r}")
+        mechanism = VARIANTS[mechanism]
+    if isinstance(mechanism, Variant):
+        v = mechanism
+        c = check_integer(c, "c", minimum=1)
 
-    Under H₀, keeping each of the ``count_a`` occurrences with probability e^{−ε} leaves a count
-    whose probability is at most that of ``count_b``'s, so Fisher's exact test (one-sided,
-    hypergeometric) on (thinned count, ``count_b``) is conservative; the p-value is averaged over
-    ``draws`` thinnings (Ding et al., CCS 2018).
-    """
-    thinned = rng.binomial(count_a, np.exp(-epsilon), size=draws)
-    return float(np.mean(stats.hypergeom.sf(thinned - 1, 2 * n, thinned + count_b, n)))
+        def run(answers, *, trials, rng):
+            return v.run(answers, threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity,
+                         trials=trials, rng=rng)
+        return run, v.key
+    if not callable(mechanism):
+        raise TypeError(f"mechanism must be a key of VARIANTS, a Variant or a callable; got {type(mechanism).__name__}")
+    return mechanism, getattr(mechanism, "key", getattr(mechanism, "__name__", type(mechanism).__name__))
 
 
-def audit(variant, answers_d=None, answers_d_prime=None, *, epsilon: float, c: int = 1, threshold=1.0,
-          trials: int = 200_000, rng=None, sensitivity: float = 1.0, progress: bool = False):
-    """Audit a variant's privacy claim empirically, in the style of StatDP (Ding et al., CCS 2018).
-
-    Runs the variant ``trials`` times on each of two neighbouring inputs. The first half of the
-    samples chooses the output event with the largest apparent privacy loss (in either
-    direction); the second, fresh half tests it, so that a correct variant is not flagged just
-    because some event looked extreme by chance.
-
-    With ``answers_d`` and ``answers_d_prime`` None, searches the standard family of neighbouring
-    inputs (:data:`AUDIT_PATTERNS`) and returns the result with the smallest p-value, multiplied
-    by the number of patterns tried (Bonferroni), so the search keeps the test's level.
-    ``variant`` is a key of :data:`dpcourse.svt_variants.VARIANTS` or a variant object.
-    """
-    v = VARIANTS[variant] if isinstance(variant, str) else variant
-    gen = as_generator(rng)
+def _input_pairs(answers_d, answers_d_prime, pairs, sensitivity):
+    if pairs is not None:
+        if answers_d is not None or answers_d_prime is not None:
+            raise ValueError("give pairs, or answers_d and answers_d_prime, not both")
+        listed = list(pairs.items()) if isinstance(pairs, dict) else [(f"pair {i}", p) for i, p in enumerate(pairs)]
+        if not listed:
+            raise ValueError("pairs must hold at least one (answers_d, answers_d_prime) pair")
+        return [(name, *check_neighbouring_answers(d, d_prime, sensitivity)) for name, (d, d_prime) in listed]
     if answers_d is None and answers_d_prime is None:
-        results = []
-        for name, (d, d_prime) in tqdm(AUDIT_PATTERNS.items(), disable=not progress, desc=f"auditing {v.key}"):
-            results.append(_audit_pair(v, d, d_prime, name, epsilon, c, threshold, trials, gen, sensitivity))
-        best = min(results, key=lambda r: r.p_value)
-        return replace(best, p_value=min(1.0, best.p_value * len(results)))
+        return [(name, d, d_prime) for name, (d, d_prime) in statdp_pairs(sensitivity=sensitivity).items()]
     if answers_d is None or answers_d_prime is None:
-        raise ValueError("give both answers_d and answers_d_prime, or neither (to search the standard patterns)")
-    a, b = check_neighbouring_answers(answers_d, answers_d_prime, check_positive(sensitivity, "sensitivity"))
-    return _audit_pair(v, a, b, "given", epsilon, c, threshold, trials, gen, sensitivity)
+        raise ValueError("give both answers_d and answers_d_prime, or neither (to search StatDP's pairs)")
+    return [("given", *check_neighbouring_answers(answers_d, answers_d_prime, sensitivity))]
 
 
-def _audit_pair(v, a, b, pattern_name, epsilon, c, threshold, trials, gen, sensitivity) -> AuditResult:
-    trials = check_integer(trials, "trials", minimum=100, maximum=10**6)
-    half = trials // 2
-    out_a = v.run(a, threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity, trials=trials, rng=gen)
-    out_b = v.run(b, threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity, trials=trials, rng=gen)
-    select_a, test_a, select_b, test_b = out_a[:half], out_a[half:], out_b[:half], out_b[half:]
-    best, best_score, flip = None, -np.inf, False
-    for event in _candidate_events(select_a, select_b):
-        na, nb = event.frequency(select_a), event.frequency(select_b)
-        for score, reverse in ((np.log((na + 1) / (nb + 1)), False), (np.log((nb + 1) / (na + 1)), True)):
-            if max(na, nb) >= 20 and score > best_score:
-                best, best_score, flip = event, score, reverse
-    n = test_a.shape[0]
-    count_a, count_b = best.frequency(test_a), best.frequency(test_b)
-    if flip:
-        count_a, count_b = count_b, count_a
-    low_a, high_a = proportion_interval(np.array([count_a]), n, confidence=0.95)
-    low_b, high_b = proportion_interval(np.array([count_b]), n, confidence=0.95)
-    with np.errstate(divide="ignore"):
-        lower = float(np.log(low_a[0]) - np.log(high_b[0])) if low_a[0] > 0 else -np.inf
-    p_value = _thinned_fisher_p_value(count_a, count_b, n, check_epsilon(epsilon), gen)
-    first, second = (b, a) if flip else (a, b)
-    return AuditResult(v.key, pattern_name + (" (D and D′ swapped)" if flip else ""), best.description,
-                       count_a / n, (float(low_a[0]), float(high_a[0])), count_b / n, (float(low_b[0]), float(high_b[0])),
-                       lower, p_value, float(epsilon), int(trials), first, second)
+def audit(mechanism, answers_d=None, answers_d_prime=None, *, epsilon: float, trials: int = 200_000,
+          selection_trials: int | None = None, rng=None, level: float = 0.01, pairs=None, c: int = 1,
+          threshold=1.0, sensitivity: float = 1.0, min_count: int = 10) -> AuditResult:
+    """Test a mechanism's claim of ε-DP on neighbouring inputs; see the module docstring.
 
-
-def _audit_patterns(m: int = 10):
-    ones, half = np.ones(m), m // 2
-    return {
-        "one above, rest below": (ones, np.r_[2.0, np.zeros(m - 1)]),
-        "half and half": (ones, np.r_[np.zeros(half), np.full(m - half, 2.0)]),
-        "all above": (ones, np.full(m, 2.0)),
-        "all below": (ones, np.zeros(m)),
-        "X shape": (np.r_[np.ones(half), np.zeros(m - half)], np.r_[np.zeros(half), np.ones(m - half)]),
-    }
-
-
-AUDIT_PATTERNS = _audit_patterns()
-"""StatDP's standard neighbouring inputs (Δ = 1, m = 10 queries, threshold 1)."""
-
-
-def counterexample(variant_key: str, num_queries: int, *, c: int = 1, sensitivity: float = 1.0):
-    """A neighbouring pair and an output event that show each variant's worst case.
-
-    Returns ``(answers_d, answers_d_prime, threshold, pattern)`` for
-    :func:`variant_pattern_probability`:
-
-    * alg1, alg2, svt_s, alg5: the lecture's adversarial pair (0, …, 0, Δ) / (Δ, …, Δ, 0) and
-      ⊥^{m−1}⊤: the loss approaches ε for the private ones and is infinite for Alg. 5;
-    * alg3: all answers 0 on D and Δ on D′, and ⊥^{m−1} followed by a released number ≤ T − Δ:
-      the low number pins the threshold, and each ⊥ adds ε/(2c) of loss;
-    * alg4: (0^{m−c}, Δ^c) / (Δ^{m−c}, 0^c) and ⊥^{m−c}⊤^c: the loss tends to (1 + 6c)ε/4;
-    * alg6: the X shape (Δ^k, 0^k) / (0^k, Δ^k) with k = ⌊m/2⌋ and ⊤^k⊥^k: the loss grows with k.
+    Parameters
+    ----------
+    mechanism : str, Variant or callable
+        A key of :data:`~dpcourse.svt_variants.VARIANTS`, a variant, or any
+        ``mechanism(answers, *, trials, rng)`` returning an array with one row per trial.
+    answers_d, answers_d_prime : array_like, optional
+        One neighbouring pair. With neither (and no ``pairs``), StatDP's family
+        (:func:`statdp_pairs`: 8 patterns × lengths 5 and 10) is searched.
+    epsilon : float
+        The claimed ε (also the ε a variant is run at).
+    trials : int
+        Fresh runs per input for the test of the chosen event (at most 10⁶).
+    selection_trials : int, optional
+        Runs per input and per candidate pair for choosing the event; default ``trials // 4``.
+    level : float
+        The test's level: a mechanism that keeps its claim is flagged with probability ≤ ``level``.
+    pairs : list or dict of (answers_d, answers_d_prime), optional
+        The user's own candidate pairs, searched instead of StatDP's.
+    c, threshold, sensitivity :
+        Passed to a variant (its c, threshold T and Δ); ``sensitivity`` is also the neighbour distance.
+    min_count : int
+        An event is considered only if it occurs at least this often on one input in the selection runs.
     """
-    m = check_integer(num_queries, "num_queries", minimum=1)
-    c = check_integer(c, "c", minimum=1)
+    return _audit(mechanism, answers_d, answers_d_prime, epsilon=epsilon, trials=trials,
+                  selection_trials=selection_trials, rng=rng, level=level, pairs=pairs, c=c, threshold=threshold,
+                  sensitivity=sensitivity, min_count=min_count)
+
+
+def _audit(mechanism, answers_d, answers_d_prime, *, epsilon, trials, selection_trials, rng, level, pairs, c,
+           threshold, sensitivity, min_count) -> AuditResult:
+    eps = check_epsilon(epsilon)
+    level = check_probability(level, "level")
     delta_q = check_positive(sensitivity, "sensitivity")
-    bottom, top = -np.inf, np.inf
-    if variant_key in ("alg1", "alg2", "svt_s", "alg5"):
-        d, d_prime = adversarial_pair(m, sensitivity=delta_q)
-        return d, d_prime, 0.5 * delta_q, [bottom] * (m - 1) + [top]
-    if variant_key == "alg3":
-        return np.zeros(m), np.full(m, delta_q), 0.0, [bottom] * (m - 1) + [(-1e9 * delta_q, -1.0 * delta_q)]
-    if variant_key == "alg4":
-        k = max(m - c, 0)
-        d = np.r_[np.zeros(k), np.full(m - k, delta_q)]
-        d_prime = np.r_[np.full(k, delta_q), np.zeros(m - k)]
-        return d, d_prime, 0.5 * delta_q, [bottom] * k + [top] * (m - k)
-    if variant_key == "alg6":
-        k = max(m // 2, 1)
-        d = np.r_[np.full(k, delta_q), np.zeros(m - k)]
-        d_prime = np.r_[np.zeros(k), np.full(m - k, delta_q)]
-        return d, d_prime, 0.5 * delta_q, [top] * k + [bottom] * (m - k)
-    raise ValueError(f"variant_key must be one of 'alg1' … 'alg6', 'svt_s'; got {variant_key!r}")
+    trials = check_integer(trials, "trials", minimum=100, maximum=10**6)
+    selection = check_integer(trials // 4 if selection_trials is None else selection_trials, "selection_trials",
+                              minimum=100, maximum=10**6)
+    run, name = _as_mechanism(mechanism, eps, c, threshold, delta_q)
+    gen = as_generator(rng)
+    candidates = _input_pairs(answers_d, answers_d_prime, pairs, delta_q)
+
+    best, best_pair = None, None
+    for pair in candidates:
+        pair_name, d, d_prime = pair
+        sel_d = _as_outputs(run(d, trials=selection, rng=gen), selection)
+        sel_d_prime = _as_outputs(run(d_prime, trials=selection, rng=gen), selection)
+        encoder = _Encoder(sel_d, sel_d_prime)
+        candidate = _best_event(encoder, eps, min_count)
+        if best is None or candidate.score > best[0].score:
+            best, best_pair = (candidate, encoder), pair
+    candidate, encoder = best
+    pair_name, d, d_prime = best_pair
+    if candidate.reverse:
+        d, d_prime = d_prime, d
+    feature = encoder.features[candidate.feature]
+    test_d = _as_outputs(run(d, trials=trials, rng=gen), trials)
+    test_d_prime = _as_outputs(run(d_prime, trials=trials, rng=gen), trials)
+    count_d = int(np.sum(candidate.members[feature.values(encoder.codes(test_d))]))
+    count_d_prime = int(np.sum(candidate.members[feature.values(encoder.codes(test_d_prime))]))
+    p_value = thinned_fisher_p_value(count_d, count_d_prime, trials, eps)
+    low, high = proportion_interval(np.array([count_d, count_d_prime]), trials, confidence=1 - level)
+    return AuditResult(name, pair_name + (" (D and D′ swapped)" if candidate.reverse else ""), candidate.description,
+                       count_d / trials, (float(low[0]), float(high[0])), count_d_prime / trials,
+                       (float(low[1]), float(high[1])), count_d, count_d_prime, p_value, eps, level, trials,
+                       selection, len(candidates), np.asarray(d, dtype=float), np.asarray(d_prime, dtype=float))
 
 
-def exact_variant_loss(variant_key: str, num_queries: int, *, epsilon: float, c: int = 1,
-                       sensitivity: float = 1.0) -> tuple[float, float, float]:
-    """(loss, Pr on D, Pr on D′) of :func:`counterexample`'s event, exactly; loss = ∞ when Pr on D′ is 0."""
-    d, d_prime, threshold, pattern = counterexample(variant_key, num_queries, c=c, sensitivity=sensitivity)
-    kw = dict(threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity)
-    p = variant_pattern_probability(variant_key, d, pattern, **kw)
-    q = variant_pattern_probability(variant_key, d_prime, pattern, **kw)
-    return (float(privacy_loss(np.array([p]), np.array([q]))[0]) if p > 0 else 0.0), p, q
+def scan(mechanism, answers_d=None, answers_d_prime=None, *, epsilon: float, test_epsilons=None,
+         **kwargs) -> ScanResult:
+    """The p-value at each test ε, all from one audit's test runs (StatDP's p-value curve).
+
+    The event is chosen once, at the claimed ``epsilon`` (which is also the ε a variant runs at),
+    and the same test counts give every p-value, so the curve rises monotonically and crosses
+    ``level`` at the lower confidence bound on ε. ``test_epsilons`` defaults to 40 values up to
+    4ε. Other keywords as :func:`audit`.
+    """
+    result = audit(mechanism, answers_d, answers_d_prime, epsilon=epsilon, **kwargs)
+    grid = (np.linspace(0, 4 * result.claimed_epsilon, 41)[1:] if test_epsilons is None
+            else check_array(test_epsilons, "test_epsilons", ndim=1, min_size=1))
+    if np.any(grid < 0):
+        raise ValueError("test_epsilons must be >= 0")
+    # the exact p-value is non-decreasing in ε; the running maximum only removes rounding below 1e-15
+    p_values = np.maximum.accumulate(np.array([result.p_value_at(float(e)) for e in np.sort(grid)]))
+    grid = np.sort(grid)
+    rejected = grid[p_values < result.level]
+    return ScanResult(grid, p_values, float(rejected.max()) if rejected.size else 0.0,
+                      _epsilon_bound(result.count_d, result.count_d_prime, result.trials, result.level, 0.0)
+                      if result.count_d else 0.0, result)
 
 
 def pattern_frequency(outputs, pattern) -> float:
     """The fraction of runs (rows of a variant's ``(trials, m)`` outputs) that match ``pattern``.
 
-    The empirical counterpart of :func:`variant_pattern_probability`, with the same pattern codes.
+    The empirical counterpart of :func:`dpcourse.exact.variant_pattern_probability`, with the
+    same pattern codes.
     """
     out = np.asarray(outputs, dtype=float)
     kinds = _pattern_items(pattern, out.shape[1])
@@ -562,13 +690,3 @@ def pattern_frequency(outputs, pattern) -> float:
         else:
             match &= np.isfinite(column) & (column >= kind[1]) & (column <= kind[2])
     return float(match.mean())
-
-
-AUDIT_COUNTEREXAMPLES = {
-    "alg3": (np.zeros(3), np.ones(3), 0.0, 1_000_000),
-    "alg4": (np.r_[np.zeros(6), 1.0], np.r_[np.ones(6), 0.0], 0.5, 100_000),
-    "alg5": (np.array([0.0, 1.0]), np.array([1.0, 0.0]), 0.5, 20_000),
-    "alg6": (np.r_[np.ones(5), np.zeros(5)], np.r_[np.zeros(5), np.ones(5)], 0.5, 100_000),
-}
-"""For each flawed variant, a neighbouring pair (Δ = 1), a threshold and a sample size (per input) at
-which :func:`audit` (ε = 1, c = 1) rejects the claim at the 1% level within a few seconds."""

@@ -337,13 +337,20 @@ def exponential_mechanism(scores, *, epsilon: float, sensitivity: float = 1.0, k
     return np.take_along_axis(top, order, axis=-1)
 
 
-def report_noisy_max(scores, *, epsilon: float, sensitivity: float = 1.0, rng=None, trials: int | None = None):
-    """The index of the largest scoreᵢ + Lap(2Δ/ε): ε-DP selection (Dwork & Roth, Claim 3.9).
+def report_noisy_max(scores, *, epsilon: float, sensitivity: float = 1.0, monotonic: bool = False, rng=None,
+                     trials: int | None = None):
+    """The index of the largest scoreᵢ + Lap(b): ε-DP selection.
+
+    ``b = 2Δ/ε`` by default: for any scores of sensitivity Δ, comparing two noisy scores is a
+    query of sensitivity 2Δ (both can move by Δ in opposite directions). With
+    ``monotonic=True`` (every score moves by at most Δ in the same direction between
+    neighbours, as counting queries do when one person is added or removed) ``b = Δ/ε``
+    suffices: that is Dwork & Roth's Claim 3.9, stated for counting queries with Lap(1/ε).
 
     Returns an int, or an array of shape ``(trials,)``.
     """
     u = check_array(scores, "scores", ndim=1)
-    b = 2.0 * check_positive(sensitivity, "sensitivity") / check_epsilon(epsilon)
+    b = (1.0 if monotonic else 2.0) * check_positive(sensitivity, "sensitivity") / check_epsilon(epsilon)
     shape = sample_shape(check_trials(trials), u.shape)
     winner = np.argmax(u + as_generator(rng).laplace(0.0, b, size=shape), axis=-1)
     return int(winner) if trials is None else winner

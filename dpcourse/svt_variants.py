@@ -52,6 +52,7 @@ __all__ = [
     "Variant",
     "f_measure",
     "format_outputs",
+    "normalized_cumulative_rank",
     "normalized_cumulative_support",
     "run_spec",
     "svt_retraversal",
@@ -151,9 +152,21 @@ def run_spec(spec: NoiseSpec, answers, *, threshold, trials: int, rng=None) -> n
     trials = check_trials(trials) or 1
     gen = as_generator(rng)
     m = q.size
-    out = np.full((trials, m), HALTED)
     rho = gen.laplace(0.0, spec.threshold_scale, size=trials) if spec.threshold_scale > 0 else np.zeros(trials)
     nu = gen.laplace(0.0, spec.query_scale, size=(trials, m)) if spec.query_scale > 0 else np.zeros((trials, m))
+    if spec.redraw_scale is None and spec.numeric != "fresh":
+        # one threshold for the whole run: every comparison at once, then the stopping rule by a
+        # running count (the ⊤ before query i decide whether it is answered)
+        noisy = q + nu
+        above = noisy >= t + rho[:, None]
+        if spec.c is None:
+            answered = np.ones_like(above)
+        else:
+            before = np.cumsum(above, axis=1) - above
+            answered = before < spec.c
+        shown = noisy if spec.numeric == "compared" else TOP
+        return np.where(answered, np.where(above, shown, BOTTOM), HALTED)
+    out = np.full((trials, m), HALTED)
     count = np.zeros(trials, dtype=np.int64)
     active = np.ones(trials, dtype=bool)
     for i in range(m):
@@ -231,16 +244,25 @@ def svt_standard(answers, *, threshold, epsilon: float, c: int, sensitivity: flo
     return run_spec(spec, answers, threshold=threshold, trials=trials, rng=rng)
 
 
-def svt_retraversal(answers, *, threshold, epsilon: float, c: int, sensitivity: float = 1.0, monotonic: bool = True,
-                    max_passes: int = 10, trials: int = 1, rng=None) -> np.ndarray:
-    """SVT-S with retraversal (Lyu et al.'s non-interactive use): scan the list again until c items are chosen.
+def svt_retraversal(answers, *, threshold, epsilon: float, c: int, monotonic: bool, sensitivity: float = 1.0,
+                    raise_by: float = 0.0, max_passes: int = 10, trials: int = 1, rng=None) -> np.ndarray:
+    """SVT-S with retraversal (Lyu et al.'s SVT-ReTr): scan the list again until c items are chosen.
 
+    The threshold is raised by ``raise_by``·D, with D the standard deviation √2·b of the query
+    noise Lap(b) (Lyu et al. try 1D, 3D and 5D), so that the first pass takes fewer low items.
     One noisy threshold for the whole run; each look at an item gets fresh query noise, and an
     item already chosen is skipped. It is SVT-S on the list repeated ``max_passes`` times, so it
-    stays ε-DP. Returns a boolean ``(trials, m)`` array of the chosen items.
+    is ε-DP exactly when SVT-S is: ``monotonic`` must be said, because ``monotonic=True`` uses
+    SVT-S's halved query noise Lap(cΔ/ε₂) and allocation 1 : c^{2/3}, which is ε-DP only if every
+    answer moves in the same direction between neighbours (counts under adding a person);
+    ``monotonic=False`` uses Lap(2cΔ/ε₂) and 1 : (2c)^{2/3}. Returns a boolean ``(trials, m)``
+    array of the chosen items.
     """
     q, t = check_answers_and_threshold(answers, threshold)
-    spec = svt_standard_spec(epsilon, c, sensitivity, monotonic=monotonic)
+    if not isinstance(monotonic, (bool, np.bool_)):
+        raise TypeError(f"monotonic must be True or False; got {monotonic!r}")
+    spec = svt_standard_spec(epsilon, c, sensitivity, monotonic=bool(monotonic))
+    t = t + check_nonnegative(raise_by, "raise_by") * np.sqrt(2) * spec.query_scale
     trials = check_integer(trials, "trials", minimum=1)
     gen = as_generator(rng)
     rho = gen.laplace(0.0, spec.threshold_scale, size=(trials, 1))
@@ -298,3 +320,17 @@ def normalized_cumulative_support(selected, counts, c: int) -> np.ndarray:
     counts = check_array(counts, "counts", ndim=1)
     best = np.sort(counts)[::-1][: check_integer(c, "c", minimum=1)].sum()
     return np.sum(np.asarray(selected, dtype=bool) * counts, axis=-1) / best
+
+
+def normalized_cumulative_rank(selected, counts, c: int) -> np.ndarray:
+    """NCR (Lyu et al.): the ranks of the selected items over the ranks of the true top c.
+
+    The true top item has rank c, the next c − 1, …, the c-th rank 1, and every other item 0;
+    the sum over the selected items is divided by the largest possible, c(c + 1)/2. Unlike NCS
+    it does not forgive missing a top item for a near-tie with a lower one.
+    """
+    counts = check_array(counts, "counts", ndim=1)
+    c = check_integer(c, "c", minimum=1, maximum=counts.size)
+    rank = np.zeros(counts.size)
+    rank[np.argsort(-counts, kind="stable")[:c]] = np.arange(c, 0, -1)
+    return np.sum(np.asarray(selected, dtype=bool) * rank, axis=-1) / (c * (c + 1) / 2)

@@ -80,7 +80,7 @@ def test_alg6_and_alg3_losses_grow_without_bound_and_alg5_is_infinite():
 @pytest.mark.parametrize("key", ["alg1", "alg2", "svt_s"])
 def test_private_variants_never_exceed_epsilon_on_their_worst_case(key):
     for c in (1, 3):
-        for m in (2, 8, 30):
+        for m in (c, 8, 30):
             assert audit.exact_variant_loss(key, m, epsilon=0.7, c=c)[0] <= 0.7 * (1 + 1e-9)
 
 
@@ -96,7 +96,7 @@ def test_svt_standard_allocation():
 
 def test_retraversal_finds_c_items(rng):
     scores = np.r_[np.full(5, 100.0), np.zeros(45)]
-    chosen = sv.svt_retraversal(scores, threshold=90.0, epsilon=5.0, c=5, trials=50, rng=rng)
+    chosen = sv.svt_retraversal(scores, threshold=90.0, epsilon=5.0, c=5, monotonic=True, trials=50, rng=rng)
     assert chosen.shape == (50, 50) and np.all(chosen.sum(axis=1) <= 5)
     assert np.mean(chosen[:, :5]) > 0.9
 
@@ -127,3 +127,32 @@ def test_exponential_mechanism_probabilities(rng):
 def test_bad_input_is_rejected(call, message):
     with pytest.raises((ValueError, TypeError), match=message):
         call()
+
+
+def test_retraversal_needs_monotonic_said_and_raises_the_threshold_by_multiples_of_the_noise_sd(rng):
+    scores = np.r_[np.full(5, 100.0), np.zeros(45)]
+    with pytest.raises(TypeError, match="monotonic"):
+        sv.svt_retraversal(scores, threshold=90.0, epsilon=5.0, c=5)
+    # raise_by = k is the same run as a threshold k·√2·b higher (b the query-noise scale)
+    spec = sv.svt_standard_spec(2.0, 5, 1.0, monotonic=False)
+    raised = sv.svt_retraversal(scores, threshold=90.0, epsilon=2.0, c=5, monotonic=False, raise_by=3, trials=200, rng=7)
+    shifted = sv.svt_retraversal(scores, threshold=90.0 + 3 * np.sqrt(2) * spec.query_scale, epsilon=2.0, c=5,
+                                 monotonic=False, trials=200, rng=7)
+    assert np.array_equal(raised, shifted)
+
+
+def test_normalized_cumulative_rank():
+    counts = np.array([5.0, 50.0, 40.0, 1.0])
+    assert sv.normalized_cumulative_rank(np.array([False, True, True, False]), counts, 2) == pytest.approx(1.0)
+    assert sv.normalized_cumulative_rank(np.array([False, True, False, True]), counts, 2) == pytest.approx(2 / 3)
+    assert sv.normalized_cumulative_rank(np.array([[True, False, True, False]]), counts, 2) == pytest.approx([1 / 3])
+
+
+def test_report_noisy_max_scale_matches_its_citation(rng):
+    # the winner's distribution for two scores: Pr[second wins] = Pr[L₁ − L₂ > gap], Laplace difference
+    gap, eps = 1.0, 1.0
+    for monotonic, b in ((False, 2.0), (True, 1.0)):
+        wins = mechanisms.report_noisy_max([gap, 0.0], epsilon=eps, monotonic=monotonic, rng=rng, trials=200_000)
+        t = gap / b
+        exact = 0.5 * np.exp(-t) * (1 + t / 2)  # P[L₂ − L₁ > gap] for L ~ Lap(b)
+        assert np.mean(wins == 1) == pytest.approx(exact, abs=5 * np.sqrt(exact / 200_000))
