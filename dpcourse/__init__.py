@@ -9,7 +9,7 @@ Modules, one idea each:
 - :mod:`dpcourse.bounds`: the theory lines (tail bounds, error rates, sample complexity, …).
 - :mod:`dpcourse.experiments`: empirical error over many trials, with confidence intervals.
 - :mod:`dpcourse.query_release`: randomized response vs Laplace vs Gaussian for many queries.
-- :mod:`dpcourse.reconstruction`: the Dinur–Nissim reconstruction attack.
+- :mod:`dpcourse.reconstruction`: reconstruction from noisy subset sums (Dinur & Nissim's setting; least squares).
 - :mod:`dpcourse.factorization`: strategies, the matrix mechanism, exact error, tree least squares.
 - :mod:`dpcourse.svt`: AboveThreshold, SparseVector, NumericSparse (batch and online).
 - :mod:`dpcourse.svt_variants`: the published SVT variants of Lyu, Su & Li (2017), and SVT-S.

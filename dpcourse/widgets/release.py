@@ -203,7 +203,9 @@ def release_comparison_panel(*, num_types: int = 64, max_queries: int = 1000, tr
 
 
 def reconstruction_panel(*, n: int = 200, trials: int = 6, rng=2026, render: bool = True) -> Panel:
-    """The Dinur–Nissim attack: the fraction of secret bits recovered against the noise level E/√n.
+    """The reconstruction attack on subset sums (Dinur & Nissim's setting; least squares on O(n) random
+    queries, as in the attacks of Dwork, McSherry & Talwar 2007 and Dwork & Yekhanin 2008): the
+    fraction of secret bits recovered against the noise level E/√n.
 
     Controls: the noise level E/√n of the current point, the number of queries m/n, and ε, which
     places the Laplace noise Lap(m/ε) that makes the m answers ε-DP on the same axis. Per m, the
