@@ -19,6 +19,8 @@ from .mechanisms import laplace_scale, rr_keep_probability
 __all__ = [
     "gaussian_laplace_crossover",
     "gaussian_max_error_bound",
+    "dp_bit_guess_bound",
+    "noisy_table_all_queries_mean_error",
     "rr_answer_variance",
     "rr_max_error_bound",
     "rr_report_range",
@@ -378,6 +380,35 @@ def gaussian_laplace_crossover(*, epsilon: float, delta: float, calibration: str
 
     sigma_one = gaussian_sigma(l2_sensitivity=1.0, epsilon=epsilon, delta=delta, calibration=calibration)
     return check_epsilon(epsilon) ** 2 * sigma_one**2 / 2
+
+
+def noisy_table_all_queries_mean_error(*, num_types: int, epsilon: float, n: float | None = None) -> float:
+    """About the mean of the largest error over **all 2ᴳ** type-subset queries answered from one noisy table.
+
+    With c̃ = c + Z, Z_g ~ Lap(1/ε), the error of q_S is Σ_{g ∈ S} Z_g, and the worst S takes every
+    cell of one sign: max_S |Σ_{g ∈ S} Z_g| = (Σ_g |Z_g| + |Σ_g Z_g|)/2. E Σ|Z_g| = G/ε exactly;
+    Σ Z_g has variance 2G/ε², and its normal approximation gives E|Σ Z_g| ≈ √(2G)·√(2/π)/ε, so
+
+        E max_S |error| ≈ (G/2 + √(G/π))/ε       (divided by ``n`` if given),
+
+    O(G/(εn)) normalised whatever the number of queries (notebook 02; the approximation error
+    is O(1/√G) relative to the second term).
+    """
+    g = check_integer(num_types, "num_types", minimum=1)
+    return _per_person((g / 2 + np.sqrt(g / np.pi)) / check_epsilon(epsilon), n)
+
+
+def dp_bit_guess_bound(*, epsilon: float, delta: float = 0.0) -> float:
+    """(e^ε + δ)/(1 + e^ε): the most often any attacker can guess a uniformly random bit from an (ε, δ)-DP output.
+
+    Neighbours differ in that bit. With s₁ = P[guess 1 | bit 1] and s₀ = P[guess 0 | bit 0], DP
+    gives s₁ ≤ e^ε(1 − s₀) + δ and s₀ ≤ e^ε(1 − s₁) + δ; adding them, the success (s₀ + s₁)/2 is
+    at most (e^ε + δ)/(1 + e^ε). Randomized response attains it at δ = 0. Against the
+    reconstruction attacks (notebook 02) this is why no DP mechanism is blatantly non-private.
+    """
+    eps = check_epsilon(epsilon)
+    d = check_probability(delta, "delta") if delta else 0.0
+    return float((np.exp(eps) + d) / (1 + np.exp(eps)))
 
 
 # --- Notebook 06: Private Multiplicative Weights ---

@@ -133,3 +133,22 @@ def test_laplace_advanced_composition_bound():
     assert bounds.laplace_advanced_composition_max_error_bound(num_queries=3000, beta=0.05, epsilon=1.0,
                                                                delta=1e-6) < \
         bounds.composed_laplace_max_error_bound(num_queries=3000, beta=0.05, epsilon=1.0)
+
+
+def test_noisy_table_all_queries_mean_error_against_simulation():
+    from dpcourse import query_release as qr
+    # 4000 runs: 5 SE of the sample mean, plus 1% for the normal approximation of E|ΣZ| at G = 64
+    for g in (16, 64):
+        worst = qr.histogram_all_subsets_max_error(qr.make_population(5000, g, rng=g), epsilon=0.5, rng=7, trials=4000)
+        expected = bounds.noisy_table_all_queries_mean_error(num_types=g, epsilon=0.5, n=5000)
+        assert abs(worst.mean() - expected) <= 5 * worst.std(ddof=1) / np.sqrt(worst.size) + 0.01 * expected
+    assert bounds.noisy_table_all_queries_mean_error(num_types=64, epsilon=1.0) == pytest.approx(32 + np.sqrt(64 / np.pi))
+
+
+def test_dp_bit_guess_bound():
+    # randomized response attains it: keep the bit with probability e^ε/(1 + e^ε), guess the report
+    for epsilon in (0.1, 1.0, 3.0):
+        assert bounds.dp_bit_guess_bound(epsilon=epsilon) == pytest.approx(mechanisms.rr_keep_probability(epsilon))
+    assert bounds.dp_bit_guess_bound(epsilon=1.0, delta=0.01) == pytest.approx((np.e + 0.01) / (1 + np.e))
+    with pytest.raises(ValueError, match="epsilon"):
+        bounds.dp_bit_guess_bound(epsilon=-1)
