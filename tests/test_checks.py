@@ -15,7 +15,6 @@ from dpcourse.checks import CheckFailed, _core, all_exercises
 from dpcourse.checks import above_threshold as at
 from dpcourse.checks import laplace, pmw, release, svt_variants, trees
 from dpcourse.pmw import mw_update
-from dpcourse.svt_variants import svt_standard_spec
 
 
 def exact_level(k, beta, sensitivity, epsilon):
@@ -48,7 +47,13 @@ LAP, GAU = (bounds.laplace_variance(sensitivity=200 / 5000, epsilon=0.5),
 SMALL = factorization.expected_error(queries.all_range_workload(2), factorization.hierarchical_strategy(2), epsilon=1.0)
 PMF = above_threshold_pmf([0.0, 1.0], threshold=1.0, epsilon=1.0)
 ALG4 = exact_variant_loss("alg4", 8, epsilon=1.0, c=2)[0]
-EPS1 = 1 / svt_standard_spec(0.5, 8, 1.0, monotonic=False).threshold_scale
+
+def _difference_variance(epsilon_1, epsilon_2, c=8):  # Var(ν − ρ), ρ ~ Lap(1/ε₁), ν ~ Lap(2c/ε₂): written out here,
+    return 2 / epsilon_1**2 + 2 * (2 * c / epsilon_2) ** 2  # independently of the package's svt_standard_spec
+
+
+_LYU_1 = 0.5 / (1 + 16 ** (2 / 3))
+GAIN = _difference_variance(0.25, 0.25) / _difference_variance(_LYU_1, 0.5 - _LYU_1)
 MW = mw_update([0.25] * 4, np.array([1.0, 1.0, 0, 0]), 0.8, eta=0.5)
 ALPHA = bounds.pmw_notes_alpha(**pmw.ALPHA_EXERCISE)
 CAP = bounds.pmw_update_count_bound(domain_size=2**12, alpha=0.1)
@@ -69,16 +74,17 @@ CASES = {
         ((lambda c, e: np.asarray(c) / ((np.exp(e) - 1) / (np.exp(e) + len(c) - 1)),), "by chance"),
         ((lambda c, e: k_rr(c, e) / np.sum(c),), "fractions"),
     ]),
-    "sensitivities": (release.sensitivities, (0.05, np.sqrt(50) / 1000), [
-        ((np.sqrt(50) / 1000, 0.05), "swapped"), ((50, np.sqrt(50) / 1000), "normalised"), ((0.05, 0.05), "L1 sensitivity again"),
+    "sensitivities": (release.sensitivities, (0.005, np.sqrt(5) / 1000), [
+        ((np.sqrt(5) / 1000, 0.005), "swapped"), ((0.05, np.sqrt(50) / 1000), "at most s"), ((5, np.sqrt(5) / 1000), "normalised"),
+        ((0.005, 0.005), "L1 sensitivity again"),
     ]),
     "better-mechanism": (release.better_mechanism, ("gaussian", LAP, GAU), [
         (("gaussian", LAP / 2, GAU), "b²"), (("gaussian", LAP, np.sqrt(GAU)), "not σ²"),
         (("gaussian", LAP, mechanisms.gaussian_sigma(l2_sensitivity=200 / 5000, epsilon=0.5, delta=1e-6) ** 2), "Δ₂"),
         (("laplace", LAP, GAU), "you chose"),
     ]),
-    "strategy-sensitivity": (trees.strategy_sensitivities, (64, 7), [
-        ((1, 7), "one prefix"), ((64, 6), "off-by-one"), ((64, 12), "replace-one"),
+    "strategy-sensitivity": (trees.strategy_sensitivities, (64, 4), [
+        ((1, 4), "one prefix"), ((64, 7), "binary tree"), ((64, 3), "off-by-one"), ((64, 6), "replace-one"),
     ]),
     "decomposition": (trees.decomposition, ([(0, 3), (2, 1), (2, 2), (0, 12)],), [
         (([(3, 0), (1, 2), (2, 2), (12, 0)],), "(index, level)"),
@@ -100,9 +106,8 @@ CASES = {
     "counterexample-loss": (svt_variants.counterexample_loss, (ALG4,), [
         ((np.exp(ALG4),), "not its logarithm"), ((-ALG4,), "sign is flipped"), ((ALG4 / np.log(10),), "base-10"),
     ]),
-    "allocation": (svt_variants.allocation, (EPS1, 0.5 - EPS1), [
-        ((0.5 - EPS1, EPS1), "swapped"), ((0.5 / (1 + 8 ** (2 / 3)), 0.5 - 0.5 / (1 + 8 ** (2 / 3))), "monotonic"),
-        ((0.25, 0.25), "even split"),
+    "allocation-gain": (svt_variants.allocation_gain, (GAIN,), [
+        ((2.08,), "monotonic"), ((np.sqrt(GAIN),), "standard deviations"), ((1 / GAIN,), "upside down"),
     ]),
     "mw-step": (pmw.mw_step, (MW,), [
         ((mw_update([0.25] * 4, np.array([1.0, 1.0, 0, 0]), 0.0, eta=0.5),), "wrong way"),

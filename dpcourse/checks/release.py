@@ -48,29 +48,34 @@ debias_counts = Exercise(
 )
 """Exercise ``debias-counts``: ``fn(report_counts, epsilon)`` returns unbiased true counts from k-ary RR reports."""
 
-#: Exercise ``sensitivities``: K normalised counting queries over n people; one person may be in all K.
-SENSITIVITIES = {"num_queries": 50, "n": 1000}
+#: Exercise ``sensitivities``: K normalised counting queries over n people; each person's type is in at most
+#: ``per_person`` of the K queries.
+SENSITIVITIES = {"num_queries": 50, "n": 1000, "per_person": 5}
 
 
 def _judge_sensitivities(evidence: dict) -> str:
     answers = value(evidence, "Δ₁ and Δ₂")
-    k, n = SENSITIVITIES["num_queries"], SENSITIVITIES["n"]
-    l1, l2 = answers.get("l1"), answers.get("l2")
-    swapped = numbers(l1, "l1"), numbers(l2, "l2")
-    if np.isclose(swapped[0], np.sqrt(k) / n) and np.isclose(swapped[1], k / n):
-        raise Wrong("l1 and l2 are swapped", "the L1 norm of a vector of K equal entries 1/n is K/n, its L2 norm √K/n")
-    diagnose(l1, k / n, what="the L1 sensitivity", rtol=1e-9, hint="one person can change every one of the K answers by 1/n",
-             mistakes={"the raw counts' sensitivity: the answers are normalised by n": (k, "each answer is a fraction: divide by n"),
-                       "one query's sensitivity, not the vector's": (1 / n, "add the changes of all K answers")})
-    diagnose(l2, np.sqrt(k) / n, what="the L2 sensitivity", rtol=1e-9,
-             hint="the same change vector, measured in the 2-norm: √(K·(1/n)²)",
-             mistakes={"the raw counts' sensitivity: the answers are normalised by n": (np.sqrt(k), "divide by n"),
-                       "the L1 sensitivity again": (k / n, "the 2-norm of K entries 1/n is √K/n, not K/n")})
-    return f"Δ₁ = K/n = {k / n:g}, Δ₂ = √K/n = {np.sqrt(k) / n:.4g}"
+    k, n, s = SENSITIVITIES["num_queries"], SENSITIVITIES["n"], SENSITIVITIES["per_person"]
+    l1, l2 = numbers(answers.get("l1"), "l1"), numbers(answers.get("l2"), "l2")
+    if np.isclose(l1, np.sqrt(s) / n) and np.isclose(l2, s / n):
+        raise Wrong("l1 and l2 are swapped", "the L1 norm of s entries 1/n is s/n, its L2 norm √s/n")
+    diagnose(l1, s / n, what="the L1 sensitivity", rtol=1e-9,
+             hint="changing one person's bit moves only the answers of the queries that contain their type, each by 1/n",
+             mistakes={"every one of the K answers moves, but a person's type is in at most s of them":
+                           (k / n, "count only the queries containing the person's type"),
+                       "the raw counts' sensitivity: the answers are normalised by n": (s, "each answer is a fraction: divide by n"),
+                       "one query's sensitivity, not the vector's": (1 / n, "add the changes of all the answers that move")})
+    diagnose(l2, np.sqrt(s) / n, what="the L2 sensitivity", rtol=1e-9,
+             hint="the same change vector, measured in the 2-norm: √(s·(1/n)²)",
+             mistakes={"every one of the K answers moves, but a person's type is in at most s of them":
+                           (np.sqrt(k) / n, "only s answers move"),
+                       "the raw counts' sensitivity: the answers are normalised by n": (np.sqrt(s), "divide by n"),
+                       "the L1 sensitivity again": (s / n, "the 2-norm of s entries 1/n is √s/n, not s/n")})
+    return f"Δ₁ = s/n = {s / n:g}, Δ₂ = √s/n = {np.sqrt(s) / n:.4g}: {k // s}× and {np.sqrt(k / s):.2f}× below the dense case"
 
 
 sensitivities = Exercise("sensitivities", probe=lambda l1, l2: values_evidence(l1=l1, l2=l2), judge=_judge_sensitivities)
-"""Exercise ``sensitivities``: Δ₁ and Δ₂ of the K answers of :data:`SENSITIVITIES`."""
+"""Exercise ``sensitivities``: Δ₁ and Δ₂ of the K answers of :data:`SENSITIVITIES` (each type in at most s queries)."""
 
 #: Exercise ``better-mechanism``: n people, K counting queries (a person may be in all), ε, δ.
 BETTER_MECHANISM = {"n": 5000, "num_queries": 200, "epsilon": 0.5, "delta": 1e-6}

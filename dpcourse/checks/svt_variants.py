@@ -6,9 +6,9 @@ import numpy as np
 
 from ..audit import exact_variant_loss
 from ..svt_variants import svt_standard_spec
-from ._core import Exercise, Wrong, diagnose, numbers, value, value_evidence, values_evidence
+from ._core import Exercise, Wrong, diagnose, value, value_evidence
 
-__all__ = ["ALLOCATION", "COUNTEREXAMPLE", "allocation", "counterexample_loss", "spot_the_flaw"]
+__all__ = ["ALLOCATION", "COUNTEREXAMPLE", "allocation_gain", "counterexample_loss", "spot_the_flaw"]
 
 _FLAWS = {"alg3": "output", "alg4": "query noise", "alg5": "query noise", "alg6": "query noise"}
 _FLAW_HINTS = {
@@ -55,29 +55,34 @@ def _judge_counterexample(evidence: dict) -> str:
 counterexample_loss = Exercise("counterexample-loss", probe=value_evidence, judge=_judge_counterexample)
 """Exercise ``counterexample-loss``: the exact privacy loss of Alg. 4's counterexample event (m = 8, c = 2, ε = 1)."""
 
-#: Exercise ``allocation``: SVT-S's total ε, the number of ⊤ c, and whether the queries are monotonic.
+#: Exercise ``allocation-gain``: SVT-S's total ε, the number of ⊤ c, and whether the queries are monotonic.
 ALLOCATION = {"epsilon": 0.5, "c": 8, "monotonic": False}
 
 
-def _judge_allocation(evidence: dict) -> str:
-    answers = value(evidence, "ε₁ and ε₂")
+def _difference_variance(spec) -> float:
+    """Var(νᵢ − ρ) for Laplace noises: 2b² each."""
+    return 2 * spec.threshold_scale**2 + 2 * spec.query_scale**2
+
+
+def _judge_allocation_gain(evidence: dict) -> str:
+    got = value(evidence, "variance_gain")
     epsilon, c, monotonic = ALLOCATION["epsilon"], ALLOCATION["c"], ALLOCATION["monotonic"]
-    spec = svt_standard_spec(epsilon, c, 1.0, monotonic=monotonic)
-    want_1 = 1.0 / spec.threshold_scale
-    want_2 = epsilon - want_1
-    monotonic_1 = 1.0 / svt_standard_spec(epsilon, c, 1.0, monotonic=not monotonic).threshold_scale
-    got_1, got_2 = numbers(answers.get("epsilon_1"), "ε₁"), numbers(answers.get("epsilon_2"), "ε₂")
-    if np.isclose(got_1, want_2) and np.isclose(got_2, want_1):
-        raise Wrong("ε₁ and ε₂ are swapped", "the threshold gets the smaller share: ε₂/ε₁ = (2c)^{2/3} > 1")
-    diagnose(got_1, want_1, what="ε₁", rtol=1e-6, hint="ε₁ + ε₂ = ε and ε₂/ε₁ = (2c)^{2/3}",
-             mistakes={"the ratio for monotonic queries, c^{2/3}; these queries are general":
-                           (monotonic_1, "general queries: ε₂/ε₁ = (2c)^{2/3}"),
-                       "ε₂/ε₁ = 2c (the exponent 2/3 is missing)": (epsilon / (1 + 2 * c), "the ratio is (2c)^{2/3}"),
-                       "ε₁ = ε/2, the even split": (epsilon / 2, "Lyu et al. give the threshold less: ε₁ : ε₂ = 1 : (2c)^{2/3}")})
-    diagnose(got_2, want_2, what="ε₂", rtol=1e-6, hint="ε₂ = ε − ε₁")
-    return f"ε₁ = {want_1:.4f}, ε₂ = {want_2:.4f}"
+
+    def gain(**kw):
+        return _difference_variance(svt_standard_spec(epsilon, c, 1.0, ratio=1, **kw)) / \
+            _difference_variance(svt_standard_spec(epsilon, c, 1.0, **kw))
+
+    expected = gain(monotonic=monotonic)
+    diagnose(got, expected, what="the variance ratio (even split ÷ Lyu et al.'s split)", rtol=1e-6,
+             hint="ρ ~ Lap(Δ/ε₁) and νᵢ ~ Lap(2cΔ/ε₂) are independent, so Var(νᵢ − ρ) = 2(Δ/ε₁)² + 2(2cΔ/ε₂)²; "
+                  "evaluate it at ε₁ = ε₂ = ε/2 and at ε₁ : ε₂ = 1 : (2c)^{2/3}",
+             mistakes={"the query noise of monotonic queries, Lap(cΔ/ε₂); these queries are general":
+                           (gain(monotonic=not monotonic), "general queries need Lap(2cΔ/ε₂)"),
+                       "a ratio of standard deviations, not of variances": (np.sqrt(expected), "square it: the exercise asks for variances"),
+                       "the ratio upside down (Lyu's variance ÷ the even split's)": (1 / expected,
+                                                                                    "divide the even split's variance by Lyu et al.'s")})
+    return f"the even split's comparison noise has {expected:.3f}× the variance of Lyu et al.'s"
 
 
-allocation = Exercise("allocation", probe=lambda epsilon_1, epsilon_2: values_evidence(epsilon_1=epsilon_1, epsilon_2=epsilon_2),
-                      judge=_judge_allocation)
-"""Exercise ``allocation``: SVT-S's ε₁ and ε₂ for ε = 0.5 and c = 8 general queries, with Lyu et al.'s ratio."""
+allocation_gain = Exercise("allocation-gain", probe=value_evidence, judge=_judge_allocation_gain)
+"""Exercise ``allocation-gain``: Var(νᵢ − ρ) under ε₁ = ε₂ divided by that under Lyu et al.'s 1 : (2c)^{2/3} (ε = 0.5, c = 8)."""
