@@ -19,8 +19,10 @@ Modules, one idea each:
   the lecture's pricing example.
 - :mod:`dpcourse.plotting`: one colour per method, theory as lines, measurements as points.
 - :mod:`dpcourse.widgets`: ipywidgets panels that redraw a figure, testable without a browser.
-- :mod:`dpcourse.checks`: the check functions of the exercises.
-- :mod:`dpcourse.instructor`: the students' release and nbval grading (``python -m dpcourse``).
+- :mod:`dpcourse.checks`: the exercises' checks: a probe in the student's kernel, a pure judge.
+- :mod:`dpcourse.student_copy`: the students' release (``python -m dpcourse release``).
+- :mod:`dpcourse.grading`: grading in a sandbox, judged outside it (``python -m dpcourse grade``);
+  :mod:`dpcourse.instructor` keeps the old names of both.
 """
 
 __version__ = "0.1.0"
