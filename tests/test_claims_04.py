@@ -127,3 +127,8 @@ def test_numeric_sparse_values_with_delta(out):
     eps1, eps2 = numbers(text, "split: ε₁ =")[0], numbers(text, "ε₂ =")[0]
     assert eps1 == pytest.approx(np.sqrt(512) / (np.sqrt(512) + 1), abs=1e-4)
     assert eps2 == pytest.approx(2 / (np.sqrt(512) + 1), abs=1e-4)
+
+
+def test_panel_stays_within_epsilon(out):
+    # "the privacy loss of each outcome, which stays within ±ε whatever you choose"
+    assert numbers(out["ca923fb0"], "loss / epsilon:")[0] <= 1.0

@@ -51,6 +51,10 @@ def test_eta_tuned_for_the_wrong_T_breaks_the_bound(out):
 
 
 def test_mw_potential(out):
+    # "at most 4 ln|X|/α² updates, on any stream": the adversarial stream's counts
+    for line in out["f8f20647"].splitlines():
+        updates, bound = numbers(line, "updates =")[0], numbers(line, "4 ln|X|/α² =")[0]
+        assert updates <= bound
     text = out["c31ab764"]
     smallest, quarter = numbers(text, "smallest drop per update")[0], numbers(text, "α²/4 =")[0]
     assert smallest >= quarter
