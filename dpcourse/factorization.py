@@ -4,7 +4,8 @@ The linear-queries notes end with: *given a target workload of queries, what is 
 subset to answer?* The **matrix mechanism** (Li, Hay, Rastogi, Miklau & McGregor 2010)
 answers a strategy matrix A (d columns, one per cell of the histogram x) with the Laplace
 mechanism, y = A x + Lap(‖A‖₁/ε) (‖A‖₁ = the largest column L1 norm, the sensitivity of
-x ↦ A x), or the Gaussian mechanism with ‖A‖₂, then estimates x̂ = A⁺y by least squares and
+x ↦ A x when neighbours add or remove one record; :func:`l1_sensitivity` also gives the
+replace-one value), or the Gaussian mechanism with ‖A‖₂, then estimates x̂ = A⁺y by least squares and
 answers the workload as W x̂. Its expected total squared error is, with b = ‖A‖₁/ε,
 
     E‖W x̂ − W x‖² = 2b² · trace(WᵀW (AᵀA)⁻¹)   (Laplace; σ² · trace(…) for Gaussian),
@@ -79,12 +80,12 @@ class Strategy:
 
     @property
     def l1_sensitivity(self) -> float:
-        """‖A‖₁: the largest column L1 norm (one record changes A x by one column)."""
+        """‖A‖₁: the largest column L1 norm (adding or removing one record changes A x by one column)."""
         return float(np.max(np.asarray(abs(self.matrix).sum(axis=0)).ravel()))
 
     @property
     def l2_sensitivity(self) -> float:
-        """‖A‖₂: the largest column L2 norm."""
+        """‖A‖₂: the largest column L2 norm (the L2 sensitivity under add/remove)."""
         return float(np.sqrt(np.max(np.asarray(self.matrix.multiply(self.matrix).sum(axis=0)).ravel())))
 
     @property
@@ -187,7 +188,8 @@ def hierarchical_strategy(d: int, branching: int = 2, include_root: bool = True)
     """The b-ary tree of intervals: leaves are cells; a node at level ℓ covers b^ℓ consecutive cells.
 
     Works for any d ≥ 1 (the last node of a level covers what is left) and any b ≥ 2. Each cell
-    is in one node per level, so ‖A‖₁ = the number of levels, ⌈log_b d⌉ + 1 with the root.
+    is in one node per level, so ‖A‖₁ = the number of levels, ⌈log_b d⌉ + 1 with the root, when
+    neighbours add or remove a record (replace-one: 2⌈log_b d⌉, see :func:`l1_sensitivity`).
     """
     d = check_integer(d, "d", minimum=1)
     b = check_integer(branching, "branching", minimum=2)
@@ -314,7 +316,8 @@ def matrix_mechanism(histogram, strategy: Strategy, *, epsilon: float, noise: st
 
     Privacy
     -------
-    A x has L1 sensitivity ‖A‖₁ and L2 sensitivity ‖A‖₂, so Lap(‖A‖₁/ε) noise is ε-DP and
+    For neighbours that add or remove one record, A x has L1 sensitivity ‖A‖₁ and L2
+    sensitivity ‖A‖₂, so Lap(‖A‖₁/ε) noise is ε-DP and
     Gaussian noise calibrated to ‖A‖₂ is (ε, δ)-DP; x̂ and every answer from it are post-processing.
     """
     x = check_array(histogram, "histogram", ndim=1)
