@@ -157,3 +157,18 @@ def test_laplace_or_gaussian_strategies(nb):
     for name in ("binary tree", "Haar wavelet"):
         assert rows[name][2] == pytest.approx(1, abs=0.05) and rows[name][3] == 9
     assert round(1 / rows["histogram"][2]) == 9 and rows["histogram"][3] == 1
+
+
+def test_decomposition_and_two_pass_least_squares(nb):
+    nb.states("3dcbb698", "at most $2(b-1)$ nodes per level")
+    nb.states("967df089", "`fz.tree_least_squares` runs them and matches a generic least-squares solver")
+    printed = nb.printed("acd8fcbe")
+    count, at_most = numbers(printed.splitlines()[0])
+    tree = fz.hierarchical_strategy(256)
+    assert count == len(fz.canonical_decomposition(tree, 37, 200)) <= at_most == 2 * np.log2(256)
+    assert "(below 1e-6: True)" in nb.printed("8b91f6a8")
+
+
+def test_summary_repeats_only_what_the_sections_measured(nb):
+    nb.states("921936ea", "the wavelet sits within a factor of 1.6 of the SVD lower bound at every $d$ here",
+              "with a constant about 9 times larger at $\\delta = 10^{-6}$: it wins by far for prefix sums and breaks even for the tree and the wavelet at $d = 256$")
