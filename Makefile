@@ -13,6 +13,9 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg --nbval-cell-timeout=300
 
 E2E_STAMP := $(VENV)/.e2e-installed
+TEST_STAMP := $(VENV)/.test-installed
+# Both cores: pytest-xdist, one file per worker at a time (nbval needs a notebook's cells on one worker).
+XDIST  ?= -n 2 --dist loadfile
 CHROMIUM  := $(shell command -v chromium 2>/dev/null)
 
 .PHONY: help venv lab lab-solutions test unit nbval e2e nbtest execute bench release clean
@@ -47,13 +50,21 @@ lab: $(STAMP)
 lab-solutions: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG) $(ARGS)
 
-test: unit nbval e2e
+# Unit tests and notebooks in one pytest run on both cores, so neither waits for the other's slowest file;
+# then the browser suite, serially (one JupyterLab, one Chromium).
+test: $(STAMP) $(TEST_STAMP)
+	$(BIN)/python -m pytest $(XDIST) -m "not e2e" $(NBVAL) tests notebooks
+	$(MAKE) --no-print-directory e2e
 
-unit: $(STAMP)
-	$(BIN)/python -m pytest -m "not e2e" tests
+$(TEST_STAMP): requirements-test.txt $(STAMP)
+	$(BIN)/python -m pip install --quiet -r requirements-test.txt
+	touch $(TEST_STAMP)
 
-nbval: $(STAMP)
-	$(BIN)/python -m pytest $(NBVAL) notebooks
+unit: $(STAMP) $(TEST_STAMP)
+	$(BIN)/python -m pytest -p no:nbval $(XDIST) -m "not e2e" tests
+
+nbval: $(STAMP) $(TEST_STAMP)
+	$(BIN)/python -m pytest $(XDIST) $(NBVAL) notebooks
 
 $(E2E_STAMP): requirements-e2e.txt $(STAMP)
 	$(BIN)/python -m pip install --quiet -r requirements-e2e.txt
