@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy import stats
 
 from ..audit import exact_variant_loss
 from ..svt_variants import svt_standard_spec
-from ._core import Exercise, Wrong, diagnose, value, value_evidence
+from ._core import Exercise, NotAttempted, Wrong, diagnose, value, value_evidence
 
-__all__ = ["ALLOCATION", "COUNTEREXAMPLE", "allocation_gain", "counterexample_loss", "spot_the_flaw"]
+__all__ = ["ALLOCATION", "AUDIT_YOUR_OWN", "COUNTEREXAMPLE", "allocation_gain", "audit_your_own", "counterexample_loss",
+           "spot_the_flaw"]
 
 _FLAWS = {"alg3": "output", "alg4": "query noise", "alg5": "query noise", "alg6": "query noise"}
 _FLAW_HINTS = {
@@ -86,3 +88,92 @@ def _judge_allocation_gain(evidence: dict) -> str:
 
 allocation_gain = Exercise("allocation-gain", probe=value_evidence, judge=_judge_allocation_gain)
 """Exercise ``allocation-gain``: Var(νᵢ − ρ) under ε₁ = ε₂ divided by that under Lyu et al.'s 1 : (2c)^{2/3} (ε = 0.5, c = 8)."""
+
+
+#: Exercise ``audit-your-own``: the mechanism's ε, the neighbours audited, and the probe's fixed run.
+AUDIT_YOUR_OWN = {"epsilon": 0.5, "answers_d": [1.0] * 5, "answers_d_prime": [2.0] * 5,
+                  "probe_answers": [0.0, 3.0, 1.0, 2.5], "probe_trials": 20_000, "probe_seed": 5}
+_LEVELS = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
+
+
+def _probe_audit_your_own(mechanism, result) -> dict:
+    """Run the student's mechanism once on fixed answers (its quantiles are the evidence) and read the audit."""
+    if mechanism is Ellipsis or result is Ellipsis:
+        return {"not_attempted": True}
+    if not callable(mechanism):
+        return {"not_callable": type(mechanism).__name__}
+    spec = AUDIT_YOUR_OWN
+    try:
+        out = np.asarray(mechanism(np.array(spec["probe_answers"]), trials=spec["probe_trials"], rng=spec["probe_seed"]),
+                         dtype=float)
+    except NotImplementedError:
+        return {"not_attempted": True}
+    except Exception as err:  # noqa: BLE001 - the student's code may raise anything; that is the evidence
+        return {"raised": f"{type(err).__name__}: {str(err)[:160]}"}
+    evidence = {"shape": list(out.shape), "integers": bool(np.all(out == np.round(out)))}
+    if out.size:
+        evidence["quantiles"] = [float(x) for x in np.quantile(out.ravel(), _LEVELS)]
+    fields = ("flagged", "p_value", "epsilon_lower_bound", "claimed_epsilon", "trials", "answers_d", "answers_d_prime")
+    if all(hasattr(result, f) for f in fields):
+        evidence["audit"] = {f: (np.asarray(getattr(result, f)).tolist() if f.startswith("answers") else
+                                 (bool(getattr(result, f)) if f == "flagged" else float(getattr(result, f))))
+                             for f in fields}
+    else:
+        evidence["audit"] = {"unsupported": type(result).__name__}
+    return evidence
+
+
+def _max_cdf(x, answers, scale):
+    return np.prod([stats.laplace.cdf(x - a, scale=scale) for a in answers], axis=0)
+
+
+def _judge_audit_your_own(evidence: dict) -> str:
+    spec = AUDIT_YOUR_OWN
+    if evidence.get("not_attempted"):
+        raise NotAttempted
+    if "not_callable" in evidence:
+        raise Wrong(f"noisy_max_value: expected a function, got a {evidence['not_callable']}",
+                    "define it with def noisy_max_value(answers, *, trials, rng):")
+    if "raised" in evidence:
+        raise Wrong(f"noisy_max_value raised {evidence['raised']}",
+                    "call it yourself: noisy_max_value(np.array([0.0, 3.0]), trials=5, rng=0)")
+    n = spec["probe_trials"]
+    if evidence.get("shape") not in ([n], [n, 1]):
+        raise Wrong(f"noisy_max_value(answers, trials={n}, rng=…) returned shape {tuple(evidence.get('shape', []))}",
+                    f"return one number per run: shape ({n},), the largest noisy answer of each row")
+    answers = np.array(spec["probe_answers"])
+    if evidence["integers"] and min(evidence["quantiles"]) >= 0 and max(evidence["quantiles"]) < answers.size:
+        raise Wrong("noisy_max_value returns whole numbers between 0 and m − 1: it looks like the index of the maximum",
+                    "return the noisy maximum itself (np.max), not its position (np.argmax): that is the flaw to audit")
+    got = np.array(evidence["quantiles"])
+    tolerance = 5 * np.sqrt(np.array(_LEVELS) * (1 - np.array(_LEVELS)) / n) + 1e-3
+
+    def matches(scale):
+        return bool(np.all(np.abs(_max_cdf(got, answers, scale) - np.array(_LEVELS)) <= tolerance))
+
+    b = 2 / spec["epsilon"]
+    if not matches(b):
+        for mistake, scale in (("Lap(1/ε) noise", 1 / spec["epsilon"]), ("Lap(ε) noise", spec["epsilon"]),
+                               ("Lap(ε/2) noise", spec["epsilon"] / 2)):
+            if matches(scale):
+                raise Wrong(f"noisy_max_value's outputs are distributed as with {mistake}", f"the noise is Lap(2/ε) = Lap({b:g})")
+        raise Wrong("noisy_max_value's outputs do not follow the maximum of the answers plus Lap(2/ε) noise",
+                    f"add np.random.default_rng(rng).laplace(0, {b:g}, size=(trials, len(answers))) and take the max of each row")
+    audit = evidence.get("audit", {})
+    if "unsupported" in audit:
+        raise Wrong(f"noisy_max_result: expected the result of audit.audit, got a {audit['unsupported']}",
+                    "noisy_max_result = audit.audit(noisy_max_value, [1.0] * 5, [2.0] * 5, epsilon=0.5, trials=100_000, rng=SEED)")
+    pair = sorted([audit["answers_d"], audit["answers_d_prime"]])
+    if pair != sorted([spec["answers_d"], spec["answers_d_prime"]]):
+        raise Wrong("noisy_max_result audits other inputs", "audit it on [1.0] * 5 and [2.0] * 5")
+    if not np.isclose(audit["claimed_epsilon"], spec["epsilon"]):
+        raise Wrong(f"noisy_max_result tests ε = {audit['claimed_epsilon']:g}", "the claim to test is ε = 0.5")
+    if not audit["flagged"]:
+        raise Wrong(f"your audit did not flag the claim (p = {audit['p_value']:.2g} with {audit['trials']:,.0f} test runs)",
+                    "give the auditor more runs: trials=100_000")
+    return (f"flagged: p = {audit['p_value']:.2g}, and the released maximum loses ε ≥ {audit['epsilon_lower_bound']:.3f} "
+            f"against the claimed {spec['epsilon']}")
+
+
+audit_your_own = Exercise("audit-your-own", probe=_probe_audit_your_own, judge=_judge_audit_your_own)
+"""Exercise ``audit-your-own``: StatDP's report noisy max that releases the maximum's value, audited at ε = 0.5."""
