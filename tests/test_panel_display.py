@@ -51,3 +51,20 @@ def test_the_png_is_the_current_figure():
     after = panel._repr_mimebundle_()
     assert after["text/plain"] == "[panel: slope 2]"
     assert np.abs(_png(after) - before).mean() > 0.1
+
+
+def test_every_stored_panel_carries_its_figure():
+    # a notebook stored from older code, or a cell ending with `panel.widget`, would show only text
+    from pathlib import Path
+
+    import nbformat
+
+    stored = 0
+    for path in sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            for output in cell.get("outputs", []):
+                data = output.get("data", {})
+                if WIDGET_VIEW in data:
+                    assert "image/png" in data and data["text/plain"].startswith("[panel"), (path.name, cell.id)
+                    stored += 1
+    assert stored >= 6
