@@ -53,7 +53,9 @@ def test_run_all_on_the_student_copy_reaches_the_end(lab, browser, artifacts, na
             has_text="Traceback").count() == 0
         not_attempted = page.locator(".jp-OutputArea-output").filter(has_text="not attempted yet")
         assert not_attempted.count() == 3
-        assert page.locator(".widget-output img").count() >= 1  # the panel was drawn
+        image = page.locator(".dpcourse-panel img.dpcourse-panel-image").first  # the panel was drawn
+        image.scroll_into_view_if_needed()
+        page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=image.element_handle(), timeout=60_000)
         not_attempted.first.scroll_into_view_if_needed()
         not_attempted.first.screenshot(path=str(artifacts / f"student_{name[:2]}_not_attempted.png"))
     finally:
