@@ -13,7 +13,15 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from ._validation import check_array, check_choice, check_epsilon, check_integer, check_positive, check_probability
+from ._validation import (
+    check_array,
+    check_choice,
+    check_epsilon,
+    check_integer,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
 from .mechanisms import laplace_scale, rr_keep_probability
 
 __all__ = [
@@ -288,7 +296,7 @@ def optimal_composition_delta(epsilon: float, *, epsilon0: float, k: int) -> flo
     """
     e0 = check_positive(epsilon0, "epsilon0")
     k = check_integer(k, "k", minimum=1)
-    eps = float(check_array(epsilon, "epsilon", ndim=0))
+    eps = check_nonnegative(float(check_array(epsilon, "epsilon", ndim=0)), "epsilon")
     i = np.arange(k + 1)
     log_binom = special.gammaln(k + 1) - special.gammaln(i + 1) - special.gammaln(k - i + 1)
     log_norm = k * np.logaddexp(0.0, e0)
@@ -359,7 +367,10 @@ def rr_answer_variance(*, people_in_query: float, n: int, epsilon: float) -> flo
     Every debiased report has variance e^ε/(e^ε − 1)², whatever the true bit.
     """
     n = check_integer(n, "n", minimum=1)
-    return float(people_in_query) * rr_proportion_variance(n=1, epsilon=epsilon) / n**2
+    people = check_nonnegative(people_in_query, "people_in_query")
+    if people > n:
+        raise ValueError(f"people_in_query must be at most n = {n}; got {people_in_query!r}")
+    return people * rr_proportion_variance(n=1, epsilon=epsilon) / n**2
 
 
 def gaussian_max_error_bound(*, sigma: float, num_queries: int, beta: float) -> float:

@@ -31,14 +31,27 @@ __all__ = [
 ERROR_METRICS = ("max", "mse")
 
 
+def _released_and_truth(released, truth) -> tuple[np.ndarray, np.ndarray]:
+    truth = check_array(truth, "truth", ndim=(0, 1))  # one number (the same for every query) or one per query
+    released = check_array(released, "released", ndim=(1, 2), finite=False)
+    if truth.ndim == 1 and released.shape[-1] != truth.size:
+        raise ValueError(f"released must have one entry per true answer ({truth.size}) on its last axis; "
+                         f"got shape {released.shape}")
+    if np.isnan(released).any():
+        raise ValueError("released must not contain NaN")
+    return released, truth
+
+
 def max_abs_error(released, truth) -> np.ndarray:
     """‖released − truth‖∞ over the last axis: one number per trial."""
-    return np.max(np.abs(np.asarray(released) - np.asarray(truth)), axis=-1)
+    released, truth = _released_and_truth(released, truth)
+    return np.max(np.abs(released - truth), axis=-1)
 
 
 def mean_squared_error(released, truth) -> np.ndarray:
     """(1/k)‖released − truth‖₂² over the last axis: one number per trial."""
-    return np.mean((np.asarray(released) - np.asarray(truth)) ** 2, axis=-1)
+    released, truth = _released_and_truth(released, truth)
+    return np.mean((released - truth) ** 2, axis=-1)
 
 
 @dataclass(frozen=True)
@@ -81,7 +94,9 @@ def proportion_interval(counts, trials: int, *, confidence: float = 0.95):
     B the beta quantile and α = 1 − confidence; it is exact (conservative) at every sample size.
     """
     trials = check_integer(trials, "trials", minimum=1)
-    count = np.asarray(counts)
+    count = check_array(counts, "counts", min_size=0)
+    if np.any(count != np.round(count)):
+        raise ValueError("counts must be whole numbers")
     if np.any(count < 0) or np.any(count > trials):
         raise ValueError(f"counts must lie in [0, trials = {trials}]")
     alpha = 1 - check_probability(confidence, "confidence")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ._validation import check_array, check_epsilon, check_positive
+from ._validation import check_array, check_epsilon, check_integer, check_positive
 
 __all__ = [
     "ExponentialPrivacyLoss",
@@ -111,9 +111,7 @@ def adversarial_scores(num_outcomes: int, *, sensitivity: float = 1.0) -> tuple[
     Outcome 0 gains on x while every other outcome gains on y, so both factors of the proof
     are met at once: the loss of outcome 0 tends to ε (to 2ε without the factor 2) as |R| grows.
     """
-    r = int(num_outcomes)
-    if r < 2:
-        raise ValueError(f"num_outcomes must be an integer >= 2; got {num_outcomes!r}")
+    r = check_integer(num_outcomes, "num_outcomes", minimum=2)
     delta_u = check_positive(sensitivity, "sensitivity")
     d = np.zeros(r)
     d[0] = delta_u

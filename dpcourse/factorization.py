@@ -241,6 +241,8 @@ def noise_variance(strategy: Strategy, *, epsilon: float, noise: str = "laplace"
     """Variance of the noise on each strategy answer: 2(‖A‖₁/ε)² (Laplace) or σ² with Δ₂ = ‖A‖₂ (Gaussian, analytic)."""
     check_choice(noise, "noise", NOISES)
     eps = check_epsilon(epsilon)
+    if delta is not None:  # only the Gaussian uses δ, but a δ given is checked either way
+        check_probability(delta, "delta")
     if noise == "laplace":
         return 2.0 * (strategy.l1_sensitivity / eps) ** 2
     return gaussian_sigma(l2_sensitivity=strategy.l2_sensitivity, epsilon=eps,
@@ -438,4 +440,8 @@ def answer_by_decomposition(strategy: Strategy, noisy_answers, s: int, t: int):
     """The interval [s, t] answered by summing the noisy answers of its canonical nodes (no least squares)."""
     offsets = np.concatenate([[0], np.cumsum(strategy.level_counts())])
     rows = [offsets[level] + index for level, index in canonical_decomposition(strategy, s, t)]
-    return np.asarray(noisy_answers)[..., rows].sum(axis=-1)
+    answers = check_array(noisy_answers, "noisy_answers", ndim=(1, 2), finite=False)
+    if answers.shape[-1] != strategy.num_queries:
+        raise ValueError(f"noisy_answers must have one entry per strategy row ({strategy.num_queries}) on the last "
+                         f"axis; got shape {answers.shape}")
+    return answers[..., rows].sum(axis=-1)

@@ -32,6 +32,7 @@ from ._validation import (
     as_generator,
     check_array,
     check_choice,
+    check_epsilon,
     check_integer,
     check_probability,
     check_trials,
@@ -133,6 +134,7 @@ def rr_split_budget_answers(bit_means, n: int, *, epsilon: float, rng=None, tria
     """
     means = check_unit_interval_array(bit_means, "bit_means", ndim=1)
     n = check_integer(n, "n", minimum=1)
+    epsilon = check_epsilon(epsilon)
     k = means.size
     p = rr_keep_probability(epsilon / k)
     ones = np.rint(means * n).astype(np.int64)
@@ -202,6 +204,8 @@ def release(method: str, population: Population, workload: MatrixWorkload, *, ep
             delta: float | None = None, rng=None, trials: int | None = None) -> np.ndarray:
     """Dispatch to one of :data:`METHODS` (``delta`` is needed by, and only by, ``"gaussian"``)."""
     check_choice(method, "method", METHODS)
+    if delta is not None and method != "gaussian":  # unused, but a δ given is checked
+        check_probability(delta, "delta")
     if method == "gaussian":
         return gaussian_answers(population, workload, epsilon=epsilon, delta=check_probability(delta, "delta"),
                                 rng=rng, trials=trials)

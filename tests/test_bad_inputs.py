@@ -1,0 +1,333 @@
+"""Every public function × the usual bad values → a ValueError or TypeError that names the parameter.
+
+For each public callable of the package (checks, grading and the student copy excepted: the
+checks answer students with verdicts, not exceptions, and are tested in their own files) a valid
+call is built from :data:`VALID` (values by parameter name, with per-module overrides). Each
+parameter in turn is then replaced by the bad values of its kind:
+
+* a number: a string, NaN; a whole number: also −1 and 2.5; a positive quantity: also −1 and 0;
+* an array: a string, an empty list, an array containing NaN;
+* a name from a fixed set (``method=``, ``noise=``…): an unknown name;
+* ``rng``: a string.
+
+The call must raise ``ValueError`` or ``TypeError`` whose message contains the parameter's name
+(or a name listed in :data:`ALIASES`), within a few seconds and without allocating more than the
+size guard allows. Functions for which no valid call could be built are listed by
+``test_every_public_function_has_a_valid_call`` so that coverage does not silently shrink.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+import resource
+import signal
+import warnings
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+
+MODULES = ["bounds", "mechanisms", "experiments", "queries", "factorization", "pmw", "query_release",
+           "reconstruction", "svt", "svt_variants", "audit", "exact", "exponential", "plotting", "widgets"]
+
+# Names of parameters whose valid values are strictly positive numbers.
+POSITIVE = {"epsilon", "epsilon0", "delta", "beta", "alpha", "sensitivity", "l2_sensitivity", "sigma", "scale", "n",
+            "k", "d", "domain_size", "num_types", "num_queries", "num_outcomes", "num_experts", "horizon", "eta",
+            "num_bits", "categories", "max_k", "trials", "max_queries", "num_items", "total", "c", "l2_norm",
+            "linf_norm", "confidence", "width", "density"}
+
+ANSWERS = [0.0, 1.0, 2.0, 0.5, 3.0, 0.2]
+VALID = {
+    "epsilon": 1.0, "epsilon0": 0.1, "delta": 1e-6, "beta": 0.05, "alpha": 0.2, "sensitivity": 1.0,
+    "l2_sensitivity": 1.0, "sigma": 1.0, "num_queries": 6, "k": 4, "n": 100, "d": 16, "domain_size": 16,
+    "num_types": 8, "num_outcomes": 5, "c": 1, "num_experts": 4, "horizon": 10, "eta": 0.5, "l2_norm": 1.0,
+    "linf_norm": 1.0, "scale": 1.0, "people_in_query": 10, "categories": 3, "num_bits": 4, "width": 2,
+    "density": 0.5, "threshold": 1.0, "t": 1.0, "rng": 0, "trials": 5, "answers": ANSWERS,
+    "true_answers": ANSWERS, "scores": ANSWERS, "truth": ANSWERS, "values": ANSWERS, "bits": [0, 1, 1, 0, 1],
+    "reports": [0, 1, 1, 0, 1], "answers_d": [0, 0, 0, 1.0], "answers_d_prime": [1.0, 1, 1, 0],
+    "scores_d": [0.0, 1.0, 2.0], "scores_d_prime": [1.0, 0.0, 2.0], "max_k": 10, "noise_scale": 1.0,
+    "num_items": 20, "total": 1000, "records": [0, 1, 1, 3], "s": 2, "t_end": 5, "confidence": 0.95,
+    "valuations": [1.0, 2.0, 3.0], "prices": [1.0, 2.0], "gaps": [0.5, 1.0], "variant_key": "alg1", "variant": "alg1",
+    "method": "laplace", "noise": "laplace", "calibration": "analytic", "metric": "max", "levels": [0.5, 1.0],
+    "counts": [3, 5], "released": [[0.0, 1.0, 2.0, 0.5, 3.0, 0.2]], "losses": [[0.1, 0.5], [0.3, 0.2]],
+    "secret_bits": [0, 1, 1, 0, 1, 0, 1, 1, 0, 0], "bit_means": [0.2, 0.5], "report_counts": [10, 20, 30],
+    "num_features": 3, "p": [0.25, 0.25, 0.5], "q": [0.5, 0.25, 0.25], "synthetic": [0.25, 0.25, 0.5],
+    "histogram": [10.0, 20.0, 30.0, 40.0], "query": [1.0, 0.0, 1.0, 0.0], "ncols": 2, "outcome": 1,
+    "part": "both", "statement": "slides", "neighbours": "add_remove", "shape": "adversarial", "shift": "+Δ on all",
+}
+
+# Per-module (or per-function) valid values where a name means something else there.
+OVERRIDES = {
+    "bounds.laplace_max_error_tail": {"t": [0.5, 1.0]},
+    "bounds.optimal_composition_delta": {"epsilon": 1.0, "epsilon0": 0.1, "k": 10},
+    "bounds.advanced_composition_epsilon": {"delta": 1e-6},
+    "bounds.pmw_dwork_roth_requirement": {"alpha": 0.2},
+    "mechanisms.rr_debias": {"reports": [0, 1, 1, 0]},
+    "pmw.release_errors": {"truth": None},
+    "reconstruction.least_squares_estimate": {"answers": [1.0, 0.0, 1.0, 1.0]},
+    "reconstruction.reconstruct": {"answers": [1.0, 0.0, 1.0, 1.0]},
+    "svt_variants.f_measure": {"selected": [[True, False, True]], "truth": [True, True, False]},
+    "mechanisms.rr_estimate": {"reports": [[0, 1, 1, 0]]},
+    "mechanisms.k_randomized_response": {"values": [0, 1, 2, 1]},
+    "experiments.proportion_interval": {"counts": [3, 5], "trials": 10},
+    "experiments.summarize": {"values": [1.0, 2.0, 3.0]},
+    "experiments.max_abs_error": {"truth": [0.0, 1.0, 2.0, 0.5, 3.0, 0.2]},
+    "experiments.mean_squared_error": {"truth": [0.0, 1.0, 2.0, 0.5, 3.0, 0.2]},
+    "queries.histogram": {"domain_size": 4},
+    "factorization.canonical_decomposition": {"s": 2, "t": 5},
+    "factorization.answer_by_decomposition": {"s": 2, "t": 5},
+    "pmw.hedge": {"losses": [[0.1, 0.5], [0.3, 0.2]]},
+    "pmw.product_histogram": {"n": 100, "num_bits": 3},
+    "pmw.mw_update": {"released": 0.5, "synthetic": [0.25, 0.25, 0.5], "query": [1.0, 0.0, 1.0]},
+    "pmw.kl_potential": {"p": [0.25, 0.25, 0.5], "synthetic": [0.5, 0.25, 0.25]},
+    "svt_variants.top_c_mask": {"counts": [5, 3, 8, 1]},
+    "svt_variants.zipf_counts": {"num_items": 20, "total": 1000},
+    "audit.pattern_frequency": {"outputs": [[math.inf, -math.inf]], "pattern": [math.inf, -math.inf]},
+    "audit.thinned_fisher_p_value": {"count_d": 5, "count_d_prime": 3, "n": 100, "epsilon": 1.0},
+    "audit.privacy_loss": {"p": [0.5, 0.5], "q": [0.25, 0.75]},
+    "exact.privacy_loss": {"p": [0.5, 0.5], "q": [0.25, 0.75]},
+    "exponential.adversarial_scores": {"num_outcomes": 5},
+    "exponential.utility_gap_tail": {"gaps": [0.5, 1.0]},
+    "widgets.laplace_tail_panel": {"trials": 200, "max_k": 10, "render": False},
+    "widgets.release_comparison_panel": {"num_types": 8, "max_queries": 20, "trials": 3, "render": False},
+    "widgets.reconstruction_panel": {"n": 20, "trials": 2, "render": False},
+    "widgets.pmw_panel": {"num_queries": 10, "render": False},
+    "widgets.tree_panel": {"render": False},
+    "widgets.above_threshold_panel": {"render": False},
+    "widgets.variant_loss_panel": {"render": False},
+    "widgets.neighbouring_answers": {"m": 4},
+}
+
+# Parameters whose valid values include anything (a label, a callable, a flag): not fuzzed.
+NOT_FUZZED = {"label", "style", "render", "monotonic", "adversarial", "include_root", "description", "ax", "x", "y",
+              "mean", "low", "high", "mechanism", "draw", "controls", "kwargs", "stop_when_exhausted", "numeric",
+              "pseudo_inverse", "figsize", "margins", "slow", "clear", "dpi", "on", "changed", "value"}
+# A message may name the parameter by another word (e.g. an array by its role).
+ALIASES = {"true_answers": ("answers",), "people_in_query": ("people",)}
+SKIP = {"widgets.Panel", "widgets.float_slider", "widgets.int_slider", "widgets.log_slider", "widgets.format_numbers",
+        "plotting.apply_style", "plotting.fast_log_axes", "plotting.few_ticks", "plotting.plot_theory",
+        "plotting.plot_empirical", "svt_variants.format_outputs", "audit.audit", "audit.scan",
+        # documented: grey for any name that is not a method (labels, strategies)
+        "plotting.color_for"}
+# Zero is a meaningful value here (δ(ε) at ε = 0).
+ZERO_OK = {("bounds.optimal_composition_delta", "epsilon")}
+# Empty inputs that are meaningful (no records, no levels): not counted as bad.
+EMPTY_OK = {("queries.histogram", "records"), ("bounds.laplace_max_error_tail", "t"),
+            ("experiments.proportion_interval", "counts")}
+
+
+# Parameters of modules another issue is reworking (audit.py, exact.py, svt_variants.py: issue 14)
+# where this test found bad input handled badly; reported to their owner and expected to fail
+# until fixed (not strict: a fix turns the case green).
+REPORTED = {
+    "audit.adversarial_pair": {"num_queries", "sensitivity"},
+    "audit.pattern_frequency": {"outputs"},
+    "audit.proof_steps": {"outcome", "threshold"},
+    "audit.thinned_fisher_p_value": {"count_d", "count_d_prime", "epsilon"},
+    "exact.adversarial_pair": {"num_queries", "sensitivity"},
+    "exact.proof_steps": {"outcome", "threshold"},
+    "svt_variants.f_measure": {"selected", "truth"},
+}
+
+
+def public_callables():
+    for module_name in MODULES:
+        module = importlib.import_module(f"dpcourse.{module_name}")
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name)
+            if callable(obj) and not inspect.isclass(obj) and f"{module_name}.{name}" not in SKIP:
+                yield f"{module_name}.{name}", obj
+
+
+def valid_value(qualname, param):
+    override = OVERRIDES.get(qualname, {})
+    module_overrides = OVERRIDES.get(qualname.split(".")[0], {})
+    for table in (override, module_overrides, VALID):
+        if param in table:
+            return table[param]
+    return inspect.Parameter.empty
+
+
+def _objects(qualname, param):
+    """Valid structured arguments (strategies, workloads, populations) by parameter name."""
+    from dpcourse import factorization, pmw, query_release, queries, svt_variants
+
+    module = qualname.split(".")[0]
+    if param == "strategy":
+        return factorization.hierarchical_strategy(8)
+    if param == "workload":
+        if module == "query_release":
+            return query_release.random_type_queries(4, 8, rng=0)
+        if module == "pmw":
+            return pmw.conjunction_workload(5, 4, rng=0)
+        return queries.all_range_workload(8)
+    if param == "population":
+        return query_release.make_population(100, 8, rng=0)
+    if param == "noisy_answers":
+        return np.zeros(factorization.hierarchical_strategy(8).num_queries)
+    if param == "histogram" and module == "factorization":
+        return np.arange(8.0)
+    if param == "histogram" and module == "pmw":
+        return np.arange(1.0, 17.0)
+    if param == "spec":
+        return svt_variants.svt_standard_spec(1.0, 1)
+    if param in ("queries", "workload") and module == "reconstruction":
+        return np.eye(4)
+    return inspect.Parameter.empty
+
+
+def build_call(qualname, fn):
+    """Keyword arguments of a valid call of ``fn``, or None when a required one is unknown."""
+    args = {}
+    for param in inspect.signature(fn).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        value = _objects(qualname, param.name)
+        if value is inspect.Parameter.empty:
+            value = valid_value(qualname, param.name)
+        if value is inspect.Parameter.empty:
+            if param.default is param.empty:
+                return None
+            continue
+        if param.default is not param.empty and param.name not in OVERRIDES.get(qualname, {}) \
+                and param.name not in ("trials",) and not _matters(param):
+            continue
+        args[param.name] = value
+    return args
+
+
+def _matters(param):
+    return param.default is None or isinstance(param.default, (int, float, str)) and not isinstance(param.default, bool)
+
+
+def call(fn, kwargs):
+    positional = [p for p in inspect.signature(fn).parameters.values() if p.kind == p.POSITIONAL_ONLY]
+    pos = [kwargs.pop(p.name) for p in positional if p.name in kwargs]
+    return fn(*pos, **kwargs)
+
+
+class Hang(Exception):
+    pass
+
+
+@contextmanager
+def limits(seconds=5, gib=3):
+    def alarm(*_):
+        raise Hang()
+    old_handler = signal.signal(signal.SIGALRM, alarm)
+    old_as = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (gib * 2**30 + _current_vm(), old_as[1]))
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old_handler)
+        resource.setrlimit(resource.RLIMIT_AS, old_as)
+
+
+def _current_vm():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[0]) * resource.getpagesize()
+
+
+def bad_values(name, good, param=None):
+    annotation = str(param.annotation) if param is not None else ""
+    zero_ok = param is not None and param.default == 0 and not isinstance(param.default, bool)
+    if name == "rng":
+        return ["not a seed"]
+    if isinstance(good, str):
+        return ["no_such_choice"]
+    if isinstance(good, bool) or good is None:
+        return []
+    if isinstance(good, (list, np.ndarray)):
+        return ["not an array", [], [1.0, math.nan]]
+    if isinstance(good, int):
+        values = ["x", math.nan, -1] + ([] if "float" in annotation else [2.5])
+        return values + ([0] if name in POSITIVE and not zero_ok else [])
+    if isinstance(good, float):
+        return ["x", math.nan] + ([-1.0] if name in POSITIVE else []) + ([0.0] if name in POSITIVE and not zero_ok else [])
+    return []
+
+
+def cases():
+    for qualname, fn in public_callables():
+        kwargs = build_call(qualname, fn)
+        if kwargs is None:
+            continue
+        params = inspect.signature(fn).parameters
+        for name, good in kwargs.items():
+            if name in NOT_FUZZED:
+                continue
+            for bad in bad_values(name, good, params.get(name)):
+                if isinstance(bad, list) and not bad and (qualname, name) in EMPTY_OK:
+                    continue
+                if not isinstance(bad, (str, list)) and bad == 0 and (qualname, name) in ZERO_OK:
+                    continue
+                marks = ()
+                if name in REPORTED.get(qualname, ()):
+                    marks = pytest.mark.xfail(reason="reported to the owner of the module (issue 14)", strict=False)
+                yield pytest.param(qualname, name, bad, id=f"{qualname}-{name}={bad!r}", marks=marks)
+
+
+def outcome(qualname, fn, name, bad):
+    """'ok', or a short description of what went wrong."""
+    kwargs = build_call(qualname, fn)
+    kwargs[name] = bad
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with limits():
+                call(fn, dict(kwargs))
+    except (ValueError, TypeError) as err:
+        text = str(err)
+        if name in text or any(alias in text for alias in ALIASES.get(name, ())):
+            return "ok"
+        return f"{type(err).__name__} not naming {name!r}: {text[:120]}"
+    except Hang:
+        return "hangs (more than 5 s)"
+    except MemoryError:
+        return "allocates more than 3 GiB (no size guard)"
+    except Exception as err:  # noqa: BLE001 - the point is to see what escapes
+        return f"{type(err).__name__}: {str(err)[:120]}"
+    return "accepted silently"
+
+
+FUNCTIONS = dict(public_callables())
+
+
+@pytest.mark.parametrize("qualname, name, bad", list(cases()))
+def test_bad_input_is_refused_with_the_parameter_named(qualname, name, bad):
+    result = outcome(qualname, FUNCTIONS[qualname], name, bad)
+    assert result == "ok", result
+
+
+def test_every_public_function_has_a_valid_call():
+    failing, missing = [], []
+    for qualname, fn in public_callables():
+        kwargs = build_call(qualname, fn)
+        if kwargs is None:
+            missing.append(qualname)
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with limits():
+                    call(fn, dict(kwargs))
+        except Exception as err:  # noqa: BLE001
+            failing.append(f"{qualname}: {type(err).__name__}: {str(err)[:100]}")
+    assert not failing, failing
+    assert set(missing) <= NO_VALID_CALL_YET, sorted(set(missing) - NO_VALID_CALL_YET)
+
+
+# Public functions this file cannot call yet (their arguments are objects or callables that
+# VALID does not build); listed so the gap is visible, and shrinks.
+NO_VALID_CALL_YET = {
+    "experiments.empirical_error", "pmw.mw_query_release", "pmw.run_stream", "pmw.run_stream_with_potential",
+    "svt.generalized_above_threshold", "svt_variants.normalized_cumulative_rank",
+    "svt_variants.normalized_cumulative_support", "svt_variants.svt_retraversal",
+    "audit.generalized_above_threshold_pmf", "audit.outcome_integrand", "audit.variant_pattern_probability",
+    "exact.generalized_above_threshold_pmf", "exact.outcome_integrand", "exact.variant_pattern_probability",
+}
