@@ -60,6 +60,7 @@ __all__ = ["COLUMNS", "STATUSES", "GradeRow", "Limits", "add_grade_command", "gr
 STATUSES = ("passed", "failed", "not attempted", "errored", "invalid")
 COLUMNS = ("student", "notebook", "exercise", "status", "points", "max_points", "message", "integrity")
 _MAX_NOTEBOOK_BYTES = 50_000_000
+_MAX_EXTRA_CELLS = 500  # a submission may add this many cells to the source's before it is refused
 _INFRASTRUCTURE = "the grader could not run this submission"
 
 
@@ -243,6 +244,8 @@ def plan_submission(path: Path, sources: dict[str, object], released: dict[str, 
         for cell in submission.cells:
             if not isinstance(cell.get("source", ""), str) or cell.get("cell_type") not in ("code", "markdown", "raw"):
                 raise ValueError("a cell is malformed")
+        if len(submission.cells) > max(len(nb.cells) for nb in sources.values()) + _MAX_EXTRA_CELLS:
+            raise ValueError(f"it has {len(submission.cells):,} cells, far more than the workbook's")
     except Exception as err:  # noqa: BLE001 - any unreadable file is reported, never fatal
         return GradeRow(student, path.stem, "-", "invalid", message=f"not a readable notebook: {type(err).__name__}: {err}"[:300])
     stem = _source_for(path, submission, sources)
@@ -452,6 +455,11 @@ def load_sources(source_dir) -> tuple[dict, dict]:
     if not paths:
         raise FileNotFoundError(f"--source {folder}: no notebooks there")
     sources = {p.stem: nbformat.read(p, as_version=4) for p in paths}
+    for stem, nb in sources.items():
+        try:
+            source_exercises(nb)
+        except ValueError as err:
+            raise ValueError(f"{folder / stem}.ipynb: {err}") from None
     return sources, {stem: release_notebook(nb) for stem, nb in sources.items()}
 
 

@@ -307,3 +307,23 @@ def test_the_real_notebook_01_grades_right(graded_notebook_01):
         by_student.setdefault(r.student, set()).add(r.status)
     assert by_student == {"solutions": {"passed"}, "released": {"not attempted"}, "stripped": {"passed"}}
     assert len([r for r in graded_notebook_01 if r.student == "solutions"]) == 3
+
+
+def test_a_flood_of_cells_is_invalid_before_anything_runs(tmp_path):
+    (tmp_path / "source").mkdir()
+    nbformat.write(source_notebook(), tmp_path / "source" / "small.ipynb")
+    sources, copies = grading.load_sources(tmp_path / "source")
+    flood = released()
+    flood.cells += [nbformat.v4.new_code_cell("pass") for _ in range(2000)]
+    (tmp_path / "eve").mkdir()
+    nbformat.write(flood, tmp_path / "eve" / "small.ipynb")
+    row = grading.plan_submission(tmp_path / "eve" / "small.ipynb", sources, copies)
+    assert isinstance(row, grading.GradeRow) and row.status == "invalid" and "cells" in row.message
+
+
+def test_a_source_exercise_without_its_check_is_refused(tmp_path):
+    nb = source_notebook()
+    nb.cells = [c for c in nb.cells if "check" not in c.metadata.get("tags", [])]
+    nbformat.write(nb, tmp_path / "small.ipynb")
+    with pytest.raises(ValueError, match="no check cell"):
+        grading.load_sources(tmp_path)
