@@ -27,7 +27,16 @@ import scipy.linalg
 from scipy import sparse
 from scipy.sparse import linalg as sparse_linalg
 
-from ._validation import as_generator, check_array, check_choice, check_epsilon, check_integer, check_probability, check_trials
+from ._validation import (
+    as_generator,
+    check_array,
+    check_choice,
+    check_epsilon,
+    check_integer,
+    check_probability,
+    check_size,
+    check_trials,
+)
 from .mechanisms import gaussian_sigma
 from .queries import Workload
 
@@ -379,6 +388,8 @@ def expected_error(workload: Workload, strategy: Strategy, *, epsilon: float, no
     """
     _check_match(workload, strategy)
     variance = noise_variance(strategy, epsilon=epsilon, noise=noise, delta=delta)
+    # two d × d Gram matrices and a factorisation of one: refuse before allocating them
+    check_size(3 * 8 * strategy.domain_size**2, "the domain size d of workload and strategy")
     a = strategy.matrix
     if a.shape[0] == a.shape[1] and a.nnz == a.shape[0] and np.all(a.indices == np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))):
         # a diagonal strategy (the identity): (AᵀA)⁻¹ is diagonal too

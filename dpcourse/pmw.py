@@ -39,6 +39,7 @@ from ._validation import (
     as_generator,
     check_array,
     check_choice,
+    check_size,
     check_epsilon,
     check_histogram,
     check_integer,
@@ -299,6 +300,7 @@ def product_histogram(n: int, num_bits: int, *, rng=None, skew: float = 0.4) -> 
     s = check_positive(skew, "skew")
     if s >= 0.5:
         raise ValueError(f"skew must be in (0, 0.5); got {skew!r}")
+    check_size(3 * 8 * d * 2**d, "num_bits")  # the 2^d × d bit table and its two products
     gen = as_generator(rng)
     ones = 0.5 + gen.uniform(-s, s, size=d)
     bits = (np.arange(2**d)[:, None] >> np.arange(d)) & 1

@@ -331,3 +331,27 @@ NO_VALID_CALL_YET = {
     "audit.generalized_above_threshold_pmf", "audit.outcome_integrand", "audit.variant_pattern_probability",
     "exact.generalized_above_threshold_pmf", "exact.outcome_integrand", "exact.variant_pattern_probability",
 }
+
+
+@pytest.mark.parametrize("call_it, name", [
+    (lambda: __import__("dpcourse.pmw", fromlist=["x"]).product_histogram(10, 22), "num_bits"),
+    (lambda: __import__("dpcourse.factorization", fromlist=["x"]).expected_error(
+        __import__("dpcourse.queries", fromlist=["x"]).all_range_workload(16384),
+        __import__("dpcourse.factorization", fromlist=["x"]).hierarchical_strategy(16384), epsilon=1.0), "domain size"),
+    (lambda: __import__("dpcourse.widgets", fromlist=["x"]).laplace_tail_panel(trials=100_000, max_k=5000,
+                                                                              render=False), "trials × max_k"),
+])
+def test_size_guards_refuse_before_allocating(call_it, name):
+    # the guard must fire before the allocation: the limit makes an allocation of 2 GiB fail
+    with limits(seconds=20, gib=1), pytest.raises(ValueError, match="too large") as err:
+        call_it()
+    assert name in str(err.value)
+
+
+def test_theory_lines_refuses_an_unknown_method():
+    from dpcourse.query_release import make_population, random_type_queries
+    from dpcourse.widgets.release import theory_lines
+
+    with pytest.raises(ValueError, match="method must be one of"):
+        theory_lines("laplace_typo", make_population(100, 4, rng=0), random_type_queries(3, 4, rng=0),
+                     epsilon=1.0, delta=1e-6)

@@ -11,7 +11,7 @@ import traitlets
 from matplotlib.collections import LineCollection
 
 from .. import bounds, query_release, reconstruction
-from .._validation import as_generator, check_integer, check_size
+from .._validation import as_generator, check_choice, check_integer, check_size
 from ..experiments import max_abs_error, mean_squared_error, summarize
 from ..mechanisms import gaussian_sigma
 from ..plotting import color_for, fast_log_axes, plot_empirical, plot_theory
@@ -33,6 +33,7 @@ RECONSTRUCTION_LEVELS = np.geomspace(0.01, 10, 10)
 
 def theory_lines(method: str, population, workload: MatrixWorkload, *, epsilon: float, delta: float):
     """(max-error bound at β = 0.05, exact mean squared error per query) of one method."""
+    check_choice(method, "method", tuple(METHOD_LABELS))
     n, k = population.n, workload.num_queries
     people = workload.answer(population.type_sizes)  # how many people each query counts
     if method == "randomized_response":
