@@ -9,9 +9,13 @@ differs: one call returns ``(trials, …)`` outputs from one vectorised draw, so
 ``mechanism(answers, *, trials, rng)`` for :func:`dpcourse.audit.audit`. A halted position, which
 the peers leave out of a shorter list, is NaN.
 
-Each entry's ``epsilon`` is the smallest ε its suite uses (StatDP: 0.2, its smallest claimed ε in
-``examples/benchmark.py``; DP-Sniper: 0.1, the default of every mechanism; CheckDP, whose checker
-is symbolic and has no statistical ε: 0.2), and ``flawed`` says whether the peer marks it incorrect.
+Each entry's ``epsilon`` is the smallest ε its suite uses: StatDP 0.2, its smallest claimed ε in
+``examples/benchmark.py``; DP-Sniper 0.1, the default of every mechanism; CheckDP 1, the ε of the PSI
+programs that validate its counterexamples (``examples/*.psi``: ``epsilon := 1``), since its checker
+is symbolic. (At ε = 0.2 CheckDP's BadGap is out of any sampler's reach with 10⁶ runs: on StatDP's
+pairs the most significant event of the kind that catches Alg. 3, "the first ⊤ at position ≥ k with a
+released value ≤ v", has an expected z of 1.6 with 750,000 test runs, computed exactly with
+:func:`dpcourse.exact.variant_pattern_probability`.) ``flawed`` says whether the peer marks it incorrect.
 """
 
 from __future__ import annotations
@@ -210,7 +214,7 @@ def _entries():
                         e, True, "SVT3 and SVT4 run side by side", _sniper_svt34(e))
     yield PeerMechanism("dpsniper_numerical_svt", "DP-Sniper", f"{svt} lines 275-319 (c = 2, t = 1)", e, False,
                         "NumericalSVT (Wang et al. 2019): fresh noise for the released value", _sniper_numerical(e))
-    e, n, t = 0.2, 1, 1.0
+    e, n, t = 1.0, 1, 1.0
     ex = "examples/{}.c"
     yield PeerMechanism("checkdp_sparsevector", "CheckDP", ex.format("sparsevector") + " lines 7-27", e, False,
                         "SVT, outputs 1/0", _checkdp_svt(e, n, t, nu_scale=4 * n / e, rho_scale=2 / e, output="bit"))
