@@ -21,6 +21,8 @@ Strategies here: the identity (the histogram), prefix sums, the b-ary hierarchic
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import scipy.linalg
@@ -391,12 +393,72 @@ def expected_error(workload: Workload, strategy: Strategy, *, epsilon: float, no
     # two d × d Gram matrices and a factorisation of one: refuse before allocating them
     check_size(3 * 8 * strategy.domain_size**2, "the domain size d of workload and strategy")
     a = strategy.matrix
-    if a.shape[0] == a.shape[1] and a.nnz == a.shape[0] and np.all(a.indices == np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))):
+    stored = _stored_all_range_trace(workload, strategy)
+    if stored is not None:
+        trace = stored
+    elif a.shape[0] == a.shape[1] and a.nnz == a.shape[0] and np.all(a.indices == np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))):
         # a diagonal strategy (the identity): (AᵀA)⁻¹ is diagonal too
         trace = float(np.sum(np.diag(workload.gram()) / a.diagonal() ** 2))
     else:
         trace = _trace_gram_inverse(workload.gram(), strategy.gram())
     return variance * trace / workload.num_queries
+
+
+# --------------------------------------------------------------------------------------
+# Shipped exact traces: the all-range workload against the built-in strategies
+# --------------------------------------------------------------------------------------
+ALL_RANGE_TABLE = Path(__file__).resolve().parent / "data" / "all_range_traces.npz"
+ALL_RANGE_TABLE_SIZES = (16, 64, 256, 1024, 4096)
+ALL_RANGE_TABLE_BRANCHINGS = (2, 3, 4, 8, 16, 32, 64)
+
+
+def _fingerprint(strategy: Strategy) -> np.ndarray:
+    """Numbers that change if the strategy matrix does: its shape, non-zeros and two weighted sums."""
+    a = strategy.matrix
+    rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
+    return np.array([a.shape[0], a.shape[1], a.nnz, float(a.data.sum()), float(a.data @ (a.indices + 1.0)),
+                     float(a.data @ (rows + 1.0))])
+
+
+@lru_cache(maxsize=1)
+def _all_range_table() -> dict:
+    if not ALL_RANGE_TABLE.exists():
+        return {}
+    with np.load(ALL_RANGE_TABLE) as data:
+        return {key: data[key] for key in data.files}
+
+
+def _stored_all_range_trace(workload, strategy: Strategy) -> float | None:
+    """trace(WᵀW (AᵀA)⁻¹) from the shipped table, when W is the all-range workload and A a built-in
+    strategy whose matrix matches the stored fingerprint; None otherwise (then it is computed)."""
+    from .queries import AllRangeWorkload
+
+    if not isinstance(workload, AllRangeWorkload):
+        return None
+    entry = _all_range_table().get(f"{strategy.name}-{strategy.domain_size}-{strategy.branching or 0}")
+    if entry is None or not np.array_equal(entry[1:], _fingerprint(strategy)):
+        return None
+    return float(entry[0])
+
+
+def write_all_range_table(path: Path = ALL_RANGE_TABLE, domain_sizes=ALL_RANGE_TABLE_SIZES) -> Path:
+    """Compute trace(WᵀW (AᵀA)⁻¹) for the all-range workload and the identity, prefix, wavelet and tree strategies
+    (every branching of :data:`ALL_RANGE_TABLE_BRANCHINGS` up to d) and store it with each strategy's
+    fingerprint. ``python -m dpcourse.data`` runs this; ``tests/test_factorization.py`` checks it."""
+    from .queries import all_range_workload
+
+    entries = {}
+    for d in domain_sizes:
+        gram_w = all_range_workload(d).gram()
+        strategies = [identity_strategy(d), prefix_strategy(d), wavelet_strategy(d)]
+        strategies += [hierarchical_strategy(d, b) for b in ALL_RANGE_TABLE_BRANCHINGS if b <= d]
+        for strategy in strategies:
+            trace = _trace_gram_inverse(gram_w.copy(), strategy.gram())
+            key = f"{strategy.name}-{d}-{strategy.branching or 0}"
+            entries[key] = np.concatenate([[trace], _fingerprint(strategy)])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **entries)
+    return path
 
 
 def svd_lower_bound(workload: Workload, *, epsilon: float) -> float:

@@ -183,3 +183,21 @@ def test_larger_branching_beats_binary_for_large_domains():
 def test_bad_input_is_rejected(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_shipped_all_range_traces_match_a_fresh_computation(tmp_path):
+    # the table holds exact traces: recomputing the small sizes gives the same numbers, every key
+    # the notebook and panels need is there, and expected_error uses an entry only for the same matrix
+    fresh = f.write_all_range_table(tmp_path / "t.npz", domain_sizes=(16, 64, 256))
+    with np.load(fresh) as new, np.load(f.ALL_RANGE_TABLE) as shipped:
+        assert set(new.files) <= set(shipped.files)
+        for key in new.files:
+            np.testing.assert_allclose(shipped[key], new[key], rtol=1e-12)
+        assert {"identity-4096-0", "prefix-4096-0", "Haar wavelet-4096-0", "2-ary tree-4096-2", "64-ary tree-1024-64"} <= set(shipped.files)
+    w = queries.all_range_workload(64)
+    tree = f.hierarchical_strategy(64, 4)
+    direct = f._trace_gram_inverse(w.gram(), tree.gram()) * 2 * (tree.l1_sensitivity / 0.5) ** 2 / w.num_queries
+    assert f.expected_error(w, tree, epsilon=0.5) == pytest.approx(direct, rel=1e-12)
+    # a strategy with the same name and size but another matrix is not looked up
+    other = f.Strategy(tree.matrix * 2.0, tree.name, tree.branching, tree.level_sizes, tree.include_root)
+    assert f._stored_all_range_trace(w, other) is None

@@ -1,5 +1,7 @@
 """Regenerate every shipped table: ``python -m dpcourse.data``."""
 
+from ..factorization import write_all_range_table
 from ..widgets.trees import write_table
 
 print(f"wrote {write_table()}")
+print(f"wrote {write_all_range_table()}")
