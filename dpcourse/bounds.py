@@ -542,18 +542,39 @@ def pmw_dwork_roth_requirement(alpha: float, *, n: float, epsilon: float, domain
 
 def pmw_dwork_roth_alpha(*, n: float, epsilon: float, domain_size: int, num_queries: int, beta: float,
                          delta: float = 0.0) -> float:
-    """The smallest α with α ≥ R(α) (:func:`pmw_dwork_roth_requirement`), found by root finding.
+    """The smallest α with α ≥ R(α) (:func:`pmw_dwork_roth_requirement`), in closed form.
 
-    α − R(α) increases with α (R falls), so the crossing is unique; brentq on ln α.
+    α − R(α) increases with α (R falls), so the crossing is unique. With A = ln k + ln(32L/β) and
+    v = A − 2 ln α, the equation α = R(α) reads αᵖ = C·v, i.e. v·e^{pv/2} = e^{pA/2}/C, where
+    p = 3, C = 36L/(εn) for δ = 0 and p = 2, C = (2 + 32√2)√(L ln(2/δ))/(εn) for δ > 0. So
+    v = (2/p)·W((p/(2C))·e^{pA/2}) with Lambert's W, and α = e^{(A − v)/2}: exact, and a
+    hundred times faster than root finding (notebook 06 evaluates it thousands of times).
     """
-    from scipy import optimize
+    nn = check_positive(n, "n")
+    eps = check_epsilon(epsilon)
+    big_l = np.log(check_integer(domain_size, "domain_size", minimum=2))
+    k = check_integer(num_queries, "num_queries", minimum=1)
+    beta = check_probability(beta, "beta")
+    big_a = np.log(k) + np.log(32 * big_l / beta)
+    if delta == 0:
+        p, c = 3.0, 36 * big_l / (eps * nn)
+    else:
+        dlt = check_probability(delta, "delta")
+        p, c = 2.0, (2 + 32 * np.sqrt(2)) * np.sqrt(big_l * np.log(2 / dlt)) / (eps * nn)
+    v = (2 / p) * _lambert_w_of_exp(np.log(p / (2 * c)) + p * big_a / 2)
+    alpha = float(np.exp((big_a - v) / 2))
+    # the smallest α that *meets* α ≥ R(α): if rounding left α a hair below R(α), R(α) meets it (R falls)
+    need = pmw_dwork_roth_requirement(alpha, n=nn, epsilon=eps, domain_size=domain_size, num_queries=k, beta=beta,
+                                      delta=delta)
+    return max(alpha, need)
 
-    def gap(log_alpha):
-        a = np.exp(log_alpha)
-        return a - pmw_dwork_roth_requirement(a, n=n, epsilon=epsilon, domain_size=domain_size,
-                                              num_queries=num_queries, beta=beta, delta=delta)
 
-    return float(np.exp(optimize.brentq(gap, np.log(1e-9), np.log(1e9), xtol=1e-13, rtol=1e-13)))
+def _lambert_w_of_exp(z: float) -> float:
+    """W(eᶻ) for real z, without overflow: w + ln w = z, solved by Newton steps from a close start."""
+    w = float(special.lambertw(np.exp(z)).real) if z < 500 else z - np.log(z)
+    for _ in range(4 if z >= 500 else 0):
+        w -= (w + np.log(w) - z) / (1 + 1 / w)
+    return w
 
 
 def pmw_dwork_roth_error_bound(*, n: float, epsilon: float, domain_size: int, num_queries: int, beta: float,

@@ -112,7 +112,7 @@ SKIP = {"widgets.Panel", "widgets.float_slider", "widgets.int_slider", "widgets.
         # documented: grey for any name that is not a method (labels, strategies)
         "plotting.color_for"}
 # Zero is a meaningful value here (δ(ε) at ε = 0).
-ZERO_OK = {("bounds.optimal_composition_delta", "epsilon")}
+ZERO_OK = {("bounds.optimal_composition_delta", "epsilon"), ("widgets.format_delta", "delta")}
 # Empty inputs that are meaningful (no records, no levels): not counted as bad.
 EMPTY_OK = {("queries.histogram", "records"), ("bounds.laplace_max_error_tail", "t"),
             ("experiments.proportion_interval", "counts")}

@@ -152,3 +152,17 @@ def test_dp_bit_guess_bound():
     assert bounds.dp_bit_guess_bound(epsilon=1.0, delta=0.01) == pytest.approx((np.e + 0.01) / (1 + np.e))
     with pytest.raises(ValueError, match="epsilon"):
         bounds.dp_bit_guess_bound(epsilon=-1)
+
+
+@pytest.mark.parametrize("n, k, d, delta", [(1e6, 100, 2**10, 0.0), (1e4, 10, 2**4, 0.0), (1e9, 5000, 2**20, 0.0),
+                                           (1e7, 300, 2**12, 1e-6), (1e3, 3, 4, 1e-9), (1e60, 10, 2**10, 0.0)])
+def test_pmw_dwork_roth_alpha_closed_form_solves_the_fixed_point(n, k, d, delta):
+    # the closed form (Lambert W) must return the α with α = R(α): checked against R itself, and
+    # against root finding on ln α (the previous implementation)
+    from scipy import optimize
+
+    kwargs = dict(n=n, epsilon=1.0, domain_size=d, num_queries=k, beta=0.05, delta=delta)
+    alpha = bounds.pmw_dwork_roth_alpha(**kwargs)
+    assert bounds.pmw_dwork_roth_requirement(alpha, **kwargs) == pytest.approx(alpha, rel=1e-10)
+    gap = lambda u: np.exp(u) - bounds.pmw_dwork_roth_requirement(np.exp(u), **kwargs)  # noqa: E731
+    assert alpha == pytest.approx(np.exp(optimize.brentq(gap, -150, 150, xtol=1e-14, rtol=1e-14)), rel=1e-9)

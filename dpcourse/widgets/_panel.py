@@ -31,7 +31,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .. import plotting
-from .._validation import check_positive
+from .._validation import check_nonnegative, check_positive
 
 __all__ = ["BUSY_SECONDS", "DEFAULT_MARGINS", "PNG_OPTIONS", "Panel", "delta_slider", "format_delta", "float_slider", "format_numbers",
            "int_slider", "log_slider"]
@@ -70,7 +70,10 @@ def log_slider(description: str, *, value: float, min_exp: float, max_exp: float
 
 def format_delta(delta: float) -> str:
     """The one way δ is written in every panel and notebook: Python's ``g`` format (``1e-06``, ``0.001``)."""
-    return f"{float(delta):g}"
+    value = check_nonnegative(delta, "delta")
+    if value >= 1:
+        raise ValueError(f"delta must be a number in [0, 1); got {delta!r}")
+    return f"{value:g}"
 
 
 def delta_slider(description: str = "δ", *, value: float = 1e-6, min_exp: int = -10,
