@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import LogLocator, MaxNLocator
 
 from .. import bounds
 from .._validation import check_integer
@@ -64,6 +65,9 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
         ax_upd.set_ylabel("updates")
         artists["upd_title"] = ax_upd.set_title(" ")
         ax_upd.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=3)
+        for ax in (ax_err, ax_upd):  # fewer tick labels to typeset on each redraw
+            ax.yaxis.set_major_locator(LogLocator(numticks=5))
+            ax.xaxis.set_major_locator(MaxNLocator(5, integer=True))
         artists["axes"] = (ax_err, ax_upd)
 
     def draw(fig, *, epsilon, n, alpha, bits):
