@@ -161,3 +161,11 @@ def test_every_peer_mechanism_is_judged_as_its_suite_publishes(key):
     m = PEER_MECHANISMS[key]
     r = audit.audit(m, epsilon=m.epsilon, trials=750_000, selection_trials=250_000, rng=1)
     assert r.flagged == m.flawed, r.summary()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", ["alg3", "alg4", "alg5", "alg6"])
+def test_lyus_flawed_variants_are_flagged_at_epsilon_02_for_several_seeds(key):
+    for seed in (11, 12, 13):
+        r = audit.audit(key, epsilon=0.2, threshold=1.0, trials=750_000, selection_trials=250_000, rng=seed)
+        assert r.flagged, r.summary()
