@@ -13,7 +13,11 @@ Modules, one idea each:
 - :mod:`dpcourse.factorization`: strategies, the matrix mechanism, exact error, tree least squares.
 - :mod:`dpcourse.svt`: AboveThreshold, SparseVector, NumericSparse (batch and online).
 - :mod:`dpcourse.svt_variants`: the published SVT variants of Lyu, Su & Li (2017), and SVT-S.
-- :mod:`dpcourse.audit`: exact output probabilities, privacy loss, and an empirical auditor.
+- :mod:`dpcourse.exact`: exact output probabilities of AboveThreshold and the SVT variants, the
+  privacy loss they imply, and the AboveThreshold proof's steps.
+- :mod:`dpcourse.audit`: the empirical auditor of any mechanism (StatDP's inputs, encoded outputs,
+  events chosen on selection runs and tested on fresh ones, the p-value over test ε).
+- :mod:`dpcourse.peer_suites`: the SVT-family test suites of StatDP, DP-Sniper and CheckDP.
 - :mod:`dpcourse.pmw`: Hedge, multiplicative weights and Private MW for query release.
 - :mod:`dpcourse.exponential`: the exponential mechanism exactly (pmf, privacy loss, utility) and
   the lecture's pricing example.
