@@ -201,3 +201,15 @@ def test_shipped_all_range_traces_match_a_fresh_computation(tmp_path):
     # a strategy with the same name and size but another matrix is not looked up
     other = f.Strategy(tree.matrix * 2.0, tree.name, tree.branching, tree.level_sizes, tree.include_root)
     assert f._stored_all_range_trace(w, other) is None
+
+
+def test_sampled_error_of_all_range_queries_by_prefix_sums_matches_the_gram_form():
+    # the O(d) prefix-sum identity must give eᵀ(WᵀW)e / |W| exactly (to rounding)
+    d = 37
+    w = queries.all_range_workload(d)
+    tree = f.hierarchical_strategy(d, 3)
+    x = np.arange(d, dtype=float)
+    fast = f.sampled_error(w, tree, x, epsilon=1.0, rng=5, trials=7)
+    e = f.matrix_mechanism(x, tree, epsilon=1.0, rng=5, trials=7) - x
+    slow = np.sum((e @ w.gram()) * e, axis=1) / w.num_queries
+    np.testing.assert_allclose(fast, slow, rtol=1e-10)
