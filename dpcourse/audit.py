@@ -138,11 +138,10 @@ def thinned_fisher_p_value(count_d: int, count_d_prime: int, n: int, epsilon: fl
     >>> thinned_fisher_p_value(100, 100, 10_000, epsilon=0.5)
     1.0
     """
-    x, y = int(count_d), int(count_d_prime)
     n = check_integer(n, "n", minimum=1)
-    if not (0 <= x <= n and 0 <= y <= n):
-        raise ValueError(f"counts must lie in [0, n = {n}]; got {count_d!r}, {count_d_prime!r}")
-    eps = check_epsilon(epsilon, allow_inf=True) if epsilon != 0 else 0.0
+    x = check_integer(count_d, "count_d", minimum=0, maximum=n)
+    y = check_integer(count_d_prime, "count_d_prime", minimum=0, maximum=n)
+    eps = 0.0 if isinstance(epsilon, (int, float, np.number)) and epsilon == 0 else check_epsilon(epsilon, allow_inf=True)
     keep = float(np.exp(-eps))
     if x == 0 or keep == 0.0:
         return 1.0
@@ -676,7 +675,7 @@ def pattern_frequency(outputs, pattern) -> float:
     The empirical counterpart of :func:`dpcourse.exact.variant_pattern_probability`, with the
     same pattern codes.
     """
-    out = np.asarray(outputs, dtype=float)
+    out = check_array(outputs, "outputs", ndim=2, finite=False)  # ±inf and NaN are output codes
     kinds = _pattern_items(pattern, out.shape[1])
     match = np.ones(out.shape[0], dtype=bool)
     for i, kind in enumerate(kinds):

@@ -184,12 +184,11 @@ def adversarial_pair(num_queries: int, *, sensitivity: float = 1.0):
     On D′ every early query is Δ higher (more likely to stop early) and the last is Δ lower;
     the outcome ⊥^{m−1}⊤ is then as much less likely on D′ as the proof allows.
     """
-    m = int(num_queries)
-    if m < 1:
-        raise ValueError(f"num_queries must be an integer in [1, inf]; got {num_queries!r}")
+    m = check_integer(num_queries, "num_queries", minimum=1)
+    sensitivity = check_positive(sensitivity, "sensitivity")
     d = np.zeros(m)
     d[-1] = sensitivity
-    d_prime = np.full(m, float(sensitivity))
+    d_prime = np.full(m, sensitivity)
     d_prime[-1] = 0.0
     return d, d_prime
 
@@ -224,11 +223,9 @@ def proof_steps(answers_d, answers_d_prime, outcome: int, *, threshold: float, e
     """Check the steps of the proof that Pr[M(D) = ⊥ᵏ⊤] ≤ e^ε Pr[M(D′) = ⊥ᵏ⊤] on concrete inputs."""
     delta_q = check_positive(sensitivity, "sensitivity")
     a, b = check_neighbouring_answers(answers_d, answers_d_prime, delta_q)
-    k = int(outcome)
-    if not 0 <= k < a.size:
-        raise ValueError(f"outcome must be an integer in [0, {a.size - 1}] (⊥ᵏ⊤); got {outcome!r}")
+    k = check_integer(outcome, "outcome", minimum=0, maximum=a.size - 1)  # k of ⊥ᵏ⊤
     rho, nu = above_threshold_noise(epsilon=epsilon, sensitivity=delta_q)
-    t = float(threshold)
+    t = float(check_array(threshold, "threshold", ndim=0))
     z = np.linspace(rho.ppf(1e-9), rho.isf(1e-9), grid_points)
 
     exact = generalized_above_threshold_pmf(a, threshold=t, threshold_noise=rho, query_noise=nu)[k]

@@ -36,6 +36,7 @@ from ._validation import (
     as_generator,
     check_answers_and_threshold,
     check_array,
+    check_binary,
     check_epsilon,
     check_integer,
     check_nonnegative,
@@ -308,7 +309,11 @@ def top_c_mask(counts, c: int) -> np.ndarray:
 
 def f_measure(selected, truth) -> np.ndarray:
     """Harmonic mean of precision and recall of ``selected`` (``(trials, k)`` masks) against the ``truth`` mask."""
-    selected = np.asarray(selected, dtype=bool)
+    truth = check_binary(truth, "truth").astype(bool)
+    selected = check_binary(selected, "selected").astype(bool)
+    if truth.ndim != 1 or selected.ndim not in (1, 2) or selected.shape[-1] != truth.size:
+        raise ValueError(f"truth must be one mask of length k and selected one or many of length k; got shapes "
+                         f"{truth.shape} and {selected.shape}")
     hits = np.sum(selected & truth, axis=-1)
     precision = np.where(selected.sum(axis=-1) > 0, hits / np.maximum(selected.sum(axis=-1), 1), 0.0)
     recall = hits / max(int(np.sum(truth)), 1)
