@@ -452,7 +452,7 @@ def _stored_all_range_trace(workload, strategy: Strategy) -> float | None:
 def write_all_range_table(path: Path = ALL_RANGE_TABLE, domain_sizes=ALL_RANGE_TABLE_SIZES) -> Path:
     """Compute trace(WᵀW (AᵀA)⁻¹) for the all-range workload and the identity, prefix, wavelet and tree strategies
     (every branching of :data:`ALL_RANGE_TABLE_BRANCHINGS` up to d) and store it with each strategy's
-    fingerprint. ``python -m dpcourse.data`` runs this; ``tests/test_factorization.py`` checks it."""
+    fingerprint; also Σ√λ(WᵀW) for :func:`svd_lower_bound` (key ``svd-d``). ``python -m dpcourse.data`` runs this; ``tests/test_factorization.py`` checks it."""
     from .queries import all_range_workload
 
     entries = {}
@@ -464,6 +464,7 @@ def write_all_range_table(path: Path = ALL_RANGE_TABLE, domain_sizes=ALL_RANGE_T
             trace = _trace_gram_inverse(gram_w.copy(), strategy.gram())
             key = f"{strategy.name}-{d}-{strategy.branching or 0}"
             entries[key] = np.concatenate([[trace], _fingerprint(strategy)])
+        entries[f"svd-{d}"] = np.array([_trace_sqrt_gram_computed(gram_w)])
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(path, **entries)
     return path
@@ -480,8 +481,23 @@ def svd_lower_bound(workload: Workload, *, epsilon: float) -> float:
     for L2-calibrated noise, and for Laplace it cannot see the factor ‖A‖₁²/‖A‖₂² a strategy pays.
     """
     eps = check_epsilon(epsilon)
-    eigenvalues = np.clip(np.linalg.eigvalsh(workload.gram()), 0.0, None)
-    return 2.0 / eps**2 * np.sum(np.sqrt(eigenvalues)) ** 2 / (workload.domain_size * workload.num_queries)
+    return 2.0 / eps**2 * _trace_sqrt_gram(workload) ** 2 / (workload.domain_size * workload.num_queries)
+
+
+def _trace_sqrt_gram_computed(gram_w: np.ndarray) -> float:
+    return float(np.sum(np.sqrt(np.clip(np.linalg.eigvalsh(gram_w), 0.0, None))))
+
+
+def _trace_sqrt_gram(workload: Workload) -> float:
+    """Σᵢ √λᵢ over the eigenvalues of WᵀW; shipped for the all-range workload (see ``write_all_range_table``)."""
+    from .queries import AllRangeWorkload
+
+    if isinstance(workload, AllRangeWorkload):
+        stored = _all_range_table().get(f"svd-{workload.domain_size}")
+        if stored is not None:
+            return float(stored[0])
+    check_size(3 * 8 * workload.domain_size**2, "the domain size d of workload")
+    return _trace_sqrt_gram_computed(workload.gram())
 
 
 # --------------------------------------------------------------------------------------
