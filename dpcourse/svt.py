@@ -9,8 +9,10 @@ Each algorithm comes in two forms:
   Multiplicative Weights uses these), which refuses further queries with
   :class:`HaltedError` once it has halted.
 
-Outputs are coded as integers: :data:`TOP` (1) for ⊤, :data:`BOTTOM` (0) for ⊥ and
-:data:`HALTED` (−1) for a query that was not answered because the algorithm had halted.
+Outputs use the one coding of :mod:`dpcourse.svt_variants`: :data:`TOP` (+∞) for ⊤,
+:data:`BOTTOM` (−∞) for ⊥, :data:`HALTED` (NaN) for a query that was not answered because the
+algorithm had halted, and a finite number for a released value; ``svt_variants.format_outputs``
+prints a row as ⊥/⊤/·/number.
 
 Noise mechanisms are ``scipy.stats`` frozen continuous distributions (``stats.laplace(scale=b)``),
 so that the sampler here and the exact probabilities in :mod:`dpcourse.audit` share one
@@ -25,7 +27,7 @@ import numpy as np
 from scipy import stats
 
 from . import bounds
-from .svt_variants import VARIANTS
+from .svt_variants import BOTTOM, HALTED, TOP, VARIANTS
 from ._validation import (
     as_generator,
     check_answers_and_threshold,
@@ -62,7 +64,6 @@ __all__ = [
     "sparse_vector_scales",
 ]
 
-TOP, BOTTOM, HALTED = 1, 0, -1
 NONE_ABOVE = -1
 """``first_above`` value of a trial in which no query came out ⊤."""
 
@@ -197,7 +198,7 @@ class AboveThresholdResult:
         """The answer stream coded :data:`BOTTOM`, :data:`TOP`, :data:`HALTED`; shape ``(…, m)``."""
         index = np.arange(self.num_queries)
         first = np.asarray(self.outcome)[..., None]
-        return np.where(index < first, BOTTOM, np.where(index == first, TOP, HALTED)).astype(np.int8)
+        return np.where(index < first, BOTTOM, np.where(index == first, TOP, HALTED))
 
 
 def generalized_above_threshold(answers, *, threshold, threshold_noise, query_noise, rng=None,
@@ -249,7 +250,7 @@ def above_threshold(answers, *, threshold, epsilon: float, sensitivity: float = 
     >>> r.first_above.tolist()
     [2, 2, 2, 2]
     >>> r.outputs()[0].tolist()
-    [0, 0, 1]
+    [-inf, -inf, inf]
     """
     threshold_noise, query_noise = above_threshold_noise(epsilon=epsilon, sensitivity=sensitivity)
     return generalized_above_threshold(answers, threshold=threshold, threshold_noise=threshold_noise,
@@ -337,7 +338,7 @@ class NumericSparseResult(SparseVectorResult):
 def _sparse_core(q, t, *, c, threshold_scale, query_scale, gen, trials):
     rows = 1 if trials is None else trials
     m = q.size
-    outputs = np.full((rows, m), HALTED, dtype=np.int8)
+    outputs = np.full((rows, m), HALTED)
     start = np.zeros(rows, dtype=np.int64)  # first query the current AboveThreshold run sees
     index = np.arange(m)
     nu = gen.laplace(0.0, query_scale, size=(rows, m))
