@@ -293,8 +293,11 @@ def sandbox_command(workdir: Path, inner: list[str]) -> list[str]:
     package = Path(dpcourse.__file__).resolve().parent
     readonly = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), Path(sys.executable).resolve().parent.parent,
                 package}
+    # Order matters: a later mount hides what an earlier one put below it, so the private /tmp comes first
+    # (the environment or the package may live under /tmp, e.g. in a CI clone).
     command = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--uid", "1000", "--gid", "1000",
-               "--cap-drop", "ALL", "--clearenv", "--ro-bind", "/usr", "/usr"]
+               "--cap-drop", "ALL", "--clearenv", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+               "--ro-bind", "/usr", "/usr"]
     for name in ("bin", "lib", "lib32", "lib64", "sbin"):
         top = Path("/") / name
         if top.is_symlink():
@@ -309,7 +312,7 @@ def sandbox_command(workdir: Path, inner: list[str]) -> list[str]:
         if not str(path).startswith("/usr/"):
             command += ["--ro-bind", str(path), str(path)]
     home = "/grading"
-    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", str(workdir), home, "--chdir", home]
+    command += ["--bind", str(workdir), home, "--chdir", home]
     for key, value in _sandbox_environment(home).items():
         command += ["--setenv", key, value]
     return command + inner
