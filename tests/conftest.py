@@ -1,8 +1,10 @@
 """Shared fixtures: a fixed-seed generator and an Agg backend for widget tests."""
 
-import os
+import matplotlib
 
-os.environ.setdefault("MPLBACKEND", "Agg")
+# This process only: an MPLBACKEND environment variable would be inherited by the kernels nbval starts
+# in the same pytest-xdist worker, and their figures would no longer be displayed.
+matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
