@@ -14,8 +14,10 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg -
 
 E2E_STAMP := $(VENV)/.e2e-installed
 TEST_STAMP := $(VENV)/.test-installed
-# Both cores: pytest-xdist, one file per worker at a time (nbval needs a notebook's cells on one worker).
-XDIST  ?= -n 2 --dist loadfile
+# Both cores (pytest-xdist): unit tests one by one; notebooks one file per worker (--dist loadfile),
+# since a notebook's cells share one kernel.
+XDIST_UNIT  ?= -n 2
+XDIST_NB    ?= -n 2 --dist loadfile
 CHROMIUM  := $(shell command -v chromium 2>/dev/null)
 
 .PHONY: help venv lab lab-solutions test unit nbval e2e nbtest execute bench release clean
@@ -50,21 +52,19 @@ lab: $(STAMP)
 lab-solutions: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG) $(ARGS)
 
-# Unit tests and notebooks in one pytest run on both cores, so neither waits for the other's slowest file;
-# then the browser suite, serially (one JupyterLab, one Chromium).
-test: $(STAMP) $(TEST_STAMP)
-	$(BIN)/python -m pytest $(XDIST) -m "not e2e" $(NBVAL) tests notebooks
-	$(MAKE) --no-print-directory e2e
+# Unit tests, then the notebooks, each on both cores; then the browser suite, serially (one JupyterLab,
+# one Chromium).
+test: unit nbval e2e
 
 $(TEST_STAMP): requirements-test.txt $(STAMP)
 	$(BIN)/python -m pip install --quiet -r requirements-test.txt
 	touch $(TEST_STAMP)
 
 unit: $(STAMP) $(TEST_STAMP)
-	$(BIN)/python -m pytest -p no:nbval $(XDIST) -m "not e2e" tests
+	$(BIN)/python -m pytest -p no:nbval $(XDIST_UNIT) -m "not e2e" tests
 
 nbval: $(STAMP) $(TEST_STAMP)
-	$(BIN)/python -m pytest $(XDIST) $(NBVAL) notebooks
+	$(BIN)/python -m pytest $(XDIST_NB) $(NBVAL) notebooks
 
 $(E2E_STAMP): requirements-e2e.txt $(STAMP)
 	$(BIN)/python -m pip install --quiet -r requirements-e2e.txt
