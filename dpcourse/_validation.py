@@ -35,6 +35,9 @@ __all__ = [
 
 
 def _real_scalar(value, name: str) -> float:
+    kind = type(value)
+    if kind is float or kind is int or kind is np.float64:  # the common case, without the ABC checks below
+        return float(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         if isinstance(value, np.ndarray) and value.ndim == 0 and np.issubdtype(value.dtype, np.number):
             return float(value)
@@ -74,7 +77,9 @@ def check_probability(value, name: str) -> float:
 
 def check_integer(value, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """Return ``value`` as an ``int`` within ``[minimum, maximum]`` (either end optional)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if type(value) is int:  # the common case, without the ABC checks below
+        pass
+    elif isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, np.ndarray) and value.ndim == 0 and np.issubdtype(value.dtype, np.integer):
             value = int(value)
         else:
