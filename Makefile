@@ -14,9 +14,10 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg -
 
 E2E_STAMP := $(VENV)/.e2e-installed
 TEST_STAMP := $(VENV)/.test-installed
-# Both cores (pytest-xdist): unit tests one by one; notebooks one file per worker (--dist loadfile),
+# Both cores (pytest-xdist): unit tests one by one (those marked xdist_group together, e.g. the grading
+# tests that share one grading run); notebooks one file per worker (--dist loadfile),
 # since a notebook's cells share one kernel.
-XDIST_UNIT  ?= -n 2
+XDIST_UNIT  ?= -n 2 --dist loadgroup
 XDIST_NB    ?= -n 2 --dist loadfile
 CHROMIUM  := $(shell command -v chromium 2>/dev/null)
 

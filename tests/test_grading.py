@@ -157,7 +157,9 @@ def graded(tmp_path_factory):
             nbformat.write(nb, folder / name)
         paths.append(folder / name)
     package_before = (Path(dpcourse.__file__).parent / "checks" / "laplace.py").read_text()
-    limits = grading.Limits(cell_timeout=4, notebook_timeout=120, memory_bytes=2 * 1024**3)
+    # 10 s per cell: far above what any cell here needs (imports take 2–3 s on a loaded 2-core machine),
+    # far below the sleeper's hour
+    limits = grading.Limits(cell_timeout=10, notebook_timeout=240, memory_bytes=2 * 1024**3)
     rows = grading.grade(paths, source=root / "source", jobs=2, limits=limits)
     report = root / "grades.csv"
     grading.write_report(rows, report)
@@ -172,7 +174,9 @@ def messages(graded, student):
     return {r.exercise: r.message for r in graded["rows"] if r.student == student}
 
 
-pytestmark = pytest.mark.slow  # one shared grading run: about a minute on 2 cores
+# One shared grading run (about a minute on 2 cores): every test of this file on one xdist worker,
+# so that the module's fixtures run once (make unit uses --dist loadgroup).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("grading")]
 
 
 def test_honest_controls(graded):
