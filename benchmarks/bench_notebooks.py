@@ -37,6 +37,19 @@ def execute(nb) -> tuple[float, object]:
     return time.perf_counter() - start, nb
 
 
+PEAK_SOURCE = "import resource; print('PEAK_RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+MEMORY_LIMIT_MB = 1000  # issue 15: peak kernel memory under 1 GB
+
+
+def peak_megabytes(path) -> float:
+    """Peak resident memory (MB) of the kernel that ran ``path`` top to bottom (one extra cell reads it)."""
+    nb = nbformat.read(path, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(PEAK_SOURCE))
+    _, ran = execute(nb)
+    text = "".join(o.get("text", "") for o in ran.cells[-1].get("outputs", []))
+    return int(text.split("PEAK_RSS_KB")[1].split()[0]) / 1024
+
+
 def floor_notebook(like):
     empty = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(FLOOR_SOURCE)])
     empty.metadata = like.metadata
@@ -88,6 +101,10 @@ def run(rounds: int = 3, notebooks=None) -> Section:
         worst = max(worst, ratio)
         section.rows.append((f"{name}, top to bottom (nbclient)", f"{seconds:.2f} s",
                              f"{ratio:.2f}× the floor ({'within' if ratio <= LIMIT else 'OVER'} {LIMIT}×)"))
+    for path in notebooks:
+        peak = peak_megabytes(path)
+        section.rows.append((f"{path.name}, peak kernel memory", f"{peak:.0f} MB",
+                             f"{'within' if peak <= MEMORY_LIMIT_MB else 'OVER'} {MEMORY_LIMIT_MB} MB"))
     widgets_import, bare = import_seconds()
     section.rows.append(("`import dpcourse.widgets` in a fresh interpreter", f"{widgets_import:.2f} s",
                          f"{widgets_import / bare:.2g}× starting Python alone ({bare * 1e3:.0f} ms); median of 5"))
