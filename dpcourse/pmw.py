@@ -524,7 +524,8 @@ class PrivateMW:
 
     ``calibration="notes"`` (Lecture 4, Theorem 4.3; δ = 0 only)
         N = ⌊16 ln|𝒳|/α²⌋ updates, ε₀ = ε/(2N). Each round is an AboveThreshold run with
-        budget ε₀ (sensitivity 1/n) on |q·p̃ₜ − q·p| with threshold α: noisy threshold
+        budget ε₀ (sensitivity 1/n, which assumes n public: neighbours replace one record) on
+        |q·p̃ₜ − q·p| with threshold α: noisy threshold
         α + Lap(2/(nε₀)), query noise Lap(4/(nε₀)); the N rounds are run by one
         :class:`~dpcourse.svt.OnlineSparseVector` (c = N, budget Nε₀). On ⊤ it releases y = q·p + Lap(1/(nε₀)), updates with ℓ = sign(q·p̃ₜ − y)·q and η = α/4,
         and the next query starts a fresh run. Accurate (:func:`bounds.pmw_notes_error_bound`)
