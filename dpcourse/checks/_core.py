@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["CheckFailed", "Exercise", "NotAttempted", "Verdict", "Wrong", "call_evidence", "diagnose",
-           "calls", "expect_close", "numbers", "value", "value_evidence", "values_evidence"]
+           "calls", "numbers", "value", "value_evidence", "values_evidence"]
 
 PASSED, FAILED, NOT_ATTEMPTED = "passed", "failed", "not attempted"
 _MAX_ELEMENTS = 100_000  # evidence larger than this is refused, not shipped
@@ -245,9 +245,6 @@ def diagnose(got, expected, *, what: str, hint: str, mistakes: dict | None = Non
     raise Wrong(f"{what}: got {_shown(array)}, which is not right", hint)
 
 
-def expect_close(got, expected, *, what: str, hint: str, rtol: float = 1e-6, atol: float = 0.0) -> np.ndarray:
-    """:func:`diagnose` without named mistakes."""
-    return diagnose(got, expected, what=what, hint=hint, rtol=rtol, atol=atol)
 
 
 # --------------------------------------------------------------------------- the exercise

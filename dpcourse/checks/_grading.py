@@ -23,11 +23,6 @@ __all__ = ["MIME", "collect"]
 MIME = "application/vnd.dpcourse.evidence"
 
 
-def _describe(err: BaseException) -> str:
-    text = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
-    return f"{type(err).__name__}: {text}" if text else type(err).__name__
-
-
 @contextmanager
 def collect(exercise: str, nonce: str):
     """Record the evidence of the check calls inside the block and publish it once, at the end."""
@@ -37,7 +32,7 @@ def collect(exercise: str, nonce: str):
     try:
         yield records
     except Exception as err:  # noqa: BLE001 - e.g. NameError when the student deleted their answer
-        error = _describe(err)
+        error = _core._describe_error(err)
     finally:
         _core._COLLECTOR = None
         payload = json.dumps({"nonce": nonce, "exercise": exercise, "records": records, "error": error}, default=str)
