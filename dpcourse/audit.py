@@ -61,6 +61,7 @@ from .exact import (  # noqa: F401  (re-exported: notebooks 04/05 and the checks
     proof_steps,
     variant_pattern_probability,
 )
+from .exact import __all__ as _exact_names
 from .experiments import proportion_interval
 from .svt_variants import VARIANTS, Variant
 
@@ -72,19 +73,7 @@ __all__ = [
     "scan",
     "statdp_pairs",
     "thinned_fisher_p_value",
-    # exact probabilities, re-exported from :mod:`dpcourse.exact`
-    "PrivacyLoss",
-    "ProofSteps",
-    "above_threshold_pmf",
-    "adversarial_pair",
-    "counterexample",
-    "exact_variant_loss",
-    "generalized_above_threshold_pmf",
-    "max_privacy_loss",
-    "outcome_integrand",
-    "privacy_loss",
-    "proof_steps",
-    "variant_pattern_probability",
+    *_exact_names,  # the exact probabilities, re-exported from :mod:`dpcourse.exact`
 ]
 
 

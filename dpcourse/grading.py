@@ -188,7 +188,7 @@ def match_answers(source, released, submission, exercises: list[_Exercise]) -> d
     return answers
 
 
-def _integrity_notes(source, released, submission, exercises, answers) -> list[str]:
+def _integrity_notes(released, submission, exercises, answers) -> list[str]:
     notes = []
     answer_cells = {i for i in answers.values() if i is not None}
     solution_cells = {e.solution for e in exercises}
@@ -274,7 +274,7 @@ def plan_submission(path: Path, sources: dict[str, object], released: dict[str, 
             nonces[ex.exercise] = secrets.token_hex(16)
             new.source = _wrap_check(cell.source, ex.exercise, nonces[ex.exercise])
         built.cells.append(new)
-    notes = _integrity_notes(source, student_copy, submission, exercises, answers)
+    notes = _integrity_notes(student_copy, submission, exercises, answers)
     if path.stem != stem:
         notes.insert(0, f"graded as {stem}")
     return _Plan(student, stem, built, exercises, nonces, answers, untouched, notes)

@@ -39,11 +39,3 @@ def test_neighbouring_answers_validate():
     with pytest.raises(ValueError, match="shape must be one of"):
         neighbouring_answers("zigzag", "+Δ on all", m=3, sensitivity=1, threshold=0)
     assert [outcome_label(k, 3) for k in range(4)] == ["⊤", "⊥⊤", "⊥²⊤", "⊥³"]
-
-
-def reference_above_threshold(answers, threshold, epsilon, rng):
-    noisy_threshold = threshold + rng.laplace(0, 2 / epsilon)
-    for i, a in enumerate(answers):
-        if a + rng.laplace(0, 4 / epsilon) >= noisy_threshold:
-            return i
-    return None

@@ -43,6 +43,14 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
 
     artists = {}
 
+    def queries_axis(ax, ylabel):
+        """Log y, queries answered on x, legend below; returns the (updatable) title."""
+        fast_log_axes(ax, x=False)
+        ax.set_xlim(0, num_queries + 1)
+        ax.set(xlabel="queries answered", ylabel=ylabel)
+        ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=3)
+        return ax.set_title(" ")
+
     def build(fig):
         ax_err, ax_upd = fig.subplots(1, 2)
         artists["pmw"], = ax_err.plot([], [], color=color_for("pmw"), lw=1.8, label="PMW")
@@ -50,21 +58,11 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
         artists["histogram"], = ax_err.plot([], [], color=color_for("laplace_histogram"), lw=1.5, label="noisy histogram")
         artists["level"] = ax_err.axhline(1, color=color_for("pmw"), ls=":", lw=1.2, label="11α/8")
         artists["theorem"] = ax_err.axhline(1, color=color_for("bound"), ls="--", lw=1.2, label="Thm 4.3")
-        fast_log_axes(ax_err, x=False)
-        ax_err.set_xlim(0, num_queries + 1)
-        ax_err.set_xlabel("queries answered")
-        ax_err.set_ylabel("max |error| so far")
-        artists["err_title"] = ax_err.set_title(" ")
-        ax_err.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=3)
+        artists["err_title"] = queries_axis(ax_err, "max |error| so far")
         artists["updates"], = ax_upd.step([], [], where="post", color=color_for("pmw"), label="updates")
         artists["N"] = ax_upd.axhline(1, color=color_for("bound"), ls="--", label="N")
         artists["mw"] = ax_upd.axhline(1, color=color_for("bound"), ls=":", label="4 ln|X|/α²")
-        fast_log_axes(ax_upd, x=False)
-        ax_upd.set_xlim(0, num_queries + 1)
-        ax_upd.set_xlabel("queries answered")
-        ax_upd.set_ylabel("updates")
-        artists["upd_title"] = ax_upd.set_title(" ")
-        ax_upd.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=3)
+        artists["upd_title"] = queries_axis(ax_upd, "updates")
         for ax in (ax_err, ax_upd):  # fewer tick labels to typeset on each redraw
             ax.yaxis.set_major_locator(LogLocator(numticks=5))
             ax.xaxis.set_major_locator(MaxNLocator(5, integer=True))
