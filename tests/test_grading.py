@@ -141,7 +141,7 @@ icu_sensitivity = 10 if all(refused) else -1""")
             "broken": "{ this is not a notebook"}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
     (root / "source").mkdir()
@@ -175,7 +175,8 @@ def messages(graded, student):
 
 
 # One shared grading run (about a minute on 2 cores): every test of this file on one xdist worker,
-# so that the module's fixtures run once (make unit uses --dist loadgroup).
+# and its fixtures are session-scoped, so that they run once per worker (make unit uses --dist loadgroup;
+# a module-scoped fixture was torn down and rebuilt when xdist handed the worker its tests in two batches).
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("grading")]
 
 
@@ -291,7 +292,7 @@ def test_matching_by_position_survives_extra_cells():
     assert sub.cells[answers["icu-sensitivity"]].source == rel.cells[answer_index(rel, "icu-sensitivity")].source
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def graded_notebook_01(tmp_path_factory):
     root = tmp_path_factory.mktemp("nb01")
     source = nbformat.read(NOTEBOOKS / "01_laplace_utility.ipynb", as_version=4)
