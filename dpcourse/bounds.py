@@ -11,7 +11,7 @@ apart from the δ of (ε, δ)-DP this package calls it β.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from ._validation import (
     check_array,
@@ -376,7 +376,8 @@ def rr_answer_variance(*, people_in_query: float, n: int, epsilon: float) -> flo
 def gaussian_max_error_bound(*, sigma: float, num_queries: int, beta: float) -> float:
     """The level σ·Φ⁻¹(1 − β/(2k)) that k Gaussian errors N(0, σ²) all stay below with probability ≥ 1 − β (union bound)."""
     k = check_integer(num_queries, "num_queries", minimum=1)
-    return check_positive(sigma, "sigma") * float(stats.norm.isf(check_probability(beta, "beta") / (2 * k)))
+    # Φ⁻¹(1 − p) = −Φ⁻¹(p) = scipy.stats.norm.isf(p), without importing scipy.stats
+    return check_positive(sigma, "sigma") * float(-special.ndtri(check_probability(beta, "beta") / (2 * k)))
 
 
 def gaussian_laplace_crossover(*, epsilon: float, delta: float, calibration: str = "analytic") -> float:

@@ -11,7 +11,7 @@ The theory that goes with each mechanism (variances, tail bounds, error rates) l
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from ._validation import (
     as_generator,
@@ -102,7 +102,11 @@ def laplace_mechanism(true_answers, *, sensitivity: float, epsilon: float, rng=N
     answers = _answers(true_answers)
     b = laplace_scale(sensitivity=sensitivity, epsilon=epsilon)
     shape = sample_shape(check_trials(trials), answers.shape)
-    return answers + as_generator(rng).laplace(0.0, b, size=shape)
+    noise = as_generator(rng).laplace(0.0, b, size=shape)
+    if noise.ndim == 0:
+        return answers + noise
+    noise += answers  # in place: the same sums as answers + noise, without a second (trials, k) array
+    return noise
 
 
 # --------------------------------------------------------------------------------------
@@ -132,6 +136,8 @@ def analytic_gaussian_delta(sigma, *, l2_sensitivity: float, epsilon: float):
 
 
 def _analytic_sigma(l2_sensitivity: float, epsilon: float, delta: float) -> float:
+    from scipy import optimize  # on first use: importing scipy.optimize costs notebooks that never call it
+
     def excess(log_sigma):
         return analytic_gaussian_delta(np.exp(log_sigma), l2_sensitivity=l2_sensitivity, epsilon=epsilon) - delta
 

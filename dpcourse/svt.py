@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from . import bounds
 from .svt_variants import BOTTOM, HALTED, TOP, VARIANTS
@@ -85,6 +84,8 @@ def above_threshold_noise(*, epsilon: float, sensitivity: float = 1.0):
     shift of 2Δ (the query moves by Δ and the fictitious query q̃ = q + Δ by another Δ);
     the ⊥ answers cost nothing after the change of variables u = z + Δ. Total: ε.
     """
+    from scipy import stats  # on first use: notebooks that only sample (PMW) need not import scipy.stats
+
     eps = check_epsilon(epsilon)
     delta_q = check_positive(sensitivity, "sensitivity")
     return stats.laplace(scale=2 * delta_q / eps), stats.laplace(scale=4 * delta_q / eps)

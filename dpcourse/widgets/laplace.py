@@ -37,9 +37,9 @@ def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng=2026, rende
     trials = check_integer(trials, "trials", minimum=100, maximum=MAX_TRIALS)
     max_k = check_integer(max_k, "max_k", minimum=1, maximum=MAX_K)
     check_size(2 * trials * max_k * 8, "trials × max_k")
-    abs_noise = np.abs(as_generator(rng).laplace(0.0, 1.0, size=(trials, max_k)))
-    running_max = np.maximum.accumulate(abs_noise, axis=1)
-    del abs_noise
+    running_max = as_generator(rng).laplace(0.0, 1.0, size=(trials, max_k))
+    np.abs(running_max, out=running_max)                           # in place: one trials × max_k array in all
+    np.maximum.accumulate(running_max, axis=1, out=running_max)
 
     @lru_cache(maxsize=64)
     def in_units_of_b(k, beta):
