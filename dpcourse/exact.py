@@ -29,6 +29,7 @@ from scipy import integrate, special
 from ._validation import (
     check_answers_and_threshold,
     check_array,
+    check_choice,
     check_integer,
     check_neighbouring_answers,
     check_positive,
@@ -124,7 +125,8 @@ def above_threshold_pmf(answers, *, threshold, epsilon: float, sensitivity: floa
 def outcome_integrand(z, outcome: int, answers, *, threshold, threshold_noise, query_noise) -> np.ndarray:
     """The integrand p_ρ(z)·Pr[outcome | ρ = z] of one outcome (k < m: ⊥ᵏ⊤; k = m: all ⊥), at points ``z``."""
     q, t = check_answers_and_threshold(answers, threshold)
-    z = np.atleast_1d(np.asarray(z, dtype=float))
+    z = np.atleast_1d(check_array(z, "z", ndim=(0, 1)))
+    outcome = check_integer(outcome, "outcome", minimum=0, maximum=q.size)
     return threshold_noise.pdf(z) * _outcome_matrix(z, q, t, query_noise)[:, outcome]
 
 
@@ -294,8 +296,9 @@ def variant_pattern_probability(variant, answers, pattern, *, threshold, epsilon
     and including a ⊤ an independent integral. A pattern the stopping rule cannot produce has
     probability 0.
     """
-    v = VARIANTS[variant] if isinstance(variant, str) else variant
-    spec = v.spec(check_positive(epsilon, "epsilon"), int(c), check_positive(sensitivity, "sensitivity"))
+    v = VARIANTS[check_choice(variant, "variant", sorted(VARIANTS))] if isinstance(variant, str) else variant
+    spec = v.spec(check_positive(epsilon, "epsilon"), check_integer(c, "c", minimum=1),
+                  check_positive(sensitivity, "sensitivity"))
     q, t = check_answers_and_threshold(answers, threshold)
     kinds = _pattern_items(pattern, q.size)
     tops = np.cumsum([k[0] in ("top", "number") for k in kinds])

@@ -835,6 +835,7 @@ def run_stream(curator, queries, *, stop_when_exhausted: bool = True) -> np.ndar
     A loop over queries is the nature of an online curator: each answer may depend on the
     previous ones.
     """
+    queries = _query_stream(queries, curator.domain_size)
     out = np.full(len(queries), np.nan)
     for i, query in enumerate(queries):
         try:
@@ -846,6 +847,24 @@ def run_stream(curator, queries, *, stop_when_exhausted: bool = True) -> np.ndar
     return out
 
 
+def _query_stream(queries, domain_size: int):
+    """A stream of queries checked before the first is asked: a workload, a sparse matrix, a list of
+    query objects (possibly empty), or a dense ``(k, |𝒳|)`` array of entries in [0, 1]."""
+    if isinstance(queries, ConjunctionWorkload):
+        if queries.domain_size != domain_size:
+            raise ValueError(f"queries must be over a universe of {domain_size} cells; "
+                             f"this workload has {queries.domain_size}")
+        return queries
+    if sparse.issparse(queries):
+        rows = sparse.csr_array(queries, dtype=float)
+        if rows.ndim != 2 or rows.shape[1] != domain_size:
+            raise ValueError(f"queries must have shape (k, {domain_size}); got {rows.shape}")
+        return [rows[[i]] for i in range(rows.shape[0])]
+    if isinstance(queries, (list, tuple)) and all(isinstance(q, ConjunctionQuery) or sparse.issparse(q) for q in queries):
+        return list(queries)  # each query object is checked when it is asked
+    return check_unit_interval_array(queries, "queries", shape=(None, domain_size))
+
+
 def run_stream_with_potential(curator: PrivateMW, queries, p) -> tuple[np.ndarray, np.ndarray]:
     """As :func:`run_stream`, also returning KL(p‖p̃ₜ) after each query (how close the synthetic data has come).
 
@@ -853,6 +872,7 @@ def run_stream_with_potential(curator: PrivateMW, queries, p) -> tuple[np.ndarra
     this is for teaching, not for release.
     """
     target = check_array(p, "p", shape=(curator.domain_size,))
+    queries = _query_stream(queries, curator.domain_size)
     out = np.full(len(queries), np.nan)
     potential = np.full(len(queries), np.nan)
     for i, query in enumerate(queries):

@@ -323,8 +323,16 @@ def f_measure(selected, truth) -> np.ndarray:
 def normalized_cumulative_support(selected, counts, c: int) -> np.ndarray:
     """NCS: the true counts of the selected items over the true counts of the top c (Lyu et al.)."""
     counts = check_array(counts, "counts", ndim=1)
-    best = np.sort(counts)[::-1][: check_integer(c, "c", minimum=1)].sum()
-    return np.sum(np.asarray(selected, dtype=bool) * counts, axis=-1) / best
+    best = np.sort(counts)[::-1][: check_integer(c, "c", minimum=1, maximum=counts.size)].sum()
+    return np.sum(_selection_masks(selected, counts.size) * counts, axis=-1) / best
+
+
+def _selection_masks(selected, k: int) -> np.ndarray:
+    """One 0/1 mask of length k, or a ``(trials, k)`` array of them, as booleans."""
+    masks = check_binary(selected, "selected").astype(bool)
+    if masks.ndim not in (1, 2) or masks.shape[-1] != k:
+        raise ValueError(f"selected must be one mask of length {k} or a (trials, {k}) array of them; got shape {masks.shape}")
+    return masks
 
 
 def normalized_cumulative_rank(selected, counts, c: int) -> np.ndarray:
@@ -338,4 +346,4 @@ def normalized_cumulative_rank(selected, counts, c: int) -> np.ndarray:
     c = check_integer(c, "c", minimum=1, maximum=counts.size)
     rank = np.zeros(counts.size)
     rank[np.argsort(-counts, kind="stable")[:c]] = np.arange(c, 0, -1)
-    return np.sum(np.asarray(selected, dtype=bool) * rank, axis=-1) / (c * (c + 1) / 2)
+    return np.sum(_selection_masks(selected, counts.size) * rank, axis=-1) / (c * (c + 1) / 2)

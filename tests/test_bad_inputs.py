@@ -1,8 +1,7 @@
 """Every public function × the usual bad values → a ValueError or TypeError that names the parameter.
 
-For each public callable of the package (checks, grading and the student copy excepted: the
-checks answer students with verdicts, not exceptions, and are tested in their own files) a valid
-call is built from :data:`VALID` (values by parameter name, with per-module overrides). Each
+For each public callable of the package (grading and the student copy excepted: their command
+lines are tested in their own files) a valid call is built from :data:`VALID` (values by parameter name, with per-module overrides). Each
 parameter in turn is then replaced by the bad values of its kind:
 
 * a number: a string, NaN; a whole number: also −1 and 2.5; a positive quantity: also −1 and 0;
@@ -12,8 +11,13 @@ parameter in turn is then replaced by the bad values of its kind:
 
 The call must raise ``ValueError`` or ``TypeError`` whose message contains the parameter's name
 (or a name listed in :data:`ALIASES`), within a few seconds and without allocating more than the
-size guard allows. Functions for which no valid call could be built are listed by
-``test_every_public_function_has_a_valid_call`` so that coverage does not silently shrink.
+size guard allows. ``test_every_public_function_has_a_valid_call`` fails when a public function
+gets no valid call, so that coverage does not silently shrink.
+
+The checks answer students with verdicts, not exceptions: every exercise × a list of malformed
+answers (strings, None, NaN, ±∞, 10¹², empty, ragged, ten million zeros, functions returning
+such things) must give a ✗ naming the exercise, from the judge itself, promptly and within the
+same memory limit.
 """
 
 from __future__ import annotations
@@ -98,7 +102,21 @@ OVERRIDES = {
     "widgets.above_threshold_panel": {"render": False},
     "widgets.variant_loss_panel": {"render": False},
     "widgets.neighbouring_answers": {"m": 4},
+    "pmw.run_stream_with_potential": {"p": np.arange(1.0, 17.0) / 136},
+    "svt_variants.normalized_cumulative_rank": {"selected": [[True, False, True, False]], "counts": [5, 3, 8, 1], "c": 2},
+    "svt_variants.normalized_cumulative_support": {"selected": [[True, False, True, False]], "counts": [5, 3, 8, 1],
+                                                   "c": 2},
+    "svt_variants.svt_retraversal": {"answers": [0.0, 1.0, 2.0, 0.5], "trials": 5, "monotonic": False},
+    "audit.audit": {"mechanism": "alg1", "trials": 2000, "threshold": 1.0},
+    "audit.scan": {"mechanism": "alg1", "trials": 2000, "threshold": 1.0},
+    "exact.outcome_integrand": {"z": [0.0, 0.5], "outcome": 1, "answers": [0.0, 1.0, 2.0]},
+    "exact.variant_pattern_probability": {"answers": [0.0, 1.0, 2.0, 0.5],
+                                          "pattern": [math.inf, -math.inf, -math.inf, math.inf]},
+    "exact.generalized_above_threshold_pmf": {"answers": [0.0, 1.0, 2.0]},
+    "svt.generalized_above_threshold": {"answers": [0.0, 1.0, 2.0]},
 }
+OVERRIDES.update({f"audit.{name[len('exact.'):]}": values for name, values in list(OVERRIDES.items())
+                  if name.startswith("exact.")})  # audit re-exports exact's names
 
 # Parameters whose valid values include anything (a label, a callable, a flag): not fuzzed.
 NOT_FUZZED = {"label", "style", "render", "monotonic", "adversarial", "include_root", "description", "ax", "x", "y",
@@ -108,14 +126,15 @@ NOT_FUZZED = {"label", "style", "render", "monotonic", "adversarial", "include_r
 ALIASES = {"true_answers": ("answers",), "people_in_query": ("people",)}
 SKIP = {"widgets.Panel", "widgets.float_slider", "widgets.int_slider", "widgets.log_slider", "widgets.format_numbers",
         "plotting.apply_style", "plotting.fast_log_axes", "plotting.few_ticks", "plotting.plot_theory",
-        "plotting.plot_empirical", "svt_variants.format_outputs", "audit.audit", "audit.scan",
+        "plotting.plot_empirical", "svt_variants.format_outputs",
         # documented: grey for any name that is not a method (labels, strategies)
         "plotting.color_for"}
 # Zero is a meaningful value here (δ(ε) at ε = 0).
 ZERO_OK = {("bounds.optimal_composition_delta", "epsilon"), ("widgets.format_delta", "delta")}
 # Empty inputs that are meaningful (no records, no levels): not counted as bad.
 EMPTY_OK = {("queries.histogram", "records"), ("bounds.laplace_max_error_tail", "t"),
-            ("experiments.proportion_interval", "counts")}
+            ("experiments.proportion_interval", "counts"),
+            ("pmw.run_stream", "queries"), ("pmw.run_stream_with_potential", "queries")}  # an empty stream
 
 
 # Parameters of modules another issue is reworking (audit.py, exact.py, svt_variants.py: issue 14)
@@ -169,7 +188,21 @@ def _objects(qualname, param):
         return svt_variants.svt_standard_spec(1.0, 1)
     if param in ("queries", "workload") and module == "reconstruction":
         return np.eye(4)
+    if param == "queries" and module == "pmw":
+        return np.array([[1.0] * 8 + [0.0] * 8, [0.0, 1.0] * 8])
+    if param == "curator":
+        return pmw.PrivateMW(np.arange(1.0, 17.0), epsilon=1.0, alpha=0.2, max_queries=4, rng=0)
+    if param == "mechanism" and module == "experiments":
+        return _laplace_sampler
+    if param in ("threshold_noise", "query_noise"):
+        from scipy import stats
+        return stats.laplace(scale=2.0 if param == "threshold_noise" else 4.0)
     return inspect.Parameter.empty
+
+
+def _laplace_sampler(truth, *, rng, trials):
+    from dpcourse import mechanisms
+    return mechanisms.laplace_mechanism(truth, sensitivity=1.0, epsilon=1.0, rng=rng, trials=trials)
 
 
 def build_call(qualname, fn):
@@ -318,13 +351,7 @@ def test_every_public_function_has_a_valid_call():
 
 # Public functions this file cannot call yet (their arguments are objects or callables that
 # VALID does not build); listed so the gap is visible, and shrinks.
-NO_VALID_CALL_YET = {
-    "experiments.empirical_error", "pmw.mw_query_release", "pmw.run_stream", "pmw.run_stream_with_potential",
-    "svt.generalized_above_threshold", "svt_variants.normalized_cumulative_rank",
-    "svt_variants.normalized_cumulative_support", "svt_variants.svt_retraversal",
-    "audit.generalized_above_threshold_pmf", "audit.outcome_integrand", "audit.variant_pattern_probability",
-    "exact.generalized_above_threshold_pmf", "exact.outcome_integrand", "exact.variant_pattern_probability",
-}
+NO_VALID_CALL_YET: set[str] = set()
 
 
 @pytest.mark.parametrize("call_it, name", [
@@ -349,3 +376,57 @@ def test_theory_lines_refuses_an_unknown_method():
     with pytest.raises(ValueError, match="method must be one of"):
         theory_lines("laplace_typo", make_population(100, 4, rng=0), random_type_queries(3, 4, rng=0),
                      epsilon=1.0, delta=1e-6)
+
+
+# --------------------------------------------------------------------------- the checks
+# A check answers a student with a verdict, never with an exception of its own: any answer, however
+# malformed, is refused with a CheckFailed whose message names the exercise, promptly and without a
+# large allocation (the old `icu_sensitivity(10, days=10**12)` hung; checks now take answers only).
+
+def _returns(value):
+    def student_function(*args, **kwargs):
+        return value
+    return student_function
+
+
+BAD_ANSWERS = {
+    "a string": "x", "None": None, "NaN": math.nan, "infinity": math.inf, "−1": -1, "10**12": 10**12,
+    "an empty list": [], "a list with NaN": [1.0, math.nan], "a dict": {"a": 1}, "an object": object(),
+    "ten million zeros": np.zeros(10**7), "a nested ragged list": [[1, 2], [3]],
+    "a function returning NaN": _returns(math.nan), "a function returning a string": _returns("x"),
+    "a function returning ten million zeros": _returns(np.zeros(10**7)), "a function returning None": _returns(None),
+}
+
+
+def check_cases():
+    from dpcourse.checks import all_exercises
+
+    for exercise_id, exercise in sorted(all_exercises().items()):
+        arity = len(inspect.signature(exercise.probe).parameters)
+        for label in BAD_ANSWERS:
+            for position in ([None] if arity == 1 else [None, *range(arity)]):
+                where = "every answer" if position is None else f"answer {position + 1}, the others ..."
+                yield pytest.param(exercise_id, arity, position, label, id=f"{exercise_id}-{where}={label}")
+
+
+@pytest.mark.parametrize("exercise_id, arity, position, label", list(check_cases()))
+def test_a_check_refuses_any_bad_answer_with_a_verdict_naming_the_exercise(exercise_id, arity, position, label):
+    from dpcourse.checks import CheckFailed, exercise
+
+    bad = BAD_ANSWERS[label]
+    answers = [bad] * arity if position is None else [bad if i == position else ... for i in range(arity)]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with limits():
+                exercise(exercise_id)(*answers)
+    except CheckFailed as failed:
+        shown = "\n".join(failed._render_traceback_())
+        assert f"✗ {exercise_id}:" in shown, shown
+        assert "could not judge" not in shown, f"only the safety net caught it: {shown}"  # the judge itself should
+        return
+    except Hang:
+        pytest.fail("hangs (more than 5 s)")
+    except MemoryError:
+        pytest.fail("allocates more than 3 GiB")
+    pytest.fail("accepted: no ✗")

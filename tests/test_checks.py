@@ -260,3 +260,11 @@ def test_collecting_records_evidence_instead_of_judging():
     finally:
         _core._COLLECTOR = None
     assert records == [{"exercise": "max-queries", "evidence": {"value": 5000}}]
+
+
+def test_a_judge_that_trips_on_unforeseen_evidence_still_gives_a_verdict():
+    def judge(evidence):
+        return 1 / 0
+
+    verdict = _core.Exercise("demo", probe=_core.value_evidence, judge=judge).verdict({"value": 1})
+    assert verdict.status == "failed" and "ZeroDivisionError" in verdict.message

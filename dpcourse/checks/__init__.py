@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
+from .._validation import check_choice
 from ._core import CheckFailed, Exercise, Verdict
 
 __all__ = ["CheckFailed", "Exercise", "MODULES", "Verdict", "all_exercises", "exercise"]
@@ -35,8 +36,6 @@ def all_exercises() -> dict[str, Exercise]:
 
 
 def exercise(exercise_id: str) -> Exercise:
-    """The :class:`Exercise` with this id; ``KeyError`` naming the known ids if there is none."""
+    """The :class:`Exercise` with this id; ``ValueError`` naming the known ids if there is none."""
     known = all_exercises()
-    if exercise_id not in known:
-        raise KeyError(f"no exercise {exercise_id!r}; known: {', '.join(sorted(known))}")
-    return known[exercise_id]
+    return known[check_choice(exercise_id, "exercise_id", sorted(known))]

@@ -293,6 +293,9 @@ class Exercise:
             return Verdict(self.exercise, NOT_ATTEMPTED)
         except Wrong as wrong:
             return Verdict(self.exercise, FAILED, wrong.message, wrong.hint)
+        except Exception as err:  # noqa: BLE001 - evidence no judge foresaw: still a verdict, never a traceback
+            return Verdict(self.exercise, FAILED, f"the check could not judge your answer ({_describe_error(err)})",
+                           "check the type and shape the exercise asks for")
         return Verdict(self.exercise, PASSED, detail or "")
 
     def __call__(self, *answers, **keywords) -> None:

@@ -56,7 +56,7 @@ SENSITIVITIES = {"num_queries": 50, "n": 1000, "per_person": 5}
 def _judge_sensitivities(evidence: dict) -> str:
     answers = value(evidence, "Δ₁ and Δ₂")
     k, n, s = SENSITIVITIES["num_queries"], SENSITIVITIES["n"], SENSITIVITIES["per_person"]
-    l1, l2 = numbers(answers.get("l1"), "l1"), numbers(answers.get("l2"), "l2")
+    l1, l2 = numbers(answers.get("l1"), "l1", shape=()), numbers(answers.get("l2"), "l2", shape=())
     if np.isclose(l1, np.sqrt(s) / n) and np.isclose(l2, s / n):
         raise Wrong("l1 and l2 are swapped", "the L1 norm of s entries 1/n is s/n, its L2 norm √s/n")
     diagnose(l1, s / n, what="the L1 sensitivity", rtol=1e-9,

@@ -98,7 +98,7 @@ _LEVELS = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
 
 def _probe_audit_your_own(mechanism, result) -> dict:
     """Run the student's mechanism once on fixed answers (its quantiles are the evidence) and read the audit."""
-    if mechanism is Ellipsis or result is Ellipsis:
+    if mechanism is Ellipsis and result is Ellipsis:
         return {"not_attempted": True}
     if not callable(mechanism):
         return {"not_callable": type(mechanism).__name__}
