@@ -29,6 +29,7 @@ queries arrive, so the unit of vectorisation is a query, not a trial.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -225,6 +226,15 @@ class ConjunctionQuery:
         object.__setattr__(self, "attributes", attrs)
         object.__setattr__(self, "values", vals)
 
+    @classmethod
+    def _checked(cls, num_bits: int, attributes: tuple[int, ...], values: tuple[int, ...]) -> ConjunctionQuery:
+        """A query from parts already checked (a row of a :class:`ConjunctionWorkload`), without checking again."""
+        query = object.__new__(cls)
+        object.__setattr__(query, "num_bits", num_bits)
+        object.__setattr__(query, "attributes", attributes)
+        object.__setattr__(query, "values", values)
+        return query
+
     @property
     def domain_size(self) -> int:
         return 2**self.num_bits
@@ -255,11 +265,27 @@ class ConjunctionWorkload:
     attributes: np.ndarray
     values: np.ndarray
 
+    def __post_init__(self):
+        """Check every row once, as :class:`ConjunctionQuery` would, so that indexing need not check again."""
+        d = check_integer(self.num_bits, "num_bits", minimum=1, maximum=30)
+        attrs = check_array(self.attributes, "attributes", ndim=2, min_size=0)
+        vals = check_array(self.values, "values", shape=attrs.shape, min_size=0)
+        if np.any(attrs != np.round(attrs)) or np.any(attrs < 0) or np.any(attrs > d - 1):
+            raise ValueError(f"attributes must be bit positions, integers in [0, {d - 1}]")
+        if np.any((vals != 0) & (vals != 1)):
+            raise ValueError("values must be 0 or 1")
+        if attrs.shape[1] > 1 and np.any(np.diff(np.sort(attrs, axis=1), axis=1) == 0):
+            raise ValueError("attributes must be distinct bit positions in each query")
+        object.__setattr__(self, "num_bits", d)
+        object.__setattr__(self, "attributes", attrs.astype(np.int8))
+        object.__setattr__(self, "values", vals.astype(np.int8))
+
     def __len__(self) -> int:
         return int(self.attributes.shape[0])
 
     def __getitem__(self, i: int) -> ConjunctionQuery:
-        return ConjunctionQuery(self.num_bits, tuple(self.attributes[i].tolist()), tuple(self.values[i].tolist()))
+        i = operator.index(i)  # one query; a slice would not be a row
+        return ConjunctionQuery._checked(self.num_bits, tuple(self.attributes[i].tolist()), tuple(self.values[i].tolist()))
 
     def __iter__(self):
         return (self[i] for i in range(len(self)))

@@ -136,6 +136,16 @@ def test_conjunction_query_matches_dense_and_sparse(rng):
     assert pmw._as_query(row, 2**7).dot(v) == pytest.approx(v[mask].sum())
 
 
+def test_workload_rows_are_the_checked_queries():
+    # the workload checks its rows once and builds its queries without checking again: the same queries
+    w = pmw.conjunction_workload(200, 9, width=3, rng=5)
+    for i in range(len(w)):
+        q = pmw.ConjunctionQuery(9, tuple(w.attributes[i].tolist()), tuple(w.values[i].tolist()))
+        assert w[i] == q and hash(w[i]) == hash(q)
+    with pytest.raises(TypeError):
+        w[1:3]
+
+
 def test_workload_is_compact():
     w = pmw.conjunction_workload(5000, 16, width=3, rng=0)
     assert w.attributes.nbytes + w.values.nbytes == 2 * 5000 * 3
@@ -398,6 +408,10 @@ def test_queries_outside_unit_cube_rejected():
     (lambda: pmw.ConjunctionQuery(3, (0, 0), (1, 1)), "attributes"),
     (lambda: pmw.ConjunctionQuery(3, (5,), (1,)), "attributes"),
     (lambda: pmw.ConjunctionQuery(3, (1,), (2,)), "values"),
+    (lambda: pmw.ConjunctionWorkload(3, np.array([[0, 0]]), np.array([[1, 1]])), "attributes"),
+    (lambda: pmw.ConjunctionWorkload(3, np.array([[5]]), np.array([[1]])), "attributes"),
+    (lambda: pmw.ConjunctionWorkload(3, np.array([[1]]), np.array([[2]])), "values"),
+    (lambda: pmw.ConjunctionWorkload(3, np.array([[1]]), np.array([[1, 0]])), "values"),
     (lambda: pmw.conjunction_workload(10, 4, width=5), "width"),
     (lambda: pmw.product_histogram(10, 4, skew=0.7), "skew"),
     (lambda: pmw.per_query_epsilon(epsilon=1, num_queries=0), "num_queries"),
