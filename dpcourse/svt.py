@@ -53,6 +53,7 @@ __all__ = [
     "SparseVectorResult",
     "above_threshold",
     "above_threshold_noise",
+    "above_threshold_scales",
     "accuracy_margins",
     "generalized_above_threshold",
     "numeric_sparse",
@@ -74,10 +75,18 @@ class HaltedError(RuntimeError):
 # --------------------------------------------------------------------------------------
 # Calibration
 # --------------------------------------------------------------------------------------
+def above_threshold_scales(*, epsilon: float, sensitivity: float = 1.0) -> tuple[float, float]:
+    """The scales (2Δ/ε, 4Δ/ε) of AboveThreshold's threshold and query noise (see :func:`above_threshold_noise`)."""
+    eps = check_epsilon(epsilon)
+    delta_q = check_positive(sensitivity, "sensitivity")
+    return 2 * delta_q / eps, 4 * delta_q / eps
+
+
 def above_threshold_noise(*, epsilon: float, sensitivity: float = 1.0):
     """AboveThreshold's two noise distributions: threshold Lap(2Δ/ε) and queries Lap(4Δ/ε).
 
-    Returns ``(threshold_noise, query_noise)`` as ``scipy.stats`` frozen distributions.
+    Returns ``(threshold_noise, query_noise)`` as ``scipy.stats`` frozen distributions, with the
+    scales of :func:`above_threshold_scales`.
 
     Privacy (Lecture 3; Dwork & Roth, Theorem 3.23): the threshold noise is ε/2-DP for a
     sensitivity-Δ shift, and the noise of the query that comes out ⊤ is ε/2-DP for a
@@ -86,9 +95,8 @@ def above_threshold_noise(*, epsilon: float, sensitivity: float = 1.0):
     """
     from scipy import stats  # on first use: notebooks that only sample (PMW) need not import scipy.stats
 
-    eps = check_epsilon(epsilon)
-    delta_q = check_positive(sensitivity, "sensitivity")
-    return stats.laplace(scale=2 * delta_q / eps), stats.laplace(scale=4 * delta_q / eps)
+    threshold_scale, query_scale = above_threshold_scales(epsilon=epsilon, sensitivity=sensitivity)
+    return stats.laplace(scale=threshold_scale), stats.laplace(scale=query_scale)
 
 
 def sparse_vector_scales(*, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0):

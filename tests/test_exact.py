@@ -114,3 +114,42 @@ def test_the_c1_event_stays_below_epsilon_for_c2():
     p, p_prime = (exact.variant_pattern_probability("alg1", x, pattern, threshold=0.5, epsilon=1.0, c=2)
                   for x in (d, d_prime))
     assert np.log(p / p_prime) == pytest.approx(0.75, rel=1e-3)
+
+
+class _Generic:
+    """A frozen scipy distribution behind a wrapper that ``exact`` does not recognise: the generic path."""
+
+    def __init__(self, frozen):
+        self.frozen = frozen
+
+    def __getattr__(self, name):
+        return getattr(self.frozen, name)
+
+
+def test_fast_laplace_gives_scipy_s_numbers_exactly():
+    # exact swaps frozen scipy Laplace distributions for its own class; every method must return the same floats
+    rng = np.random.default_rng(4)
+    x = np.concatenate([rng.normal(0, 5, 2000), [0.0, -0.0, np.inf, -np.inf, 1e-300, 40.0, -800.0]])
+    p = np.concatenate([rng.random(2000), [1e-18, 1e-9, 0.5, 1 - 1e-12]])
+    for loc, scale in [(0.0, 2.0), (0.0, 4.0 / 0.3), (1.5, 0.7)]:
+        frozen = stats.laplace(loc=loc, scale=scale)
+        fast = exact._fast(frozen)
+        assert isinstance(fast, exact._Laplace)
+        for method, arg in [("pdf", x), ("cdf", x), ("sf", x), ("ppf", p), ("isf", p), ("ppf", 1e-18), ("isf", 1e-18)]:
+            np.testing.assert_array_equal(getattr(fast, method)(arg), getattr(frozen, method)(arg), err_msg=method)
+        assert fast.median() == frozen.median() and fast.std() == frozen.std()
+    assert exact._fast(stats.norm()) is not None and not isinstance(exact._fast(stats.norm()), exact._Laplace)
+
+
+def test_pmf_and_loss_with_the_fast_laplace_equal_the_generic_path():
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        m, eps = int(rng.integers(1, 15)), float(rng.uniform(0.1, 3))
+        d = rng.normal(0, 3, size=m)
+        d_prime = d + rng.uniform(-1, 1, size=m)
+        rho, nu = stats.laplace(scale=2 / eps), stats.laplace(scale=4 / eps)
+        generic = dict(threshold_noise=_Generic(rho), query_noise=_Generic(nu))
+        np.testing.assert_array_equal(exact.above_threshold_pmf(d, threshold=0.3, epsilon=eps),
+                                      exact.generalized_above_threshold_pmf(d, threshold=0.3, **generic))
+        assert (exact.max_privacy_loss(d, d_prime, threshold=0.3, epsilon=eps).max_loss
+                == exact.max_privacy_loss(d, d_prime, threshold=0.3, epsilon=eps, **generic).max_loss)
