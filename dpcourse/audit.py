@@ -32,7 +32,7 @@ the claimed ε with the given ``c``, ``threshold`` and ``sensitivity``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 from scipy import stats
@@ -43,6 +43,7 @@ from ._validation import (
     check_epsilon,
     check_integer,
     check_neighbouring_answers,
+    check_nonnegative,
     check_positive,
     check_probability,
 )
@@ -114,6 +115,8 @@ def statdp_pairs(num_queries=(5, 10), *, sensitivity: float = 1.0) -> dict[str, 
 def thinned_fisher_p_value(count_d: int, count_d_prime: int, n: int, epsilon: float) -> float:
     """A valid p-value for H₀: Pr[E | D] ≤ e^ε Pr[E | D′], from the counts of E in n runs on each.
 
+    ``epsilon`` is the test ε, a number ≥ 0 (0 tests whether E is more likely on D at all; ∞ gives 1).
+
     2 · E[Fisher(X, x′)] with X ~ Binomial(x, e^{−ε}) the thinned count (StatDP's statistic,
     Ding et al. 2018, §4.2), the expectation taken exactly over X (mass beyond 9 standard
     deviations, below 1e-18, is counted as p = 1). Fisher's one-sided test for each X is valid;
@@ -130,7 +133,8 @@ def thinned_fisher_p_value(count_d: int, count_d_prime: int, n: int, epsilon: fl
     n = check_integer(n, "n", minimum=1)
     x = check_integer(count_d, "count_d", minimum=0, maximum=n)
     y = check_integer(count_d_prime, "count_d_prime", minimum=0, maximum=n)
-    eps = 0.0 if isinstance(epsilon, (int, float, np.number)) and epsilon == 0 else check_epsilon(epsilon, allow_inf=True)
+    # a test ε of 0 is meaningful (is E more likely on D at all?), and ε = ∞ gives p = 1
+    eps = np.inf if isinstance(epsilon, (int, float, np.floating)) and epsilon == np.inf else check_nonnegative(epsilon, "epsilon")
     keep = float(np.exp(-eps))
     if x == 0 or keep == 0.0:
         return 1.0
@@ -169,6 +173,7 @@ _SPECIAL = (-np.inf, np.inf, np.nan)
 _SPECIAL_NAMES = ("⊥", "⊤", "·")
 _MAX_CATEGORIES = 32  # a column with more distinct finite values is numeric and gets quantile bins
 _BINS = 24
+_SAMPLE = 20_000  # values per column from which an encoder decides numeric or not, its atoms and bins
 
 
 @dataclass(frozen=True)
@@ -206,12 +211,28 @@ class _ColumnCoder:
 
     @classmethod
     def fit(cls, column: np.ndarray) -> _ColumnCoder:
+        """Atoms and bins of one column. Sorting every value is what costs: a column is seen to be
+        numeric, and its recurring values and quantile edges are found, on a sample of
+        :data:`_SAMPLE` values; only the atoms' counts are taken over the whole column."""
         finite = column[np.isfinite(column)]
-        values, counts = np.unique(finite, return_counts=True)
+        sample = finite[:_SAMPLE]  # the runs are independent: the first ones are a random sample
+        values, counts = np.unique(sample, return_counts=True)
         if values.size <= _MAX_CATEGORIES:
-            return cls(values, None)
+            if sample.size == finite.size:
+                return cls(values, None)
+            values, counts = np.unique(finite, return_counts=True)
+            if values.size <= _MAX_CATEGORIES:
+                return cls(values, None)
+        elif sample.size < finite.size:  # a value with the atoms' frequency (≥ 1/200) recurs in the sample
+            values = values[counts >= 2]  # with probability 1 − e^{−100}; count those candidates exactly
+            if values.size:
+                where = np.searchsorted(values, finite)
+                hit = (where < values.size) & (values[np.minimum(where, values.size - 1)] == finite)
+                counts = np.bincount(where[hit], minlength=values.size)
+            else:
+                counts = np.zeros(0, dtype=np.intp)
         atoms = values[counts >= max(20, 0.005 * column.size)]
-        rest = finite[~np.isin(finite, atoms)]
+        rest = sample[~np.isin(sample, atoms)]
         edges = np.unique(np.quantile(rest, np.linspace(0, 1, _BINS + 1)[1:-1])) if rest.size else None
         return cls(atoms, edges)
 
@@ -243,8 +264,12 @@ class _Encoder:
 
     def __init__(self, sel_d: np.ndarray, sel_d_prime: np.ndarray):
         self.k = sel_d.shape[1]
-        both = np.vstack([sel_d, sel_d_prime])
-        values = np.unique(both[np.isfinite(both)])
+        both = np.empty((2 * sel_d.shape[0], self.k))
+        both[0::2], both[1::2] = sel_d, sel_d_prime  # interleaved: every head of it samples D and D′ alike
+        head = both[:_SAMPLE // self.k + 1]  # more than 32 values in a sample: not all categorical
+        values = np.unique(head[np.isfinite(head)])
+        if values.size <= _MAX_CATEGORIES and head.shape[0] < both.shape[0]:
+            values = np.unique(both[np.isfinite(both)])
         if values.size <= _MAX_CATEGORIES:  # every column categorical: one shared list, one pass to encode
             self.shared = _ColumnCoder(values, None)
             self.columns = [self.shared] * self.k
@@ -363,45 +388,59 @@ class _Candidate:
     reverse: bool  # True: the event is more likely on D′ (test D′ against D)
 
 
+@lru_cache(maxsize=None)
+def _interval_ends(v: int) -> tuple[np.ndarray, np.ndarray]:
+    """Ends (lo, hi) of the two-sided intervals 1 ≤ lo < hi ≤ v − 2 of a feature with v values."""
+    lo, hi = np.triu_indices(v - 1, k=1)
+    keep = lo >= 1
+    return lo[keep], hi[keep]
+
+
 def _events(feature: _Feature, fit, score):
-    """Candidate events of one feature, with their counts on D and D′ in the runs that score them.
+    """Candidate events of one feature, with their counts on D and D′ in each half of the selection runs.
 
     ``fit`` and ``score`` are (counts on D, counts on D′) per feature value in the two halves of
     the selection runs. Fixed events (each value, ≤ / ≥, two-sided intervals) of a feature that
-    learned nothing are scored on both halves; unions of values ranked by their ratio, and every
-    event of a learned feature, are ranked on ``fit`` and scored on ``score`` only, so that their
-    scores are not inflated by the very data that chose them. Returns blocks ``(x, y, n_halves,
-    make)`` with ``make(i)`` giving event i's membership mask over the feature's values and its text.
+    learned nothing are counted in both halves, and :func:`_best_event` asks both to agree;
+    unions of values ranked by their ratio, and every event of a learned feature, are ranked on
+    ``fit`` and counted on ``score`` only, so that their counts are not inflated by the very data
+    that chose them. Returns blocks ``(counts in fit or None, counts in score, make)``, counts as
+    ``(x, y)`` arrays over the block's events, with ``make(i)`` giving event i's membership mask over
+    the feature's values and its text.
     """
     v = feature.size
-    halves = 1 if feature.learned else 2
-    count_d, count_d_prime = (score if feature.learned else (fit[0] + score[0], fit[1] + score[1]))
-    blocks = []
     seen = np.flatnonzero((fit[0] + fit[1] + score[0] + score[1]) > 0)
 
     def single(i, seen=seen):
         mask = np.zeros(v, dtype=bool)
         mask[seen[i]] = True
         return mask, feature.label(int(seen[i]))
-    blocks.append((count_d[seen], count_d_prime[seen], halves, single))
-    if feature.ordered and v > 2:
-        cum_d, cum_d_prime = np.cumsum(count_d), np.cumsum(count_d_prime)
 
-        def at_most(i):
-            return np.arange(v) <= i, f"{feature.name} ≤ {i}"
+    def at_most(i):
+        return np.arange(v) <= i, f"{feature.name} ≤ {i}"
 
-        def at_least(i):
-            return np.arange(v) >= i + 1, f"{feature.name} ≥ {i + 1}"
-        blocks.append((cum_d[:-1], cum_d_prime[:-1], halves, at_most))
-        blocks.append((cum_d[-1] - cum_d[:-1], cum_d_prime[-1] - cum_d_prime[:-1], halves, at_least))
-        if v <= 64:  # two-sided intervals [i, j], 1 ≤ i < j ≤ v − 2 (the one-sided ones are above)
-            lo, hi = np.triu_indices(v - 1, k=1)
-            keep = lo >= 1
-            lo, hi = lo[keep], hi[keep]
+    def at_least(i):
+        return np.arange(v) >= i + 1, f"{feature.name} ≥ {i + 1}"
+    lo, hi = _interval_ends(v) if feature.ordered and 2 < v <= 64 else (None, None)
 
-            def interval(i, lo=lo, hi=hi):
-                return (np.arange(v) >= lo[i]) & (np.arange(v) <= hi[i]), f"{feature.name} in [{lo[i]}, {hi[i]}]"
-            blocks.append((cum_d[hi] - cum_d[lo - 1], cum_d_prime[hi] - cum_d_prime[lo - 1], halves, interval))
+    def interval(i):  # two-sided intervals [i, j], 1 ≤ i < j ≤ v − 2 (the one-sided ones are above)
+        return (np.arange(v) >= lo[i]) & (np.arange(v) <= hi[i]), f"{feature.name} in [{lo[i]}, {hi[i]}]"
+
+    def fixed(counts):
+        """(x, y) of each fixed event, from per-value counts (x on D, y on D′), block by block."""
+        blocks = [(counts[0][seen], counts[1][seen])]
+        if feature.ordered and v > 2:
+            cum = [np.cumsum(c) for c in counts]
+            blocks.append((cum[0][:-1], cum[1][:-1]))
+            blocks.append((cum[0][-1] - cum[0][:-1], cum[1][-1] - cum[1][:-1]))
+            if lo is not None:
+                blocks.append((cum[0][hi] - cum[0][lo - 1], cum[1][hi] - cum[1][lo - 1]))
+        return blocks
+    makers = [single, at_most, at_least, interval]
+    if feature.learned:
+        blocks = [(None, b, make) for b, make in zip(fixed(score), makers)]
+    else:
+        blocks = [(a, b, make) for a, b, make in zip(fixed(fit), fixed(score), makers)]
     if seen.size > 2:  # unions of the values ranked by their ratio in the fitting half, either way
         a, b = fit[0][seen], fit[1][seen]
         log_ratio = np.log((a + 0.5) / (b + 0.5))
@@ -415,7 +454,7 @@ def _events(feature: _Feature, fit, score):
                 mask = np.zeros(v, dtype=bool)
                 mask[order[:i + 2]] = True
                 return mask, f"{feature.name}: one of the {i + 2} values most typical of {side}"
-            blocks.append((np.cumsum(score[0][order])[1:top], np.cumsum(score[1][order])[1:top], 1, union))
+            blocks.append((None, (np.cumsum(score[0][order])[1:top], np.cumsum(score[1][order])[1:top]), union))
     return blocks
 
 
@@ -428,10 +467,19 @@ def _z_scores(x, y, epsilon):
 
 
 def _best_event(encoder: _Encoder, epsilon, min_count) -> _Candidate:
-    """The event with the largest significance per run, z/√n, over every family and both directions."""
+    """The event with the largest significance over every family and both directions.
+
+    Each half of the selection runs gives an event a z-score (:func:`_z_scores`); a fixed event
+    scores the smaller of its two, so that it must stand out in both halves, and an event ranked
+    or learned on the first half scores its z on the second. Both are z's on half the runs, so
+    they compare directly. Taking the maximum over thousands of events favours the lucky ones;
+    asking two independent halves to agree keeps a rare pattern that was lucky once from beating
+    a real, broader effect. Every candidate's counts are gathered first and scored in one
+    vectorised pass.
+    """
     codes_d, codes_d_prime = encoder.selection_codes
     h = encoder.half
-    best, where = -np.inf, None
+    first, second, blocks = [], [], []
     for index, feature in enumerate(encoder.features):
         values_d = feature.values(codes_d).astype(np.intp)
         values_d_prime = feature.values(codes_d_prime).astype(np.intp)
@@ -439,20 +487,34 @@ def _best_event(encoder: _Encoder, epsilon, min_count) -> _Candidate:
                np.bincount(values_d_prime[:h], minlength=feature.size).astype(float))
         score = (np.bincount(values_d[h:], minlength=feature.size).astype(float),
                  np.bincount(values_d_prime[h:], minlength=feature.size).astype(float))
-        for x, y, halves, make in _events(feature, fit, score):
-            if not x.size:
-                continue
-            for reverse, (a, b) in ((False, (x, y)), (True, (y, x))):
-                z = np.where(np.maximum(a, b) >= min_count, _z_scores(a, b, epsilon), -np.inf) / np.sqrt(halves)
-                i = int(np.argmax(z))
-                if z[i] > best:
-                    best, where = float(z[i]), (index, make, i, reverse)
-    if where is None:
+        for a, b, make in _events(feature, fit, score):
+            if b[0].size:
+                second.append(b)
+                first.append(a if a is not None else (np.full(b[0].size, np.nan), np.full(b[0].size, np.nan)))
+                blocks.append((index, make))
+    if not blocks:
         raise ValueError(f"no output event occurred min_count = {min_count} times in the selection runs; "
                          "raise selection_trials or lower min_count")
-    index, make, i, reverse = where
-    mask, description = make(i)
-    return _Candidate(best, index, mask, description, reverse)
+    x_a, y_a = (np.concatenate([a[i] for a in first]) for i in (0, 1))
+    x_b, y_b = (np.concatenate([b[i] for b in second]) for i in (0, 1))
+    starts = np.cumsum([0] + [b[0].size for b in second[:-1]])
+    only_second = np.isnan(x_a)
+    frequent = np.maximum(np.nan_to_num(x_a) + x_b, np.nan_to_num(y_a) + y_b) >= min_count
+    columns = []
+    for (xa, ya, xb, yb) in ((x_a, y_a, x_b, y_b), (y_a, x_a, y_b, x_b)):  # D over D′, then D′ over D
+        z = np.where(only_second, _z_scores(xb, yb, epsilon), np.minimum(_z_scores(xa, ya, epsilon),
+                                                                            _z_scores(xb, yb, epsilon)))
+        columns.append(np.where(frequent, z, -np.inf))
+    z = np.stack(columns, axis=1)
+    best = int(np.argmax(z))  # row-major: the first of equals, D over D′ before D′ over D, as listed
+    row, reverse = divmod(best, 2)
+    if not np.isfinite(z[row, reverse]):
+        raise ValueError(f"no output event occurred min_count = {min_count} times in the selection runs; "
+                         "raise selection_trials or lower min_count")
+    block = int(np.searchsorted(starts, row, side="right")) - 1
+    index, make = blocks[block]
+    mask, description = make(row - int(starts[block]))
+    return _Candidate(float(z[row, reverse]), index, mask, description, bool(reverse))
 
 
 # --------------------------------------------------------------------------------------
