@@ -29,7 +29,8 @@ import numpy as np
 
 from ._validation import as_generator, check_array, check_binary, check_choice, check_integer, check_nonnegative, check_trials
 
-__all__ = ["NOISE_KINDS", "AttackResult", "least_squares_estimate", "reconstruct", "run_attack", "subset_sum_queries"]
+__all__ = ["NOISE_KINDS", "AttackResult", "least_squares_estimate", "pseudo_inverse", "reconstruct", "run_attack",
+           "subset_sum_queries"]
 
 NOISE_KINDS = ("bounded", "laplace")
 
@@ -41,6 +42,27 @@ def subset_sum_queries(num_queries: int, n: int, *, rng=None) -> np.ndarray:
     return (as_generator(rng).random((m, n)) < 0.5).astype(float)
 
 
+def pseudo_inverse(queries) -> np.ndarray:
+    """A⁺, shape (n, m): (AᵀA)⁻¹Aᵀ when A has full column rank (m ≥ n, as in the attack), else ``np.linalg.pinv``.
+
+    Both are the same matrix when A has full column rank. The normal equations take two matrix
+    products and one n × n solve; the SVD behind ``np.linalg.pinv`` synchronises its BLAS threads
+    so often that on a 2-core machine with one core busy it took 4–6 s instead of 25 ms for
+    800 × 200 queries. The result is checked as a left inverse (A⁺A = I to 1e-9); a nearly
+    rank-deficient A fails the check and gets the SVD.
+    """
+    a = check_array(queries, "queries", ndim=2)
+    m, n = a.shape
+    if m >= n:
+        try:
+            left = np.linalg.solve(a.T @ a, a.T)
+        except np.linalg.LinAlgError:
+            left = None
+        if left is not None and np.all(np.isfinite(left)) and np.abs(left @ a - np.eye(n)).max() < 1e-9:
+            return left
+    return np.linalg.pinv(a)
+
+
 def least_squares_estimate(queries, answers, *, pseudo_inverse=None) -> np.ndarray:
     """x̂ = A⁺y, the least-squares solution of A x̂ ≈ y, for ``answers`` of shape ``(m,)`` or ``(trials, m)``.
 
@@ -50,7 +72,7 @@ def least_squares_estimate(queries, answers, *, pseudo_inverse=None) -> np.ndarr
     y = check_array(answers, "answers", ndim=(1, 2))
     if y.shape[-1] != a.shape[0]:
         raise ValueError(f"answers must have one entry per query ({a.shape[0]}) on the last axis; got shape {y.shape}")
-    pinv = np.linalg.pinv(a) if pseudo_inverse is None else pseudo_inverse
+    pinv = _pseudo_inverse(a) if pseudo_inverse is None else pseudo_inverse
     return y @ pinv.T
 
 
@@ -97,3 +119,6 @@ def run_attack(secret_bits, *, num_queries: int, noise_scale: float, noise: str 
     guesses = reconstruct(a, a @ x + errors)
     fraction = np.mean(guesses == x, axis=1)
     return AttackResult(fraction[0] if trials is None else fraction, scale)
+
+
+_pseudo_inverse = pseudo_inverse  # least_squares_estimate's keyword of the same name hides it

@@ -49,3 +49,16 @@ def test_exact_answers_reconstruct_exactly(secret):
 def test_bad_input_is_rejected(secret, call, message):
     with pytest.raises(ValueError, match=message):
         call(secret)
+
+
+@pytest.mark.parametrize("m, n", [(800, 200), (200, 200), (50, 80), (30, 1)])
+def test_pseudo_inverse_is_numpy_s(m, n):
+    # the normal equations for full column rank, the SVD otherwise: the same A⁺ either way
+    a = rc.subset_sum_queries(m, n, rng=m + n)
+    np.testing.assert_allclose(rc.pseudo_inverse(a), np.linalg.pinv(a), rtol=0, atol=1e-9)
+
+
+def test_pseudo_inverse_of_a_rank_deficient_matrix_falls_back_to_the_svd():
+    a = np.ones((20, 5))                      # rank 1: AᵀA is singular
+    a[:, 1] = 2.0
+    np.testing.assert_allclose(rc.pseudo_inverse(a), np.linalg.pinv(a), rtol=0, atol=1e-12)

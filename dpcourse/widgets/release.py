@@ -227,7 +227,7 @@ def reconstruction_panel(*, n: int = 200, trials: int = 6, rng=2026, render: boo
     def at_m(m):
         """Queries, pseudo-inverse, exact answers, standard noise and the recovered fraction at each fixed level."""
         a = reconstruction.subset_sum_queries(m, n, rng=seed + m)
-        pinv = np.linalg.pinv(a)
+        pinv = reconstruction.pseudo_inverse(a)
         noise_gen = np.random.default_rng(seed)
         unit_uniform = noise_gen.uniform(-1, 1, size=(levels.size + 1, trials, m))
         unit_laplace = noise_gen.laplace(0, 1.0, size=(trials, m))
