@@ -82,6 +82,8 @@ def test_scan_gives_one_monotone_curve_from_one_sample():
     assert s.largest_rejected <= s.epsilon_lower_bound + 1e-9
     assert s.p_values[0] < 0.01 and s.p_values[-1] > 0.01
     assert s.result.p_value_at(0.5) == pytest.approx(s.result.p_value)
+    again = s.result.scan(np.linspace(0.1, 1.5, 15))  # the same curve from the audit, without new runs
+    assert np.array_equal(again.p_values, s.p_values) and again.epsilon_lower_bound == s.epsilon_lower_bound
 
 
 def test_variant_objects_and_keys_agree():
