@@ -164,6 +164,12 @@ def check_neighbouring_answers(answers_d, answers_d_prime, sensitivity: float) -
 
 def check_binary(value, name: str = "bits") -> np.ndarray:
     """An array whose entries are all 0 or 1 (booleans accepted); returned as ``int8``."""
+    if isinstance(value, np.ndarray) and value.size and (value.dtype == bool or np.issubdtype(value.dtype, np.integer)):
+        # integers or booleans already (e.g. reports): check them as they are, without a float copy
+        if value.dtype != bool and not np.all((value == 0) | (value == 1)):
+            bad = float(value[(value != 0) & (value != 1)].ravel()[0])
+            raise ValueError(f"{name} must contain only 0 and 1; found {bad:g}")
+        return value.astype(np.int8)
     arr = check_array(value, name, dtype=float)
     if not np.all((arr == 0) | (arr == 1)):
         bad = float(arr[(arr != 0) & (arr != 1)].ravel()[0])

@@ -44,6 +44,8 @@ __all__ = [
 ]
 
 GAUSSIAN_CALIBRATIONS = ("analytic", "classic")
+#: Samplers that keep only a small result per trial work through blocks of about this many entries.
+_BLOCK_ENTRIES = 1 << 18
 
 
 def _answers(true_answers) -> np.ndarray:
@@ -242,8 +244,17 @@ def randomized_response(bits, *, epsilon: float, rng=None, trials: int | None = 
     x = check_binary(bits, "bits")
     p = rr_keep_probability(epsilon)
     shape = sample_shape(check_trials(trials), x.shape)
-    flip = as_generator(rng).random(shape) >= p
-    return np.bitwise_xor(x, flip.astype(np.int8))
+    gen = as_generator(rng)
+    if len(shape) < 2:
+        return np.bitwise_xor(x, (gen.random(shape) >= p).astype(np.int8))
+    # blocks of trials drawn one after the other are the same draws as one (trials, n) draw, without
+    # a (trials, n) array of floats (160 MB for 20 000 × 1000): only the int8 reports are kept
+    reports = np.empty(shape, dtype=np.int8)
+    step = max(1, _BLOCK_ENTRIES // max(1, x.size))
+    for start in range(0, shape[0], step):
+        block = reports[start:start + step]
+        np.bitwise_xor(x, gen.random(block.shape) >= p, out=block)
+    return reports
 
 
 def rr_debias(reports, *, epsilon: float):
@@ -263,7 +274,17 @@ def rr_estimate(reports, *, epsilon: float):
     ``reports`` of shape ``(n,)`` gives a float; ``(trials, n)`` gives one estimate per trial.
     Its variance is e^ε / (n (e^ε − 1)²) (:func:`dpcourse.bounds.rr_proportion_variance`).
     """
-    estimate = rr_debias(reports, epsilon=epsilon).mean(axis=-1)
+    y = check_binary(reports, "reports")
+    debiased = rr_debias(np.array([0, 1], dtype=np.int8), epsilon=epsilon)  # the two values x̂ takes
+    if y.ndim < 2:
+        estimate = debiased[y].mean(axis=-1)
+    else:  # the same row means as rr_debias(reports).mean(axis=-1), a block of trials at a time
+        rows = y.reshape(-1, y.shape[-1])
+        estimate = np.empty(rows.shape[0])
+        step = max(1, _BLOCK_ENTRIES // max(1, rows.shape[1]))
+        for start in range(0, rows.shape[0], step):
+            estimate[start:start + step] = debiased[rows[start:start + step]].mean(axis=-1)
+        estimate = estimate.reshape(y.shape[:-1])
     return float(estimate) if np.ndim(estimate) == 0 else estimate
 
 
