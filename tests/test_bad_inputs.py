@@ -129,20 +129,13 @@ SKIP = {"widgets.Panel", "widgets.float_slider", "widgets.int_slider", "widgets.
         "plotting.plot_empirical", "svt_variants.format_outputs",
         # documented: grey for any name that is not a method (labels, strategies)
         "plotting.color_for"}
-# Zero is a meaningful value here (δ(ε) at ε = 0).
-ZERO_OK = {("bounds.optimal_composition_delta", "epsilon"), ("widgets.format_delta", "delta")}
+# Zero is a meaningful value here (δ(ε) at ε = 0; a test of ε = 0 is a test of equal distributions).
+ZERO_OK = {("bounds.optimal_composition_delta", "epsilon"), ("widgets.format_delta", "delta"),
+           ("audit.thinned_fisher_p_value", "epsilon")}
 # Empty inputs that are meaningful (no records, no levels): not counted as bad.
 EMPTY_OK = {("queries.histogram", "records"), ("bounds.laplace_max_error_tail", "t"),
             ("experiments.proportion_interval", "counts"),
             ("pmw.run_stream", "queries"), ("pmw.run_stream_with_potential", "queries")}  # an empty stream
-
-
-# Parameters of modules another issue is reworking (audit.py, exact.py, svt_variants.py: issue 14)
-# where this test found bad input handled badly; reported to their owner and expected to fail
-# until fixed or judged valid (not strict). The rest of what it found there has been fixed.
-REPORTED = {
-    "audit.thinned_fisher_p_value": {"epsilon"},  # epsilon = 0 accepted (an ε of 0 is a valid test level?)
-}
 
 
 def public_callables():
@@ -293,10 +286,7 @@ def cases():
                     continue
                 if not isinstance(bad, (str, list)) and bad == 0 and (qualname, name) in ZERO_OK:
                     continue
-                marks = ()
-                if name in REPORTED.get(qualname, ()):
-                    marks = pytest.mark.xfail(reason="reported to the owner of the module (issue 14)", strict=False)
-                yield pytest.param(qualname, name, bad, id=f"{qualname}-{name}={bad!r}", marks=marks)
+                yield pytest.param(qualname, name, bad, id=f"{qualname}-{name}={bad!r}")
 
 
 def outcome(qualname, fn, name, bad):
