@@ -136,15 +136,16 @@ def _plain(value, _position):
     return f"{value:g}"
 
 
-def fast_log_axes(ax, *, x: bool = True, y: bool = True) -> None:
-    """Log scales with plain tick labels ("0.01", "1000") and no minor ticks.
+def fast_log_axes(ax, *, x: bool = True, y: bool = True, base: float = 10) -> None:
+    """Log scales (ticks at the powers of ``base``) with plain tick labels ("0.01", "1000") and no minor ticks.
 
     Matplotlib's default log labels are typeset as mathtext (10⁻²), which costs most of a
-    widget redraw; plain labels keep a panel well under a quarter of a second.
+    widget redraw; plain labels keep a panel well under a quarter of a second, and a notebook
+    whose figures all use them never builds the mathtext parser (about 0.15 s).
     """
     for on, axis, set_scale in ((x, ax.xaxis, ax.set_xscale), (y, ax.yaxis, ax.set_yscale)):
         if on:
-            set_scale("log")
+            set_scale("log", base=base)
             axis.set_major_formatter(FuncFormatter(_plain))
             axis.set_minor_locator(NullLocator())
 
