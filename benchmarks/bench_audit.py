@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from dpcourse import audit
-from dpcourse.peer_suites import PEER_MECHANISMS
+from dpcourse.peer_suites import PEER_MECHANISMS, checkdp_mechanisms
 from dpcourse.svt_variants import VARIANTS
 
 from ._harness import Section
@@ -102,10 +102,12 @@ def run() -> Section:
 
 def _power(section, seeds=(1, 2, 3)):
     """The power claim at full size: every mechanism of the three suites (and Lyu et al.'s flawed variants at
-    ε = 0.2), full search over StatDP's 16 pairs with 250,000 + 750,000 runs per input, at the suite's ε, for
+    ε = 0.2, and CheckDP's flawed examples at ε = 0.2 too), full search over StatDP's 16 pairs with 250,000 +
+    750,000 runs per input, at the suite's ε, for
     several seeds (correct mechanisms: the first seed only; their level is a unit test). The unit tests audit
     each flawed mechanism on the pair found here, with runs sized from the frequencies recorded here."""
-    mechanisms = {**PEER_MECHANISMS, **{key: key for key in ("alg3", "alg4", "alg5", "alg6")}}
+    at_02 = {f"{key} (at ε = 0.2)": m for key, m in checkdp_mechanisms(0.2).items() if m.flawed}
+    mechanisms = {**PEER_MECHANISMS, **at_02, **{key: key for key in ("alg3", "alg4", "alg5", "alg6")}}
     caught = 0
     for key, m in mechanisms.items():
         flawed = getattr(m, "flawed", True)

@@ -11,11 +11,14 @@ the peers leave out of a shorter list, is NaN.
 
 Each entry's ``epsilon`` is the smallest ε its suite uses: StatDP 0.2, its smallest claimed ε in
 ``examples/benchmark.py``; DP-Sniper 0.1, the default of every mechanism; CheckDP 1, the ε of the PSI
-programs that validate its counterexamples (``examples/*.psi``: ``epsilon := 1``), since its checker
-is symbolic. (At ε = 0.2 CheckDP's BadGap is out of any sampler's reach with 10⁶ runs: on StatDP's
-pairs the most significant event of the kind that catches Alg. 3, "the first ⊤ at position ≥ k with a
-released value ≤ v", has an expected z of 1.6 with 750,000 test runs, computed exactly with
-:func:`dpcourse.exact.variant_pattern_probability`.) ``flawed`` says whether the peer marks it incorrect.
+programs that validate its counterexamples (``examples/*.psi``: ``epsilon := 1``). CheckDP's checker is
+symbolic in ε, so :func:`checkdp_mechanisms` builds its examples at any ε: at ε = 0.2 the auditor flags
+BadSparseVector1–3, while BadGap is out of any sampler's reach with 10⁶ runs (its largest violation over
+pairs (a^{m−1}, b) / ((a + 1)^{m−1}, b) with events "⊥^{m−1}, then a value ≤ v" has an expected z of 1.67
+with 10⁶ test runs, below the 2.58 the test needs; computed exactly with
+:func:`dpcourse.exact.variant_pattern_probability`),
+and BadAdaptive is out of reach even at ε = 1 (expected z 0.33; 0.04 at ε = 0.2): ``tests/test_auditor.py``
+asserts each. ``flawed`` says whether the peer marks it incorrect.
 """
 
 from __future__ import annotations
@@ -25,9 +28,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import as_generator, check_array, check_integer
+from ._validation import as_generator, check_array, check_integer, check_positive
 
-__all__ = ["PEER_MECHANISMS", "PeerMechanism"]
+__all__ = ["PEER_MECHANISMS", "PeerMechanism", "checkdp_mechanisms"]
 
 
 @dataclass(frozen=True)
@@ -214,7 +217,21 @@ def _entries():
                         e, True, "SVT3 and SVT4 run side by side", _sniper_svt34(e))
     yield PeerMechanism("dpsniper_numerical_svt", "DP-Sniper", f"{svt} lines 275-319 (c = 2, t = 1)", e, False,
                         "NumericalSVT (Wang et al. 2019): fresh noise for the released value", _sniper_numerical(e))
-    e, n, t = 1.0, 1, 1.0
+    yield from checkdp_mechanisms(1.0).values()
+
+
+def checkdp_mechanisms(epsilon: float) -> dict[str, PeerMechanism]:
+    """CheckDP's sparse-vector examples (N = 1 or 2, T = 1) at a chosen ε, by key.
+
+    :data:`PEER_MECHANISMS` holds them at ε = 1, the ε of CheckDP's PSI programs; CheckDP's checker
+    is symbolic in ε, so any ε > 0 is one of its claims (the C sources' ``int`` casts of the threshold
+    and of the cost counter are not reproduced: the PSI programs use real numbers).
+    """
+    return {entry.key: entry for entry in _checkdp_entries(check_positive(epsilon, "epsilon"))}
+
+
+def _checkdp_entries(e):
+    n, t = 1, 1.0
     ex = "examples/{}.c"
     yield PeerMechanism("checkdp_sparsevector", "CheckDP", ex.format("sparsevector") + " lines 7-27", e, False,
                         "SVT, outputs 1/0", _checkdp_svt(e, n, t, nu_scale=4 * n / e, rho_scale=2 / e, output="bit"))
