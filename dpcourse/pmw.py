@@ -239,16 +239,25 @@ class ConjunctionQuery:
     def domain_size(self) -> int:
         return 2**self.num_bits
 
+    def _layout(self) -> tuple[tuple[int, ...], tuple]:
+        """The shape to view a vector over 𝒳 in, and the index that picks the support (computed once per query)."""
+        layout = self.__dict__.get("_layout_cache")
+        if layout is None:
+            shape, index, high = [], [], self.num_bits
+            for a, v in sorted(zip(self.attributes, self.values), reverse=True):
+                shape += [2 ** (high - a - 1), 2]
+                index += [slice(None), v]
+                high = a
+            shape.append(2**high)
+            index.append(slice(None))
+            layout = (tuple(shape), tuple(index))
+            object.__setattr__(self, "_layout_cache", layout)
+        return layout
+
     def view(self, vector: np.ndarray) -> np.ndarray:
         """The entries of ``vector`` (contiguous, length 2^d) on the query's support, as a writable view."""
-        shape, index, high = [], [], self.num_bits
-        for a, v in sorted(zip(self.attributes, self.values), reverse=True):
-            shape += [2 ** (high - a - 1), 2]
-            index += [slice(None), v]
-            high = a
-        shape.append(2**high)
-        index.append(slice(None))
-        return vector.reshape(shape)[tuple(index)]
+        shape, index = self._layout()
+        return vector.reshape(shape)[index]
 
     def dense(self) -> np.ndarray:
         """q as a dense 0/1 vector of length 2^d."""

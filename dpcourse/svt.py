@@ -21,6 +21,7 @@ description of the noise.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -493,7 +494,8 @@ class OnlineSparseVector:
     def _compare(self, value: float) -> bool:
         if self.halted:
             raise HaltedError(f"SparseVector has halted after c = {self.c} ⊤ answers")
-        value = float(check_array(value, "value", ndim=0))
+        if type(value) is not float or not math.isfinite(value):  # a plain finite float (PMW's answers) needs no more
+            value = float(check_array(value, "value", ndim=0))
         above = value + self._rng.laplace(0.0, self._query_scale) >= self._noisy_threshold
         self.answered += 1
         if above:
