@@ -62,7 +62,7 @@ def _per_trial(released, truth, square: bool) -> np.ndarray:
             np.max(diff, axis=-1, out=out[start:start + step])
     if np.isnan(out).any():  # NaN propagates through both reductions: this is the NaN check on ``released``
         raise ValueError("released must not contain NaN")
-    return out.reshape(released.shape[:-1])
+    return out.reshape(released.shape[:-1])[()]  # one release: a NumPy scalar, as np.max would give
 
 
 def max_abs_error(released, truth) -> np.ndarray:
