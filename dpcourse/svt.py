@@ -433,8 +433,10 @@ class OnlineAboveThreshold:
         self.epsilon = check_epsilon(epsilon)
         self.sensitivity = check_positive(sensitivity, "sensitivity")
         self._rng = as_generator(rng)
-        threshold_noise, self._query_noise = above_threshold_noise(epsilon=self.epsilon, sensitivity=self.sensitivity)
-        self._noisy_threshold = self.threshold + float(threshold_noise.rvs(random_state=self._rng))
+        # the scales of above_threshold_noise, drawn as scipy.stats.laplace would (scale·Lap(0, 1) + 0, the
+        # same floats) without freezing two distributions per run (about 1 ms each)
+        threshold_scale, self._query_scale = above_threshold_scales(epsilon=self.epsilon, sensitivity=self.sensitivity)
+        self._noisy_threshold = self.threshold + (float(self._rng.laplace(0.0, 1.0)) * threshold_scale + 0.0)
         self.answered = 0
         self.halted = False
 
@@ -447,7 +449,7 @@ class OnlineAboveThreshold:
         if self.halted:
             raise HaltedError("AboveThreshold has halted after its ⊤; start a new run to ask more queries")
         value = float(check_array(value, "value", ndim=0))
-        above = value + float(self._query_noise.rvs(random_state=self._rng)) >= self._noisy_threshold
+        above = value + (float(self._rng.laplace(0.0, 1.0)) * self._query_scale + 0.0) >= self._noisy_threshold
         self.answered += 1
         self.halted = bool(above)
         return bool(above)
