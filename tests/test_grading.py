@@ -174,10 +174,9 @@ def messages(graded, student):
     return {r.exercise: r.message for r in graded["rows"] if r.student == student}
 
 
-# One shared grading run (about a minute on 2 cores): every test of this file on one xdist worker,
-# and its fixtures are session-scoped, so that they run once per worker (make unit uses --dist loadgroup;
-# a module-scoped fixture was torn down and rebuilt when xdist handed the worker its tests in two batches).
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("grading")]
+# One shared grading run (about a minute on 2 cores): `make test` hands this file to one xdist worker
+# (--dist loadfile), and the fixtures are session-scoped, so that they run once on it.
+pytestmark = pytest.mark.slow
 
 
 def test_honest_controls(graded):
