@@ -106,10 +106,10 @@ def _power(section, seeds=(1, 2, 3)):
     750,000 runs per input, at the suite's ε, for
     several seeds (correct mechanisms: the first seed only; their level is a unit test). The unit tests audit
     each flawed mechanism on the pair found here, with runs sized from the frequencies recorded here."""
-    at_02 = {f"{key} (at ε = 0.2)": m for key, m in checkdp_mechanisms(0.2).items() if m.flawed}
-    mechanisms = {**PEER_MECHANISMS, **at_02, **{key: key for key in ("alg3", "alg4", "alg5", "alg6")}}
+    mechanisms = [*PEER_MECHANISMS.items(), *((key, m) for key, m in checkdp_mechanisms(0.2).items() if m.flawed),
+                  *((key, key) for key in ("alg3", "alg4", "alg5", "alg6"))]
     caught = 0
-    for key, m in mechanisms.items():
+    for key, m in mechanisms:
         flawed = getattr(m, "flawed", True)
         epsilon = getattr(m, "epsilon", 0.2)
         results, seconds = [], 0.0
@@ -127,5 +127,5 @@ def _power(section, seeds=(1, 2, 3)):
                              f"flagged {flags} of {len(results)}; p = {', '.join(f'{r.p_value:.2g}' for r in results)}; "
                              f"seed {seeds[0]}: input {first.pair}; event: {first.event}; "
                              f"Pr[E|D] = {first.p_d:.4g}, Pr[E|D′] = {first.p_d_prime:.4g}"))
-    section.notes.append(f"Power at 10⁶ runs per input: {caught} of {sum(getattr(m, 'flawed', True) for m in mechanisms.values())} "
+    section.notes.append(f"Power at 10⁶ runs per input: {caught} of {sum(getattr(m, 'flawed', True) for _, m in mechanisms)} "
                          f"flawed mechanisms flagged for every one of seeds {', '.join(map(str, seeds))} (rows 'power:').")

@@ -8,7 +8,10 @@ output event E witnesses a violation when Pr[M(D) ∈ E] > e^ε · Pr[M(D′) �
    user's own pairs), encodes the outputs as small integers once, and scores every event of
    several families (whole outputs, per-position values and intervals, counts of each value,
    Hamming distances to reference patterns, a naive-Bayes score learned from the data) by how
-   significantly it violates the claim, in both directions (D over D′ and D′ over D);
+   significantly it violates the claim, in both directions (D over D′ and D′ over D), in each half
+   of the selection runs (a fixed event must stand out in both; what is learned on the first half is
+   scored on the second); with many pairs, each is screened on a quarter of the selection runs and
+   only the most promising get the rest (successive halving);
 2. **tests** the single most significant (pair, event) on **fresh** runs, so the search costs
    nothing in validity: the p-value and the lower confidence bound on ε need no correction.
 
