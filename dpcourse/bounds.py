@@ -39,6 +39,7 @@ __all__ = [
     "laplace_advanced_composition_max_error_bound",
     "numeric_sparse_accuracy_bound",
     "optimal_composition_delta",
+    "optimal_composition_epsilon",
     "sparse_vector_accuracy_bound",
     "composed_laplace_max_error_bound",
     "composed_laplace_sample_complexity",
@@ -268,18 +269,25 @@ def advanced_composition_epsilon(*, epsilon0: float, k: int, delta: float) -> fl
 
 def advanced_composition_per_query_epsilon(*, epsilon: float, k: int, delta: float) -> float:
     """The largest ε₀ whose k-fold composition is (ε, δ)-DP by :func:`advanced_composition_epsilon`,
-    or ε/k if that is larger (basic composition is valid too). Found by brentq (the composed ε increases in ε₀)."""
-    from scipy import optimize
+    or ε/k if that is larger (basic composition is valid too).
 
+    The composed ε, g(ε₀) = ε₀√(2k ln(1/δ)) + kε₀(e^{ε₀} − 1), is convex and increasing, so Newton's
+    method started right of the root (at ε₀ = ε/√(2k ln(1/δ)), where g ≥ ε) falls monotonically onto it;
+    it stops when a step no longer moves ε₀ (machine precision, a handful of steps). Notebook 06 thus
+    needs no scipy.optimize (importing it costs about 0.1 s).
+    """
     eps = check_epsilon(epsilon)
     k = check_integer(k, "k", minimum=1)
     dlt = check_probability(delta, "delta")
-
-    def excess(e0):
-        return (e0 * np.sqrt(2 * k * np.log(1 / dlt)) + k * e0 * np.expm1(e0)) - eps
-
-    advanced = optimize.brentq(excess, 0.0, eps, xtol=1e-15, rtol=1e-14)
-    return float(max(advanced, eps / k))
+    slope = np.sqrt(2 * k * np.log(1 / dlt))
+    e0 = eps / slope
+    for _ in range(100):
+        excess = e0 * slope + k * e0 * np.expm1(e0) - eps
+        step = excess / (slope + k * (np.expm1(e0) + e0 * np.exp(e0)))
+        if not step > 0 or e0 - step == e0:  # at the root (or a rounding below it, where g(ε₀) ≤ ε holds)
+            break
+        e0 -= step
+    return float(max(e0, eps / k))
 
 
 def optimal_composition_delta(epsilon: float, *, epsilon0: float, k: int) -> float:
@@ -304,6 +312,34 @@ def optimal_composition_delta(epsilon: float, *, epsilon0: float, k: int) -> flo
     positive = high > low
     terms = log_binom[positive] + high[positive] + np.log(-np.expm1(low[positive] - high[positive])) - log_norm
     return float(np.exp(special.logsumexp(terms))) if terms.size else 0.0
+
+
+def optimal_composition_epsilon(delta: float, *, epsilon0: float, k: int) -> float:
+    """The exact ε of the k-fold composition of ε₀-DP mechanisms at δ: the smallest ε with
+    :func:`optimal_composition_delta` (ε) ≤ δ (Kairouz, Oh & Viswanath 2015).
+
+    Between consecutive breakpoints (k − 2j)ε₀ the terms of δ(ε) that are positive do not change
+    (those with i ≤ j), so there δ(ε) = A_j − e^{ε}·B_j with A_j = Σ_{i≤j} C(k, i)e^{(k−i)ε₀}/(1 + e^{ε₀})^k
+    and B_j = Σ_{i≤j} C(k, i)e^{iε₀}/(1 + e^{ε₀})^k. δ(ε) falls continuously, so the answer is
+    ε = ln((A_j − δ)/B_j) on the one interval where that value lands: exact, no root finding,
+    sums in log space. 0 when δ(0) ≤ δ already.
+    """
+    e0 = check_positive(epsilon0, "epsilon0")
+    k = check_integer(k, "k", minimum=1)
+    dlt = check_probability(delta, "delta")
+    if optimal_composition_delta(0.0, epsilon0=e0, k=k) <= dlt:
+        return 0.0
+    i = np.arange((k + 1) // 2)  # terms that are positive at some ε ≥ 0: (k − 2i)ε₀ > 0
+    log_binom = special.gammaln(k + 1) - special.gammaln(i + 1) - special.gammaln(k - i + 1)
+    log_norm = k * np.logaddexp(0.0, e0)
+    log_a = np.logaddexp.accumulate(log_binom + (k - i) * e0 - log_norm)
+    log_b = np.logaddexp.accumulate(log_binom + i * e0 - log_norm)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        candidate = log_a + np.log1p(-dlt * np.exp(-log_a)) - log_b  # ln((A_j − δ)/B_j), NaN where A_j ≤ δ
+    upper = (k - 2 * i) * e0                                   # interval j: [(k − 2j − 2)ε₀, (k − 2j)ε₀)
+    lower = np.maximum(upper - 2 * e0, 0.0)
+    inside = np.flatnonzero((candidate >= lower - 1e-12 * upper) & (candidate <= upper * (1 + 1e-12)))
+    return float(max(candidate[inside[0]], 0.0))
 
 
 def laplace_advanced_composition_max_error_bound(*, num_queries: int, beta: float, epsilon: float, delta: float,

@@ -184,3 +184,28 @@ def test_pmw_bound_crosses_each_baseline_once():
         wins = np.array([wins_at(v) for v in grid])
         first = int(np.argmax(wins))
         assert wins.any() and not wins[:first].any() and wins[first:].all()
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 30, 1000, 10_000])
+@pytest.mark.parametrize("epsilon0", [0.01, 0.3])
+@pytest.mark.parametrize("delta", [1e-9, 1e-6, 0.01])
+def test_optimal_composition_epsilon_inverts_delta_exactly(k, epsilon0, delta):
+    eps = bounds.optimal_composition_epsilon(delta, epsilon0=epsilon0, k=k)
+    if eps == 0.0:
+        assert bounds.optimal_composition_delta(0.0, epsilon0=epsilon0, k=k) <= delta
+        return
+    # the crossing itself, to rounding: δ(ε) = δ there, larger just below, smaller just above
+    assert bounds.optimal_composition_delta(eps, epsilon0=epsilon0, k=k) == pytest.approx(delta, rel=1e-9)
+    assert bounds.optimal_composition_delta(eps * (1 - 1e-6), epsilon0=epsilon0, k=k) > delta
+    assert bounds.optimal_composition_delta(eps * (1 + 1e-6), epsilon0=epsilon0, k=k) < delta
+
+
+def test_advanced_composition_per_query_epsilon_is_the_root():
+    # Newton from the right: g(ε₀) = ε to rounding, and any larger ε₀ composes to more than ε
+    for epsilon, k, delta in [(1.0, 3000, 1e-6), (0.1, 10, 1e-9), (3.0, 10**6, 0.01), (1.0, 1, 1e-6)]:
+        e0 = bounds.advanced_composition_per_query_epsilon(epsilon=epsilon, k=k, delta=delta)
+        if e0 == epsilon / k:  # basic composition allows more
+            assert bounds.advanced_composition_epsilon(epsilon0=e0, k=k, delta=delta) >= epsilon
+            continue
+        assert bounds.advanced_composition_epsilon(epsilon0=e0, k=k, delta=delta) == pytest.approx(epsilon, rel=1e-12)
+        assert bounds.advanced_composition_epsilon(epsilon0=e0 * (1 + 1e-9), k=k, delta=delta) > epsilon
