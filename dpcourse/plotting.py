@@ -83,7 +83,9 @@ def apply_style() -> None:
     if shell is not None and getattr(shell, "kernel", None) is not None:
         from matplotlib_inline.backend_inline import set_matplotlib_formats
 
-        set_matplotlib_formats("retina")
+        # zlib level 1, as the panels use: the PNG is 10-15% larger, and encoding a figure at twice the
+        # resolution no longer costs a third of drawing it (0.09 s over notebook 06's eight figures)
+        set_matplotlib_formats("retina", pil_kwargs={"compress_level": 1})
 
 
 apply_style()
