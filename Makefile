@@ -17,7 +17,8 @@ TEST_STAMP := $(VENV)/.test-installed
 # Both cores (pytest-xdist), one test file or notebook per work unit (--dist loadfile): a notebook's
 # cells share one kernel, and tests/test_grading.py shares one grading run across its tests.
 # (Not --dist loadgroup: with pytest 9, xdist 3.8 cannot tag the grouped tests, so groups are ignored.)
-XDIST      ?= -n 2 --dist loadfile
+# --no-loadscope-reorder keeps the order of tests/conftest.py: the longest files first.
+XDIST      ?= -n 2 --dist loadfile --no-loadscope-reorder
 XDIST_E2E  ?= -n 2
 CHROMIUM  := $(shell command -v chromium 2>/dev/null)
 
