@@ -2,8 +2,10 @@
 
 The floor is a one-cell notebook that imports numpy, scipy.stats, matplotlib and ipywidgets:
 what any notebook of the workbook pays for its kernel and libraries before it teaches
-anything. Notebooks and the floor are run in alternation (``rounds`` times) and the median of
-each is compared, so a machine busy with something else slows both alike.
+anything. Each notebook run follows a run of the floor (``rounds`` times), and the ratio is the
+median of these paired ratios, as for the panels: on a machine whose load comes and goes (other
+jobs, other tests), a notebook and the floor run just before it see about the same load, while
+medians taken separately can pair a busy minute's notebook with a quiet minute's floor.
 
 ``python -m benchmarks.bench_notebooks --cells NN`` prints the slowest cells of one notebook.
 """
@@ -79,28 +81,31 @@ def import_seconds(module: str = "dpcourse.widgets", rounds: int = 5) -> tuple[f
     return statistics.median(a for a, _ in pairs), statistics.median(b for _, b in pairs)
 
 
-def run(rounds: int = 3, notebooks=None) -> Section:
+def run(rounds: int = 5, notebooks=None) -> Section:
     section = Section("Notebooks top to bottom, and importing the widgets")
     notebooks = NOTEBOOKS if notebooks is None else notebooks
     nbs = {path.name: nbformat.read(path, as_version=4) for path in notebooks}
     floor = floor_notebook(next(iter(nbs.values())))
     times = {name: [] for name in nbs}
+    ratios = {name: [] for name in nbs}
     floors = []
     for _ in range(rounds):
         for name, nb in nbs.items():
             floors.append(execute(floor)[0])
             times[name].append(execute(nb)[0])
+            ratios[name].append(times[name][-1] / floors[-1])
     base = statistics.median(floors)
     section.notes.append(f"Floor: a one-cell notebook running `{FLOOR_SOURCE}` in a fresh kernel, median "
-                         f"{base:.2f} s over {len(floors)} runs interleaved with the notebooks (kernel start "
-                         f"included). Each notebook: median of {rounds} runs. Limit: {LIMIT}× the floor.")
-    worst = 0.0
+                         f"{base:.2f} s over {len(floors)} runs (kernel start included), each run just before a "
+                         f"notebook's. Each notebook: median of {rounds} runs, and the median of its {rounds} "
+                         f"ratios to the floor run before it. Limit: {LIMIT}× the floor.")
     for name, values in times.items():
         seconds = statistics.median(values)
-        ratio = seconds / base
-        worst = max(worst, ratio)
+        ratio = statistics.median(ratios[name])
+        spread = ", ".join(f"{r:.2f}" for r in sorted(ratios[name]))
         section.rows.append((f"{name}, top to bottom (nbclient)", f"{seconds:.2f} s",
-                             f"{ratio:.2f}× the floor ({'within' if ratio <= LIMIT else 'OVER'} {LIMIT}×)"))
+                             f"{ratio:.2f}× the floor ({'within' if ratio <= LIMIT else 'OVER'} {LIMIT}×); "
+                             f"paired ratios {spread}"))
     for path in notebooks:
         peak = peak_megabytes(path)
         section.rows.append((f"{path.name}, peak kernel memory", f"{peak:.0f} MB",
@@ -119,4 +124,4 @@ if __name__ == "__main__":
         for s, cell_id, first in cell_seconds(ran)[:12]:
             print(f"  {s:6.2f} s  {cell_id}  {first}")
     else:
-        print(run(rounds=int(sys.argv[1]) if sys.argv[1:] else 3).markdown())
+        print(run(rounds=int(sys.argv[1]) if sys.argv[1:] else 5).markdown())
