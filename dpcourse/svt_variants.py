@@ -258,6 +258,14 @@ def svt_retraversal(answers, *, threshold, epsilon: float, c: int, monotonic: bo
     answer moves in the same direction between neighbours (counts under adding a person);
     ``monotonic=False`` uses Lap(2cΔ/ε₂) and 1 : (2c)^{2/3}. Returns a boolean ``(trials, m)``
     array of the chosen items.
+
+    Sampling: given the threshold noise ρ, every look at item i is above the threshold
+    independently with the same probability pᵢ = Pr[qᵢ + ν ≥ T + ρ], so the pass Gᵢ in which
+    item i is first above is Geometric(pᵢ), and the passes choose, in order of (pass, position),
+    the first c items with Gᵢ ≤ ``max_passes`` (a later look at a chosen item is skipped, and the
+    run ends when the c-th item is chosen). Drawing ρ and one Gᵢ per item and trial, by inversion
+    of (1 − pᵢ)^k, gives the same distribution as scanning pass by pass with fresh Laplace noise
+    (``tests/test_svt_variants.py`` compares the two), from one ``(trials, m)`` draw.
     """
     q, t = check_answers_and_threshold(answers, threshold)
     if not isinstance(monotonic, (bool, np.bool_)):
@@ -265,16 +273,22 @@ def svt_retraversal(answers, *, threshold, epsilon: float, c: int, monotonic: bo
     spec = svt_standard_spec(epsilon, c, sensitivity, monotonic=bool(monotonic))
     t = t + check_nonnegative(raise_by, "raise_by") * np.sqrt(2) * spec.query_scale
     trials = check_integer(trials, "trials", minimum=1)
+    passes = check_integer(max_passes, "max_passes", minimum=1)
     gen = as_generator(rng)
     rho = gen.laplace(0.0, spec.threshold_scale, size=(trials, 1))
-    chosen = np.zeros((trials, q.size), dtype=bool)
-    for _ in range(check_integer(max_passes, "max_passes", minimum=1)):
-        remaining = c - chosen.sum(axis=1, keepdims=True)
-        if not np.any(remaining > 0):
-            break
-        above = (q + gen.laplace(0.0, spec.query_scale, size=(trials, q.size)) >= t + rho) & ~chosen
-        chosen |= above & (np.cumsum(above, axis=1) <= remaining)
-    return chosen
+    # one look is below the threshold when ν < x = T + ρ − q: ln Pr = ln F(x) for the Laplace CDF F,
+    # written without cancellation on both sides of 0
+    x = (t + rho - q) / spec.query_scale
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_below = np.where(x < 0, x - np.log(2.0), np.log1p(-0.5 * np.exp(-np.abs(x))))
+        # G = 1 + ⌊ln U / ln(1 − p)⌋ with U uniform on (0, 1]: Pr[G > k] = (1 − p)^k
+        first_pass = 1.0 + np.floor(np.log1p(-gen.random(size=x.shape)) / log_below)
+    first_pass[log_below == 0.0] = np.inf  # p = 0 to rounding: never above
+    order = np.where(first_pass <= passes, (first_pass - 1.0) * q.size + np.arange(q.size), np.inf)
+    if c < q.size:
+        cutoff = np.partition(order, c - 1, axis=1)[:, c - 1:c]
+        return np.isfinite(order) & (order <= cutoff)
+    return np.isfinite(order)
 
 
 def format_outputs(row) -> str:

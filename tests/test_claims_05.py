@@ -85,8 +85,8 @@ def test_p_value_curve(nb):
 
 
 def test_peer_suites_listed(nb):
-    nb.states("c5a3e1d6", "asserts that it is flagged exactly when its suite marks it incorrect, with one exception",
-              "CheckDP's BadAdaptive", "(ε = 1, the ε of the programs that validate its counterexamples)")
+    nb.states("c5a3e1d6", "audits every flawed one on the pair that search found",
+              "its BadAdaptive even at ε = 1", "(ε = 1, the ε of the programs that validate its counterexamples)")
     from tests.test_auditor import _MISSED
     assert set(_MISSED) == {"checkdp_badadaptivesparsevector"}
     lines = nb.printed_lines("c5a3e1d7")
@@ -106,19 +106,25 @@ def _table(text):
 
 
 def test_allocation_and_dwork_roth(nb):
-    nb.states("c62125e5", "it is, with SVT-S 1:1, one of the two worst, and the two differ by less than 0.03 everywhere",
-              "NCR is below NCS for every method and ε",
+    nb.states("c62125e5", "it is, with SVT-S 1:1, one of the two worst, and the two differ by less than 0.1 everywhere, "
+                          "each ahead of the other somewhere",
+              "At ε = 0.5 and 1, NCR is below NCS for every method", "at smaller ε, where few top items are found at all, "
+              "either can be the larger",
               "giving the queries most of the budget (1:c, 1:(2c)^{2/3}) is much better, and exploiting monotonicity is better still")
     tables = _table(nb.printed("a7ec7ac3"))
     assert set(tables) == {"F-measure", "NCS", "NCR"}
+    ahead_somewhere = set()
     for metric, rows in tables.items():
         dr, even = rows["Dwork & Roth (Alg. 2)"], rows["1:1"]
         others = np.vstack([v for k, v in rows.items() if k not in ("Dwork & Roth (Alg. 2)", "1:1")])
         assert np.all(np.maximum(dr, even) < others.min(axis=0)), metric
-        assert np.all(np.abs(dr - even) < 0.03), metric
+        assert np.all(np.abs(dr - even) < 0.1), metric
+        ahead_somewhere |= {"Dwork & Roth" if x > 0 else "1:1" for x in dr - even if x != 0}
         assert np.all(rows["1:c^(2/3), monotonic"] >= others.max(axis=0) - 1e-12), metric
-    for name in tables["NCS"]:
-        assert np.all(tables["NCR"][name] < tables["NCS"][name])
+    assert ahead_somewhere == {"Dwork & Roth", "1:1"}
+    ncr, ncs = np.vstack(list(tables["NCR"].values())), np.vstack([tables["NCS"][name] for name in tables["NCR"]])
+    assert np.all(ncr[:, 3:] < ncs[:, 3:])  # columns ε = 0.5, 1.0
+    assert np.any(ncr[:, :3] < ncs[:, :3]) and np.any(ncr[:, :3] >= ncs[:, :3])
     for metric in tables:  # 1:c and 1:(2c)^{2/3} beat 1:1 at every ε
         assert np.all(np.minimum(tables[metric]["1:c"], tables[metric]["1:(2c)^(2/3)"]) > tables[metric]["1:1"])
 

@@ -141,6 +141,39 @@ def test_retraversal_needs_monotonic_said_and_raises_the_threshold_by_multiples_
     assert np.array_equal(raised, shifted)
 
 
+def _retraversal_pass_by_pass(q, threshold, spec, c, passes, trials, rng):
+    """SVT-ReTr as Lyu et al. state it: scan the list again and again, fresh Laplace noise for every look."""
+    gen = np.random.default_rng(rng)
+    rho = gen.laplace(0.0, spec.threshold_scale, size=(trials, 1))
+    chosen = np.zeros((trials, q.size), dtype=bool)
+    for _ in range(passes):
+        remaining = c - chosen.sum(axis=1, keepdims=True)
+        above = (q + gen.laplace(0.0, spec.query_scale, size=(trials, q.size)) >= threshold + rho) & ~chosen
+        chosen |= above & (np.cumsum(above, axis=1) <= remaining)
+    return chosen
+
+
+@pytest.mark.parametrize("c, passes, raise_by", [(1, 3, 0.0), (2, 2, 1.0), (2, 10, 3.0)])
+def test_retraversal_samples_the_pass_by_pass_distribution(c, passes, raise_by):
+    # svt_retraversal draws each item's first pass above the threshold (geometric given rho) instead of
+    # scanning: the chosen sets of 5 items (32 patterns) must have the same distribution as the scan's.
+    # Two samples of n each: every pattern's frequencies within 5 standard errors of their difference,
+    # sqrt(2 p(1 - p)/n). Choosing by position instead of (pass, position), or ignoring max_passes,
+    # moves some pattern by more than 15 standard errors at these settings.
+    q, threshold, n = np.array([1.0, 3.0, 0.0, 4.0, 2.0]), 2.5, 50_000
+    spec = sv.svt_standard_spec(1.0, c, 1.0, monotonic=True)
+    raised = threshold + raise_by * np.sqrt(2) * spec.query_scale
+    fast = sv.svt_retraversal(q, threshold=threshold, epsilon=1.0, c=c, monotonic=True, raise_by=raise_by,
+                              max_passes=passes, trials=n, rng=11)
+    slow = _retraversal_pass_by_pass(q, raised, spec, c, passes, n, rng=12)
+    assert np.all(fast.sum(axis=1) <= c)
+    weights = 2 ** np.arange(q.size)
+    f_fast = np.bincount(fast @ weights, minlength=32) / n
+    f_slow = np.bincount(slow @ weights, minlength=32) / n
+    p = (f_fast + f_slow) / 2
+    assert np.all(np.abs(f_fast - f_slow) <= 5 * np.sqrt(2 * p * (1 - p) / n) + 1e-12)
+
+
 def test_normalized_cumulative_rank():
     counts = np.array([5.0, 50.0, 40.0, 1.0])
     assert sv.normalized_cumulative_rank(np.array([False, True, True, False]), counts, 2) == pytest.approx(1.0)
