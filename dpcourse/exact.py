@@ -22,6 +22,8 @@ running a mechanism and testing its claim, is :mod:`dpcourse.audit`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 from scipy import integrate, special
@@ -465,9 +467,79 @@ def counterexample(variant_key: str, num_queries: int, *, c: int = 1, sensitivit
 
 def exact_variant_loss(variant_key: str, num_queries: int, *, epsilon: float, c: int = 1,
                        sensitivity: float = 1.0) -> tuple[float, float, float]:
-    """(loss, Pr on D, Pr on D′) of :func:`counterexample`'s event, exactly; loss = ∞ when Pr on D′ is 0."""
+    """(loss, Pr on D, Pr on D′) of :func:`counterexample`'s event, exactly; loss = ∞ when Pr on D′ is 0.
+
+    The losses notebook 05 and its panel show at ε = 1 come from the shipped table
+    (:data:`VARIANT_LOSS_TABLE`, the same numbers): an entry is used only when the variant's noise
+    and the counterexample it was computed from match today's exactly.
+    """
+    stored = _stored_variant_loss(variant_key, num_queries, epsilon, c, sensitivity)
+    if stored is not None:
+        return stored
+    return _computed_variant_loss(variant_key, num_queries, epsilon=epsilon, c=c, sensitivity=sensitivity)
+
+
+def _computed_variant_loss(variant_key, num_queries, *, epsilon, c, sensitivity):
     d, d_prime, threshold, pattern = counterexample(variant_key, num_queries, c=c, sensitivity=sensitivity)
     kw = dict(threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity)
     p = variant_pattern_probability(variant_key, d, pattern, **kw)
     q = variant_pattern_probability(variant_key, d_prime, pattern, **kw)
     return (float(privacy_loss(np.array([p]), np.array([q]))[0]) if p > 0 else 0.0), p, q
+
+
+# --------------------------------------------------------------------------------------
+# Shipped exact losses: every variant's counterexample at ε = 1, as notebook 05 and its panel show them
+# --------------------------------------------------------------------------------------
+VARIANT_LOSS_TABLE = Path(__file__).resolve().parent / "data" / "variant_losses.npz"
+VARIANT_LOSS_TABLE_MAX_QUERIES = 42  # notebook 05's Alg. 4 curves reach m = c + 39 for c ≤ 3; the panel m ≤ 40
+VARIANT_LOSS_TABLE_CS = (1, 2, 3, 4, 5)  # the panel's c slider
+VARIANT_LOSS_TABLE_LONG = 150  # notebook 05: Alg. 1, Alg. 2 and SVT-S reach ε at m = 150, c = 1, 2, 3
+
+
+def _variant_loss_fingerprint(variant_key, num_queries, epsilon, c, sensitivity) -> np.ndarray:
+    """Numbers that change if the variant's noise or its counterexample does: ε, Δ, the noise scales and
+    stopping rule, the threshold, and weighted sums of both inputs and of the event."""
+    spec = VARIANTS[variant_key].spec(epsilon, c, sensitivity)
+    d, d_prime, threshold, pattern = counterexample(variant_key, num_queries, c=c, sensitivity=sensitivity)
+    codes = np.array([x[0] + 2 * x[1] if isinstance(x, (tuple, list)) else {-np.inf: 1.0, np.inf: 2.0}.get(x, 3.0)
+                      for x in pattern])
+    weights = np.arange(1.0, d.size + 1)
+    return np.array([num_queries, c, epsilon, sensitivity, spec.threshold_scale, spec.query_scale,
+                     spec.redraw_scale or 0.0, spec.c or 0, ("none", "compared", "fresh").index(spec.numeric),
+                     spec.numeric_scale, threshold, d @ weights, d_prime @ weights, codes @ weights])
+
+
+@lru_cache(maxsize=1)
+def _variant_loss_table() -> dict:
+    if not VARIANT_LOSS_TABLE.exists():
+        return {}
+    with np.load(VARIANT_LOSS_TABLE) as data:
+        return dict(zip(data["keys"].tolist(), data["rows"]))
+
+
+def _stored_variant_loss(variant_key, num_queries, epsilon, c, sensitivity):
+    """(loss, p, p′) from the shipped table when an entry matches exactly; None otherwise (then it is computed)."""
+    if not isinstance(variant_key, str) or variant_key not in VARIANTS or epsilon != 1.0 or sensitivity != 1.0:
+        return None
+    entry = _variant_loss_table().get(f"{variant_key}-{num_queries}-{c}")
+    if entry is None or not np.array_equal(entry[3:], _variant_loss_fingerprint(variant_key, num_queries, epsilon, c,
+                                                                                sensitivity)):
+        return None
+    return float(entry[0]), float(entry[1]), float(entry[2])
+
+
+def write_variant_loss_table(path: Path = VARIANT_LOSS_TABLE, max_queries: int = VARIANT_LOSS_TABLE_MAX_QUERIES,
+                             cs=VARIANT_LOSS_TABLE_CS, long: int | None = VARIANT_LOSS_TABLE_LONG) -> Path:
+    """Compute :func:`exact_variant_loss` at ε = 1, Δ = 1 for every variant, every c in ``cs`` and every m up to
+    ``max_queries`` (m ≥ c for Alg. 2), and for Alg. 1, Alg. 2 and SVT-S at m = ``long``, c = 1, 2, 3; store
+    each (loss, p, p′) with its fingerprint. ``python -m dpcourse.data`` runs this; ``tests/test_exact.py``
+    recomputes part of it and compares."""
+    cases = [(key, m, c) for key in VARIANTS for c in cs for m in range(1, max_queries + 1) if key != "alg2" or m >= c]
+    if long is not None:
+        cases += [(key, long, c) for key in ("alg1", "alg2", "svt_s") for c in (1, 2, 3)]
+    rows = [np.concatenate([_computed_variant_loss(key, m, epsilon=1.0, c=c, sensitivity=1.0),
+                            _variant_loss_fingerprint(key, m, 1.0, c, 1.0)]) for key, m, c in cases]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # one array of keys and one of rows (loss, p, p′, fingerprint …): a zip entry per case would take longer to load
+    np.savez_compressed(path, keys=np.array([f"{key}-{m}-{c}" for key, m, c in cases]), rows=np.vstack(rows))
+    return path

@@ -153,3 +153,28 @@ def test_pmf_and_loss_with_the_fast_laplace_equal_the_generic_path():
                                       exact.generalized_above_threshold_pmf(d, threshold=0.3, **generic))
         assert (exact.max_privacy_loss(d, d_prime, threshold=0.3, epsilon=eps).max_loss
                 == exact.max_privacy_loss(d, d_prime, threshold=0.3, epsilon=eps, **generic).max_loss)
+
+
+def test_shipped_variant_losses_match_a_fresh_computation(tmp_path):
+    # the table holds exact losses: recomputing the small cases and one long one gives the same numbers,
+    # every entry's fingerprint matches today's variants and counterexamples (else it would be silently
+    # ignored), every loss notebook 05 and its panel show at ε = 1 is there, and exact_variant_loss uses
+    # an entry only for exactly the same case
+    fresh = exact.write_variant_loss_table(tmp_path / "t.npz", max_queries=9, cs=(1, 2), long=None)
+    with np.load(fresh) as new, np.load(exact.VARIANT_LOSS_TABLE) as shipped:
+        stored = dict(zip(shipped["keys"].tolist(), shipped["rows"]))
+        for key, row in zip(new["keys"].tolist(), new["rows"]):
+            np.testing.assert_allclose(stored[key], row, rtol=1e-12)
+    for key, row in stored.items():
+        variant, m, c = key.rsplit("-", 2)
+        assert np.array_equal(row[3:], exact._variant_loss_fingerprint(variant, int(m), 1.0, int(c), 1.0)), key
+    long = exact._computed_variant_loss("alg2", 150, epsilon=1.0, c=3, sensitivity=1.0)
+    np.testing.assert_allclose(stored["alg2-150-3"][:3], long, rtol=1e-12)
+    needed = ([f"alg4-{m}-{c}" for c in (1, 2, 3) for m in range(c + 1, c + 40, 2)] + [f"alg6-{m}-1" for m in range(2, 41, 2)]
+              + [f"{k}-150-{c}" for k in ("alg1", "alg2", "svt_s") for c in (1, 2, 3)]
+              + [f"{k}-{m}-{c}" for k in sv.VARIANTS for c in range(1, 6) for m in range(max(c, 1), 41)])
+    assert set(needed) <= set(stored)
+    assert exact.exact_variant_loss("alg4", 41, epsilon=1.0, c=2) == tuple(stored["alg4-41-2"][:3])
+    assert exact._stored_variant_loss("alg4", 41, 0.5, 2, 1.0) is None
+    assert exact._stored_variant_loss("alg4", 41, 1.0, 2, 2.0) is None
+    assert exact._stored_variant_loss("alg4", 43, 1.0, 2, 1.0) is None
