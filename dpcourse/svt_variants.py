@@ -64,6 +64,7 @@ __all__ = [
 ]
 
 BOTTOM, TOP, HALTED = -np.inf, np.inf, np.nan
+_TOP_OR_BOTTOM = np.array([BOTTOM, TOP])  # indexed by "above the threshold"
 
 
 @dataclass(frozen=True)
@@ -157,16 +158,24 @@ def run_spec(spec: NoiseSpec, answers, *, threshold, trials: int, rng=None) -> n
     nu = gen.laplace(0.0, spec.query_scale, size=(trials, m)) if spec.query_scale > 0 else np.zeros((trials, m))
     if spec.redraw_scale is None and spec.numeric != "fresh":
         # one threshold for the whole run: every comparison at once, then the stopping rule by a
-        # running count (the ⊤ before query i decide whether it is answered)
-        noisy = q + nu
-        above = noisy >= t + rho[:, None]
-        if spec.c is None:
-            answered = np.ones_like(above)
+        # running count (the ⊤ before query i decide whether it is answered). The noise array becomes
+        # the output in place: no (trials, m) temporaries beyond the comparison's booleans.
+        out = nu
+        out += q
+        above = out >= t + rho[:, None]
+        if spec.numeric == "compared":
+            np.copyto(out, BOTTOM, where=~above)
         else:
-            before = np.cumsum(above, axis=1) - above
-            answered = before < spec.c
-        shown = noisy if spec.numeric == "compared" else TOP
-        return np.where(answered, np.where(above, shown, BOTTOM), HALTED)
+            np.take(_TOP_OR_BOTTOM, above.view(np.uint8), out=out)
+        if spec.c is not None and m > 1:
+            if m <= 64:  # a few long columns: a running count is faster than a cumsum along short rows
+                count = np.zeros(trials, dtype=np.int32)
+                for i in range(1, m):
+                    count += above[:, i - 1]
+                    out[count >= spec.c, i] = HALTED
+            else:
+                np.copyto(out[:, 1:], HALTED, where=np.cumsum(above[:, :-1], axis=1, dtype=np.int64) >= spec.c)
+        return out
     out = np.full((trials, m), HALTED)
     count = np.zeros(trials, dtype=np.int64)
     active = np.ones(trials, dtype=bool)
@@ -185,6 +194,8 @@ def run_spec(spec: NoiseSpec, answers, *, threshold, trials: int, rng=None) -> n
             rho[hit] = gen.laplace(0.0, spec.redraw_scale, size=int(hit.sum()))
         if spec.c is not None:
             active &= count < spec.c
+            if not active.any():  # every run has stopped: the rest stays "not answered" (and draws nothing)
+                break
     return out
 
 
