@@ -54,6 +54,11 @@ lab: $(STAMP)
 lab-solutions: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG) $(ARGS)
 
+# Two test workers share two cores: one BLAS thread each (and in the kernels they start), or OpenBLAS's
+# threads of one worker spin while the other holds the second core (an 800 × 200 pinv: 25 ms → 4–6 s).
+test unit nbval nbtest e2e: export OPENBLAS_NUM_THREADS = 1
+test unit nbval nbtest e2e: export OMP_NUM_THREADS = 1
+
 # The unit tests and the notebooks in one run on both cores (notebooks last, so they fill the gaps),
 # then the browser suite, also on both cores (a JupyterLab and a Chromium per worker).
 test: $(STAMP) $(TEST_STAMP)
