@@ -144,6 +144,20 @@ def svt_standard_spec(epsilon, c, sensitivity=1.0, *, numeric_epsilon=0.0, monot
                      numeric="fresh" if eps3 > 0 else "none", numeric_scale=c * sensitivity / eps3 if eps3 > 0 else 0.0)
 
 
+def _laplace_noise(gen: np.random.Generator, scale: float, size) -> np.ndarray:
+    """Lap(0, scale) draws as scale·(E₁ − E₂), the difference of two standard exponentials.
+
+    The same distribution as ``gen.laplace(0, scale, size)`` (the difference of two independent
+    Exp(1) variables is a standard Laplace), about twice as fast: NumPy's exponential is a ziggurat
+    that rarely needs a logarithm, its Laplace takes one per draw. It consumes the generator
+    differently, so the same seed gives other draws than ``gen.laplace``.
+    """
+    noise = gen.standard_exponential(size)
+    noise -= gen.standard_exponential(size)
+    noise *= scale
+    return noise
+
+
 def run_spec(spec: NoiseSpec, answers, *, threshold, trials: int, rng=None) -> np.ndarray:
     """Run the algorithm described by ``spec`` on ``answers``, ``trials`` times at once.
 
@@ -154,8 +168,8 @@ def run_spec(spec: NoiseSpec, answers, *, threshold, trials: int, rng=None) -> n
     trials = check_trials(trials) or 1
     gen = as_generator(rng)
     m = q.size
-    rho = gen.laplace(0.0, spec.threshold_scale, size=trials) if spec.threshold_scale > 0 else np.zeros(trials)
-    nu = gen.laplace(0.0, spec.query_scale, size=(trials, m)) if spec.query_scale > 0 else np.zeros((trials, m))
+    rho = _laplace_noise(gen, spec.threshold_scale, trials) if spec.threshold_scale > 0 else np.zeros(trials)
+    nu = _laplace_noise(gen, spec.query_scale, (trials, m)) if spec.query_scale > 0 else np.zeros((trials, m))
     if spec.redraw_scale is None and spec.numeric != "fresh":
         # one threshold for the whole run: every comparison at once, then the stopping rule by a
         # running count (the ⊤ before query i decide whether it is answered). The noise array becomes
@@ -172,7 +186,7 @@ def run_spec(spec: NoiseSpec, answers, *, threshold, trials: int, rng=None) -> n
                 count = np.zeros(trials, dtype=np.int32)
                 for i in range(1, m):
                     count += above[:, i - 1]
-                    out[count >= spec.c, i] = HALTED
+                    np.copyto(out[:, i], HALTED, where=count >= spec.c)  # (a boolean index would build a list)
             else:
                 np.copyto(out[:, 1:], HALTED, where=np.cumsum(above[:, :-1], axis=1, dtype=np.int64) >= spec.c)
         return out
@@ -186,12 +200,12 @@ def run_spec(spec: NoiseSpec, answers, *, threshold, trials: int, rng=None) -> n
         if spec.numeric == "compared":
             out[hit, i] = q[i] + nu[hit, i]
         elif spec.numeric == "fresh":
-            out[hit, i] = q[i] + gen.laplace(0.0, spec.numeric_scale, size=int(hit.sum()))
+            out[hit, i] = q[i] + _laplace_noise(gen, spec.numeric_scale, int(hit.sum()))
         else:
             out[hit, i] = TOP
         count += hit
         if spec.redraw_scale is not None:
-            rho[hit] = gen.laplace(0.0, spec.redraw_scale, size=int(hit.sum()))
+            rho[hit] = _laplace_noise(gen, spec.redraw_scale, int(hit.sum()))
         if spec.c is not None:
             active &= count < spec.c
             if not active.any():  # every run has stopped: the rest stays "not answered" (and draws nothing)
@@ -286,7 +300,7 @@ def svt_retraversal(answers, *, threshold, epsilon: float, c: int, monotonic: bo
     trials = check_integer(trials, "trials", minimum=1)
     passes = check_integer(max_passes, "max_passes", minimum=1)
     gen = as_generator(rng)
-    rho = gen.laplace(0.0, spec.threshold_scale, size=(trials, 1))
+    rho = _laplace_noise(gen, spec.threshold_scale, (trials, 1))
     # one look is below the threshold when ν < x = T + ρ − q: ln Pr = ln F(x) for the Laplace CDF F,
     # written without cancellation on both sides of 0
     x = (t + rho - q) / spec.query_scale

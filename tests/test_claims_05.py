@@ -106,10 +106,9 @@ def _table(text):
 
 
 def test_allocation_and_dwork_roth(nb):
-    nb.states("c62125e5", "it is, with SVT-S 1:1, one of the two worst, and the two differ by less than 0.1 everywhere, "
+    nb.states("c62125e5", "it is, with SVT-S 1:1, one of the two worst, and the two differ by less than 0.15 everywhere, "
                           "each ahead of the other somewhere",
-              "At ε = 0.5 and 1, NCR is below NCS for every method", "at smaller ε, where few top items are found at all, "
-              "either can be the larger",
+              "NCR is below NCS for every method at every ε",
               "giving the queries most of the budget (1:c, 1:(2c)^{2/3}) is much better, and exploiting monotonicity is better still")
     tables = _table(nb.printed("a7ec7ac3"))
     assert set(tables) == {"F-measure", "NCS", "NCR"}
@@ -118,20 +117,20 @@ def test_allocation_and_dwork_roth(nb):
         dr, even = rows["Dwork & Roth (Alg. 2)"], rows["1:1"]
         others = np.vstack([v for k, v in rows.items() if k not in ("Dwork & Roth (Alg. 2)", "1:1")])
         assert np.all(np.maximum(dr, even) < others.min(axis=0)), metric
-        assert np.all(np.abs(dr - even) < 0.1), metric
+        assert np.all(np.abs(dr - even) < 0.15), metric
         ahead_somewhere |= {"Dwork & Roth" if x > 0 else "1:1" for x in dr - even if x != 0}
         assert np.all(rows["1:c^(2/3), monotonic"] >= others.max(axis=0) - 1e-12), metric
     assert ahead_somewhere == {"Dwork & Roth", "1:1"}
     ncr, ncs = np.vstack(list(tables["NCR"].values())), np.vstack([tables["NCS"][name] for name in tables["NCR"]])
-    assert np.all(ncr[:, 3:] < ncs[:, 3:])  # columns ε = 0.5, 1.0
-    assert np.any(ncr[:, :3] < ncs[:, :3]) and np.any(ncr[:, :3] >= ncs[:, :3])
+    assert np.all(ncr < ncs)
     for metric in tables:  # 1:c and 1:(2c)^{2/3} beat 1:1 at every ε
         assert np.all(np.minimum(tables[metric]["1:c"], tables[metric]["1:(2c)^(2/3)"]) > tables[metric]["1:1"])
 
 
 def test_retraversal_and_the_exponential_mechanism(nb):
     nb.states("84eb896c", "The exponential mechanism is at least as good as every raised threshold at every ε, in NCS and NCR",
-              "3D beats 1D at ε = 0.05 and 0.1, and loses to it from ε = 0.2 on, and 5D is worse than 3D throughout")
+              "3D beats 1D by more than 0.15 at ε = 0.05 and 0.1, from ε = 0.2 on the two are within 0.03 of each other, "
+              "and 5D is worse than 3D throughout")
     found = {}
     for line in nb.printed_lines("d73ff604"):
         metric = line.split(":")[0]
@@ -144,4 +143,4 @@ def test_retraversal_and_the_exponential_mechanism(nb):
     for (metric, eps), (em, d1, d3, d5) in found.items():
         assert em >= max(d1, d3, d5)
         assert d5 < d3
-        assert (d3 > d1) == (eps < 0.2)
+        assert d3 - d1 > 0.15 if eps < 0.2 else abs(d3 - d1) < 0.03

@@ -189,3 +189,17 @@ def test_report_noisy_max_scale_matches_its_citation(rng):
         t = gap / b
         exact = 0.5 * np.exp(-t) * (1 + t / 2)  # P[L₂ − L₁ > gap] for L ~ Lap(b)
         assert np.mean(wins == 1) == pytest.approx(exact, abs=5 * np.sqrt(exact / 200_000))
+
+
+@pytest.mark.parametrize("scale", [0.5, 4.0])
+def test_the_exponential_difference_sampler_is_laplace(scale):
+    # DKW: with n draws, sup |F_n − F| ≤ √(ln(2/α)/(2n)) except with probability α = 1e-6, i.e. 0.0059 at n = 200 000.
+    # Scale ×√2 (a variance mix-up) or ×1/2 moves the empirical CDF by more than 0.05 somewhere.
+    from scipy import stats
+
+    n = 200_000
+    draws = np.sort(sv._laplace_noise(np.random.default_rng(5), scale, n))
+    cdf = stats.laplace(scale=scale).cdf(draws)
+    gap = max(np.max(np.arange(1, n + 1) / n - cdf), np.max(cdf - np.arange(n) / n))
+    assert gap <= np.sqrt(np.log(2 / 1e-6) / (2 * n))
+    assert sv._laplace_noise(np.random.default_rng(5), scale, (3, 4)).shape == (3, 4)
