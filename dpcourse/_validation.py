@@ -165,13 +165,10 @@ def check_neighbouring_answers(answers_d, answers_d_prime, sensitivity: float) -
 def check_binary(value, name: str = "bits") -> np.ndarray:
     """An array whose entries are all 0 or 1 (booleans accepted); returned as ``int8``."""
     if isinstance(value, np.ndarray) and value.size and (value.dtype == bool or np.issubdtype(value.dtype, np.integer)):
-        # integers or booleans already (e.g. reports): check them as they are, without a float copy
-        if value.dtype != bool and not np.all((value == 0) | (value == 1)):
-            bad = float(value[(value != 0) & (value != 1)].ravel()[0])
-            raise ValueError(f"{name} must contain only 0 and 1; found {bad:g}")
-        return value.astype(np.int8)
-    arr = check_array(value, name, dtype=float)
-    if not np.all((arr == 0) | (arr == 1)):
+        arr = value  # integers or booleans already (e.g. reports): checked as they are, without a float copy
+    else:
+        arr = check_array(value, name, dtype=float)
+    if arr.dtype != bool and not np.all((arr == 0) | (arr == 1)):
         bad = float(arr[(arr != 0) & (arr != 1)].ravel()[0])
         raise ValueError(f"{name} must contain only 0 and 1; found {bad:g}")
     return arr.astype(np.int8)
@@ -236,3 +233,14 @@ def check_size(nbytes, name: str, *, limit: int = MAX_BYTES) -> int:
         raise ValueError(f"{name} is too large: this would allocate about {nbytes / 2**30:.3g} GiB, more than the "
                          f"{limit / 2**30:.3g} GiB a course kernel can spare; make {name} smaller")
     return nbytes
+
+
+#: Work that keeps only a small result per row of a large array (a maximum, a mean, int8 reports) goes
+#: through blocks of rows of about this many entries, instead of (rows × k) float temporaries.
+BLOCK_ENTRIES = 1 << 18
+
+
+def row_blocks(num_rows: int, row_entries: int) -> list[slice]:
+    """Consecutive slices covering ``num_rows`` rows, each about :data:`BLOCK_ENTRIES` entries (at least one row)."""
+    step = max(1, BLOCK_ENTRIES // max(1, row_entries))
+    return [slice(start, min(start + step, num_rows)) for start in range(0, num_rows, step)]

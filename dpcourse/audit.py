@@ -470,6 +470,11 @@ def _z_scores(x, y, epsilon):
     return np.where(x + y > 0, z, -np.inf)
 
 
+def _too_rare(min_count) -> ValueError:
+    return ValueError(f"no output event occurred min_count = {min_count} times in the selection runs; "
+                      "raise selection_trials or lower min_count")
+
+
 def _best_event(encoder: _Encoder, epsilon, min_count) -> _Candidate:
     """The event with the largest significance over every family and both directions.
 
@@ -497,8 +502,7 @@ def _best_event(encoder: _Encoder, epsilon, min_count) -> _Candidate:
                 first.append(a if a is not None else (np.full(b[0].size, np.nan), np.full(b[0].size, np.nan)))
                 blocks.append((index, make))
     if not blocks:
-        raise ValueError(f"no output event occurred min_count = {min_count} times in the selection runs; "
-                         "raise selection_trials or lower min_count")
+        raise _too_rare(min_count)
     x_a, y_a = (np.concatenate([a[i] for a in first]) for i in (0, 1))
     x_b, y_b = (np.concatenate([b[i] for b in second]) for i in (0, 1))
     starts = np.cumsum([0] + [b[0].size for b in second[:-1]])
@@ -513,8 +517,7 @@ def _best_event(encoder: _Encoder, epsilon, min_count) -> _Candidate:
     best = int(np.argmax(z))  # row-major: the first of equals, D over D′ before D′ over D, as listed
     row, reverse = divmod(best, 2)
     if not np.isfinite(z[row, reverse]):
-        raise ValueError(f"no output event occurred min_count = {min_count} times in the selection runs; "
-                         "raise selection_trials or lower min_count")
+        raise _too_rare(min_count)
     block = int(np.searchsorted(starts, row, side="right")) - 1
     index, make = blocks[block]
     mask, description = make(row - int(starts[block]))

@@ -36,6 +36,7 @@ from ._validation import (
     check_neighbouring_answers,
     check_positive,
 )
+from .data import DIRECTORY, load_table
 from .svt import above_threshold_scales
 from .svt_variants import VARIANTS
 
@@ -113,8 +114,10 @@ def _fast(noise):
     dist = getattr(noise, "dist", None)
     if getattr(dist, "name", None) != "laplace" or not hasattr(noise, "kwds"):
         return noise
-    _, loc, scale = dist._parse_args(*noise.args, **noise.kwds)
-    if not (np.isscalar(loc) and np.isscalar(scale) and np.isfinite(loc) and scale > 0):
+    # the Laplace has no shape parameters: stats.laplace(loc, scale), positionally or by keyword
+    given = dict(zip(("loc", "scale"), noise.args)) | noise.kwds
+    loc, scale = given.get("loc", 0.0), given.get("scale", 1.0)
+    if not (np.isscalar(loc) and np.isscalar(scale) and np.isfinite(loc) and np.isfinite(scale) and scale > 0):
         return noise
     return _Laplace(float(loc), float(scale))
 
@@ -490,7 +493,7 @@ def _computed_variant_loss(variant_key, num_queries, *, epsilon, c, sensitivity)
 # --------------------------------------------------------------------------------------
 # Shipped exact losses: every variant's counterexample at ε = 1, as notebook 05 and its panel show them
 # --------------------------------------------------------------------------------------
-VARIANT_LOSS_TABLE = Path(__file__).resolve().parent / "data" / "variant_losses.npz"
+VARIANT_LOSS_TABLE = DIRECTORY / "variant_losses.npz"
 VARIANT_LOSS_TABLE_MAX_QUERIES = 42  # notebook 05's Alg. 4 curves reach m = c + 39 for c ≤ 3; the panel m ≤ 40
 VARIANT_LOSS_TABLE_CS = (1, 2, 3, 4, 5)  # the panel's c slider
 VARIANT_LOSS_TABLE_LONG = 150  # notebook 05: Alg. 1, Alg. 2 and SVT-S reach ε at m = 150, c = 1, 2, 3
@@ -511,10 +514,8 @@ def _variant_loss_fingerprint(variant_key, num_queries, epsilon, c, sensitivity)
 
 @lru_cache(maxsize=1)
 def _variant_loss_table() -> dict:
-    if not VARIANT_LOSS_TABLE.exists():
-        return {}
-    with np.load(VARIANT_LOSS_TABLE) as data:
-        return dict(zip(data["keys"].tolist(), data["rows"]))
+    table = load_table(VARIANT_LOSS_TABLE.name)
+    return dict(zip(table["keys"].tolist(), table["rows"])) if table else {}
 
 
 def _stored_variant_loss(variant_key, num_queries, epsilon, c, sensitivity):

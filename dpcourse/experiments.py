@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ._validation import as_generator, check_array, check_choice, check_integer, check_probability
+from ._validation import as_generator, check_array, check_choice, check_integer, check_probability, row_blocks
 
 __all__ = [
     "ERROR_METRICS",
@@ -31,11 +31,6 @@ __all__ = [
 ERROR_METRICS = ("max", "mse")
 
 
-#: Rows of ``released`` are reduced in blocks of about this many entries: a (20 000, 1000) release
-#: then needs one 2 MB buffer instead of two more arrays of its own size (320 MB of fresh memory).
-_BLOCK_ENTRIES = 1 << 18
-
-
 def _per_trial(released, truth, square: bool) -> np.ndarray:
     """max |released − truth| (or the mean of its square) over the last axis, one block of rows at a time.
 
@@ -49,17 +44,17 @@ def _per_trial(released, truth, square: bool) -> np.ndarray:
                          f"got shape {released.shape}")
     rows = released.reshape(-1, released.shape[-1])
     out = np.empty(rows.shape[0])
-    step = max(1, _BLOCK_ENTRIES // max(1, rows.shape[1]))
-    buffer = np.empty((min(step, rows.shape[0]), rows.shape[1]))
-    for start in range(0, rows.shape[0], step):
-        block = rows[start:start + step]
-        diff = np.subtract(block, truth, out=buffer[:block.shape[0]])
+    # a (20 000, 1000) release needs one 2 MB buffer instead of two more arrays of its own size (320 MB)
+    blocks = row_blocks(*rows.shape)
+    buffer = np.empty((blocks[0].stop, rows.shape[1]))
+    for block in blocks:
+        diff = np.subtract(rows[block], truth, out=buffer[:block.stop - block.start])
         if square:
             np.square(diff, out=diff)
-            np.mean(diff, axis=-1, out=out[start:start + step])
+            np.mean(diff, axis=-1, out=out[block])
         else:
             np.abs(diff, out=diff)
-            np.max(diff, axis=-1, out=out[start:start + step])
+            np.max(diff, axis=-1, out=out[block])
     if np.isnan(out).any():  # NaN propagates through both reductions: this is the NaN check on ``released``
         raise ValueError("released must not contain NaN")
     return out.reshape(released.shape[:-1])[()]  # one release: a NumPy scalar, as np.max would give

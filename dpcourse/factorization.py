@@ -21,7 +21,6 @@ Strategies here: the identity (the histogram), prefix sums, the b-ary hierarchic
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +38,7 @@ from ._validation import (
     check_size,
     check_trials,
 )
+from .data import DIRECTORY, load_table
 from .mechanisms import gaussian_sigma
 from .queries import Workload
 
@@ -415,7 +415,7 @@ def expected_error(workload: Workload, strategy: Strategy, *, epsilon: float, no
 # --------------------------------------------------------------------------------------
 # Shipped exact traces: the all-range workload against the built-in strategies
 # --------------------------------------------------------------------------------------
-ALL_RANGE_TABLE = Path(__file__).resolve().parent / "data" / "all_range_traces.npz"
+ALL_RANGE_TABLE = DIRECTORY / "all_range_traces.npz"
 ALL_RANGE_TABLE_SIZES = (16, 64, 256, 1024, 4096)
 ALL_RANGE_TABLE_BRANCHINGS = (2, 3, 4, 8, 16, 32, 64)
 
@@ -428,12 +428,8 @@ def _fingerprint(strategy: Strategy) -> np.ndarray:
                      float(a.data @ (rows + 1.0))])
 
 
-@lru_cache(maxsize=1)
 def _all_range_table() -> dict:
-    if not ALL_RANGE_TABLE.exists():
-        return {}
-    with np.load(ALL_RANGE_TABLE) as data:
-        return {key: data[key] for key in data.files}
+    return load_table(ALL_RANGE_TABLE.name)
 
 
 def _stored_all_range_trace(workload, strategy: Strategy) -> float | None:

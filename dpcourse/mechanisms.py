@@ -23,6 +23,7 @@ from ._validation import (
     check_positive,
     check_probability,
     check_trials,
+    row_blocks,
     sample_shape,
 )
 
@@ -44,8 +45,6 @@ __all__ = [
 ]
 
 GAUSSIAN_CALIBRATIONS = ("analytic", "classic")
-#: Samplers that keep only a small result per trial work through blocks of about this many entries.
-_BLOCK_ENTRIES = 1 << 18
 
 
 def _answers(true_answers) -> np.ndarray:
@@ -250,10 +249,8 @@ def randomized_response(bits, *, epsilon: float, rng=None, trials: int | None = 
     # blocks of trials drawn one after the other are the same draws as one (trials, n) draw, without
     # a (trials, n) array of floats (160 MB for 20 000 × 1000): only the int8 reports are kept
     reports = np.empty(shape, dtype=np.int8)
-    step = max(1, _BLOCK_ENTRIES // max(1, x.size))
-    for start in range(0, shape[0], step):
-        block = reports[start:start + step]
-        np.bitwise_xor(x, gen.random(block.shape) >= p, out=block)
+    for block in row_blocks(shape[0], x.size):
+        np.bitwise_xor(x, gen.random(reports[block].shape) >= p, out=reports[block])
     return reports
 
 
@@ -281,9 +278,8 @@ def rr_estimate(reports, *, epsilon: float):
     else:  # the same row means as rr_debias(reports).mean(axis=-1), a block of trials at a time
         rows = y.reshape(-1, y.shape[-1])
         estimate = np.empty(rows.shape[0])
-        step = max(1, _BLOCK_ENTRIES // max(1, rows.shape[1]))
-        for start in range(0, rows.shape[0], step):
-            estimate[start:start + step] = debiased[rows[start:start + step]].mean(axis=-1)
+        for block in row_blocks(*rows.shape):
+            estimate[block] = debiased[rows[block]].mean(axis=-1)
         estimate = estimate.reshape(y.shape[:-1])
     return float(estimate) if np.ndim(estimate) == 0 else estimate
 

@@ -198,6 +198,21 @@ def hedge(losses, *, eta: float) -> HedgeResult:
 # --------------------------------------------------------------------------------------
 # Linear queries: dense, sparse, conjunctions
 # --------------------------------------------------------------------------------------
+def _checked_conjunctions(num_bits, attributes, values) -> tuple[int, np.ndarray, np.ndarray]:
+    """``(d, attributes, values)`` of conjunctions, one per row (``int8`` arrays of the same shape), checked:
+    d bits (1 to 30), attributes distinct bit positions in [0, d − 1] within a row, values 0 or 1."""
+    d = check_integer(num_bits, "num_bits", minimum=1, maximum=30)
+    attrs = check_array(attributes, "attributes", ndim=2, min_size=0)
+    vals = check_array(values, "values", shape=attrs.shape, min_size=0)
+    if np.any(attrs != np.round(attrs)) or np.any(attrs < 0) or np.any(attrs > d - 1):
+        raise ValueError(f"attributes must be bit positions, integers in [0, {d - 1}]")
+    if np.any((vals != 0) & (vals != 1)):
+        raise ValueError("values must be 0 or 1")
+    if attrs.shape[1] > 1 and np.any(np.diff(np.sort(attrs, axis=1), axis=1) == 0):
+        raise ValueError("attributes must be distinct bit positions in each query")
+    return d, attrs.astype(np.int8), vals.astype(np.int8)
+
+
 @dataclass(frozen=True)
 class ConjunctionQuery:
     """q(u) = 1 if bit ``attributes[j]`` of u equals ``values[j]`` for every j, else 0, over 𝒳 = {0, 1}^d.
@@ -218,13 +233,10 @@ class ConjunctionQuery:
     values: tuple[int, ...]
 
     def __post_init__(self):
-        d = check_integer(self.num_bits, "num_bits", minimum=1, maximum=30)
-        attrs = tuple(check_integer(a, "attributes", minimum=0, maximum=d - 1) for a in self.attributes)
-        vals = tuple(check_integer(v, "values", minimum=0, maximum=1) for v in self.values)
-        if len(attrs) != len(vals) or len(set(attrs)) != len(attrs):
-            raise ValueError("attributes must be distinct bit positions, one value (0 or 1) for each")
-        object.__setattr__(self, "attributes", attrs)
-        object.__setattr__(self, "values", vals)
+        d, attrs, vals = _checked_conjunctions(self.num_bits, [self.attributes], [self.values])
+        object.__setattr__(self, "num_bits", d)
+        object.__setattr__(self, "attributes", tuple(attrs[0].tolist()))
+        object.__setattr__(self, "values", tuple(vals[0].tolist()))
 
     @classmethod
     def _checked(cls, num_bits: int, attributes: tuple[int, ...], values: tuple[int, ...]) -> ConjunctionQuery:
@@ -275,19 +287,11 @@ class ConjunctionWorkload:
     values: np.ndarray
 
     def __post_init__(self):
-        """Check every row once, as :class:`ConjunctionQuery` would, so that indexing need not check again."""
-        d = check_integer(self.num_bits, "num_bits", minimum=1, maximum=30)
-        attrs = check_array(self.attributes, "attributes", ndim=2, min_size=0)
-        vals = check_array(self.values, "values", shape=attrs.shape, min_size=0)
-        if np.any(attrs != np.round(attrs)) or np.any(attrs < 0) or np.any(attrs > d - 1):
-            raise ValueError(f"attributes must be bit positions, integers in [0, {d - 1}]")
-        if np.any((vals != 0) & (vals != 1)):
-            raise ValueError("values must be 0 or 1")
-        if attrs.shape[1] > 1 and np.any(np.diff(np.sort(attrs, axis=1), axis=1) == 0):
-            raise ValueError("attributes must be distinct bit positions in each query")
+        """Check every row once, as :class:`ConjunctionQuery` does, so that indexing need not check again."""
+        d, attrs, vals = _checked_conjunctions(self.num_bits, self.attributes, self.values)
         object.__setattr__(self, "num_bits", d)
-        object.__setattr__(self, "attributes", attrs.astype(np.int8))
-        object.__setattr__(self, "values", vals.astype(np.int8))
+        object.__setattr__(self, "attributes", attrs)
+        object.__setattr__(self, "values", vals)
 
     def __len__(self) -> int:
         return int(self.attributes.shape[0])

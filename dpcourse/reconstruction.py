@@ -63,6 +63,9 @@ def pseudo_inverse(queries) -> np.ndarray:
     return np.linalg.pinv(a)
 
 
+_pseudo_inverse = pseudo_inverse  # least_squares_estimate's keyword of the same name hides the function
+
+
 def least_squares_estimate(queries, answers, *, pseudo_inverse=None) -> np.ndarray:
     """x̂ = A⁺y, the least-squares solution of A x̂ ≈ y, for ``answers`` of shape ``(m,)`` or ``(trials, m)``.
 
@@ -120,5 +123,3 @@ def run_attack(secret_bits, *, num_queries: int, noise_scale: float, noise: str 
     fraction = np.mean(guesses == x, axis=1)
     return AttackResult(fraction[0] if trials is None else fraction, scale)
 
-
-_pseudo_inverse = pseudo_inverse  # least_squares_estimate's keyword of the same name hides it

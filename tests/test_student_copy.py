@@ -175,7 +175,7 @@ def test_every_output_that_depends_on_a_solution_is_cleared():
 ])
 def test_unbalanced_regions_name_the_notebook_and_the_cell(source, message):
     nb = new_notebook(cells=[new_markdown_cell("intro"), new_code_cell(source, id="cell-x")])
-    with pytest.raises(student_copy.ReleaseError, match=re.escape(f"03_x.ipynb, cell 1 (id cell-x): ")) as error:
+    with pytest.raises(student_copy.ReleaseError, match=re.escape("03_x.ipynb, cell 1 (id cell-x): ")) as error:
         student_copy.release_notebook(nb, "03_x.ipynb")
     assert message in str(error.value)
 

@@ -14,3 +14,21 @@
 ``tests/test_widgets_trees.py``, ``tests/test_factorization.py`` and ``tests/test_exact.py`` recompute
 entries and compare.
 """
+
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+DIRECTORY = Path(__file__).resolve().parent
+
+
+@lru_cache(maxsize=None)
+def load_table(name: str) -> dict:
+    """The arrays of the shipped table ``name`` (e.g. ``"interval_errors.npz"``) by key, read once;
+    empty when the file is missing (then every caller computes instead)."""
+    path = DIRECTORY / name
+    if not path.exists():
+        return {}
+    with np.load(path) as data:
+        return {key: data[key] for key in data.files}

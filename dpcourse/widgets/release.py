@@ -14,7 +14,7 @@ from .. import bounds, query_release, reconstruction
 from .._validation import as_generator, check_choice, check_integer, check_size
 from ..experiments import max_abs_error, mean_squared_error, summarize
 from ..mechanisms import gaussian_sigma
-from ..plotting import color_for, fast_log_axes, plot_empirical, plot_theory
+from ..plotting import color_for, fast_log_axes
 from ..queries import MatrixWorkload
 from ._panel import Panel, delta_slider, float_slider, log_slider
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import factorization
 from .._validation import check_choice, check_integer
+from ..data import DIRECTORY, load_table
 from ..plotting import color_for, fast_log_axes
 from ._panel import Panel, log_slider
 
@@ -26,7 +27,7 @@ __all__ = ["BRANCHINGS", "DOMAIN_SIZES", "STRATEGIES", "TABLE", "interval_error_
 STRATEGIES = ("identity", "prefix", "tree", "wavelet")
 DOMAIN_SIZES = (16, 64, 256, 1024)
 BRANCHINGS = (2, 3, 4, 8, 16, 32)
-TABLE = Path(__file__).resolve().parent.parent / "data" / "interval_errors.npz"
+TABLE = DIRECTORY / "interval_errors.npz"
 #: The same colour for a strategy here as in notebook 03's table of strategies.
 STRATEGY_COLORS = {"identity": "laplace", "prefix": "laplace_histogram", "tree": "tree", "wavelet": "matrix_mechanism"}
 
@@ -59,12 +60,8 @@ def _least_squares_curve(name: str, d: int, branching: int):
     return mean, strategy.l1_sensitivity
 
 
-@lru_cache(maxsize=1)
 def _table() -> dict:
-    if not TABLE.exists():
-        return {}
-    with np.load(TABLE) as data:
-        return {key: data[key] for key in data.files}
+    return load_table(TABLE.name)
 
 
 @lru_cache(maxsize=64)
@@ -132,7 +129,7 @@ def _draw_decomposition(ax, d, branching, interval, artists):
         ax.set_ylim(-0.6, len(tree.level_sizes) - 0.4)
         artists["tree_artists"] = made
         artists["tree_key"] = key
-    spans, offsets = [], []
+    spans = []
     for level, j in chosen:
         size = tree.level_sizes[level]
         spans.append([(j * size, level - 0.4), (j * size, level + 0.4), (min((j + 1) * size, d), level + 0.4),
