@@ -565,16 +565,23 @@ def pmw_dwork_roth_requirement(alpha: float, *, n: float, epsilon: float, domain
     which wants released answers within α, is not covered by Theorem 4.15 as stated.
     """
     a = check_positive(alpha, "alpha")
+    big_a, p, c = _dwork_roth_terms(n, epsilon, domain_size, num_queries, beta, delta)
+    return float(c * (big_a - 2 * np.log(a)) / a ** (p - 1))
+
+
+def _dwork_roth_terms(n, epsilon, domain_size, num_queries, beta, delta) -> tuple[float, float, float]:
+    """(A, p, C) of Dwork & Roth's requirement R(α) = C·(A − 2 ln α)/α^{p−1}, with L = ln|𝒳| and
+    A = ln k + ln(32L/β): p = 3, C = 36L/(εn) for δ = 0 (Theorem 4.14); p = 2,
+    C = (2 + 32√2)√(L ln(2/δ))/(εn) for δ > 0 (Theorem 4.15)."""
     nn = check_positive(n, "n")
     eps = check_epsilon(epsilon)
     big_l = np.log(check_integer(domain_size, "domain_size", minimum=2))
     k = check_integer(num_queries, "num_queries", minimum=1)
-    beta = check_probability(beta, "beta")
-    log_term = np.log(k) + np.log(32 * big_l / (a**2 * beta))
+    big_a = np.log(k) + np.log(32 * big_l / check_probability(beta, "beta"))
     if delta == 0:
-        return float(36 * big_l * log_term / (eps * a**2 * nn))
+        return big_a, 3.0, 36 * big_l / (eps * nn)
     dlt = check_probability(delta, "delta")
-    return float((2 + 32 * np.sqrt(2)) * np.sqrt(big_l * np.log(2 / dlt)) * log_term / (eps * a * nn))
+    return big_a, 2.0, (2 + 32 * np.sqrt(2)) * np.sqrt(big_l * np.log(2 / dlt)) / (eps * nn)
 
 
 def pmw_dwork_roth_alpha(*, n: float, epsilon: float, domain_size: int, num_queries: int, beta: float,
@@ -587,22 +594,12 @@ def pmw_dwork_roth_alpha(*, n: float, epsilon: float, domain_size: int, num_quer
     v = (2/p)·W((p/(2C))·e^{pA/2}) with Lambert's W, and α = e^{(A − v)/2}: exact, and a
     hundred times faster than root finding (notebook 06 evaluates it thousands of times).
     """
-    nn = check_positive(n, "n")
-    eps = check_epsilon(epsilon)
-    big_l = np.log(check_integer(domain_size, "domain_size", minimum=2))
-    k = check_integer(num_queries, "num_queries", minimum=1)
-    beta = check_probability(beta, "beta")
-    big_a = np.log(k) + np.log(32 * big_l / beta)
-    if delta == 0:
-        p, c = 3.0, 36 * big_l / (eps * nn)
-    else:
-        dlt = check_probability(delta, "delta")
-        p, c = 2.0, (2 + 32 * np.sqrt(2)) * np.sqrt(big_l * np.log(2 / dlt)) / (eps * nn)
+    big_a, p, c = _dwork_roth_terms(n, epsilon, domain_size, num_queries, beta, delta)
     v = (2 / p) * _lambert_w_of_exp(np.log(p / (2 * c)) + p * big_a / 2)
     alpha = float(np.exp((big_a - v) / 2))
     # the smallest α that *meets* α ≥ R(α): if rounding left α a hair below R(α), R(α) meets it (R falls)
-    need = pmw_dwork_roth_requirement(alpha, n=nn, epsilon=eps, domain_size=domain_size, num_queries=k, beta=beta,
-                                      delta=delta)
+    need = pmw_dwork_roth_requirement(alpha, n=n, epsilon=epsilon, domain_size=domain_size, num_queries=num_queries,
+                                      beta=beta, delta=delta)
     return max(alpha, need)
 
 

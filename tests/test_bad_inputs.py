@@ -234,6 +234,7 @@ class Hang(Exception):
 
 @contextmanager
 def limits(seconds=5, gib=3):
+    """At most ``seconds`` of time (then :class:`Hang`) and ``gib`` GiB more memory (then MemoryError), warnings silenced."""
     def alarm(*_):
         raise Hang()
     old_handler = signal.signal(signal.SIGALRM, alarm)
@@ -241,7 +242,9 @@ def limits(seconds=5, gib=3):
     resource.setrlimit(resource.RLIMIT_AS, (gib * 2**30 + _current_vm(), old_as[1]))
     signal.alarm(seconds)
     try:
-        yield
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old_handler)
@@ -294,10 +297,8 @@ def outcome(qualname, fn, name, bad):
     kwargs = build_call(qualname, fn)
     kwargs[name] = bad
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with limits():
-                call(fn, dict(kwargs))
+        with limits():
+            call(fn, dict(kwargs))
     except (ValueError, TypeError) as err:
         text = str(err)
         if name in text or any(alias in text for alias in ALIASES.get(name, ())):
@@ -329,10 +330,8 @@ def test_every_public_function_has_a_valid_call():
             missing.append(qualname)
             continue
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                with limits():
-                    call(fn, dict(kwargs))
+            with limits():
+                call(fn, dict(kwargs))
         except Exception as err:  # noqa: BLE001
             failing.append(f"{qualname}: {type(err).__name__}: {str(err)[:100]}")
     assert not failing, failing
@@ -406,10 +405,8 @@ def test_a_check_refuses_any_bad_answer_with_a_verdict_naming_the_exercise(exerc
     bad = BAD_ANSWERS[label]
     answers = [bad] * arity if position is None else [bad if i == position else ... for i in range(arity)]
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with limits():
-                exercise(exercise_id)(*answers)
+        with limits():
+            exercise(exercise_id)(*answers)
     except CheckFailed as failed:
         shown = "\n".join(failed._render_traceback_())
         assert f"✗ {exercise_id}:" in shown, shown
