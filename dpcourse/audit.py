@@ -261,12 +261,14 @@ class _Feature:
     values: object = field(repr=False)  # callable: codes (n, k) -> int array (n,)
     label: object = field(repr=False)  # callable: value -> text
     learned: bool = False  # fitted on the first half of the selection runs: score its events on the second
+    cross: tuple | None = field(default=None, repr=False)  # cross-fitted counts (x, y) per value, see _LogisticScore
+    bounds: object = field(default=None, repr=False)  # callable: (lo, hi) value range -> text, for ordered events
 
 
 class _Encoder:
     """Everything fitted on the selection runs of one input pair: column codes and the features."""
 
-    def __init__(self, sel_d: np.ndarray, sel_d_prime: np.ndarray):
+    def __init__(self, sel_d: np.ndarray, sel_d_prime: np.ndarray, learn_region: bool = True, screening: bool = False):
         self.k = sel_d.shape[1]
         both = np.empty((2 * sel_d.shape[0], self.k))
         both[0::2], both[1::2] = sel_d, sel_d_prime  # interleaved: every head of it samples D and D′ alike
@@ -283,13 +285,16 @@ class _Encoder:
         self.selection_codes = self.codes(sel_d), self.codes(sel_d_prime)
         self.half = sel_d.shape[0] // 2  # rows [0, half) fit what is learned; [half, n) score it
         self.features = self._fit_features(*(c[:self.half] for c in self.selection_codes))
+        if learn_region and self.k > 1:
+            self.features.append(self._logistic_feature(*self.selection_codes, final=not screening))
 
     def codes(self, outputs: np.ndarray) -> np.ndarray:
         """The ``(n, k)`` integer codes of ``(n, k)`` outputs: one pass over the specials, then finite values per column."""
-        codes = np.full(outputs.shape, 2, dtype=np.int16)
-        codes[outputs == -np.inf] = 0
-        codes[outputs == np.inf] = 1
+        codes = (outputs > 0).astype(np.int16)  # +∞ → 1, −∞ → 0; NaN compares False and is set next
+        codes[np.isnan(outputs)] = 2
         finite = np.isfinite(outputs)
+        if not finite.any():  # only ⊥, ⊤ and halted, as from the SVT variants
+            return codes
         if self.shared is not None:
             codes[finite] = self.shared.encode_finite(outputs[finite])
             return codes
@@ -300,10 +305,9 @@ class _Encoder:
 
     def _fit_features(self, codes_d, codes_d_prime) -> list[_Feature]:
         k, features = self.k, []
-        # whole outputs: a 64-bit hash of the row of codes (random odd multipliers; collisions ~ n²/2⁶⁴)
-        multipliers = np.random.default_rng(12345).integers(1, 2**62, size=k) | 1
+        multipliers = _row_multipliers(k)
         keys_d, keys_d_prime = codes_d.astype(np.int64) @ multipliers, codes_d_prime.astype(np.int64) @ multipliers
-        patterns, first = np.unique(np.r_[keys_d, keys_d_prime], return_index=True)
+        patterns, first = _unique_with_a_row(np.r_[keys_d, keys_d_prime])
         rows = np.vstack([codes_d, codes_d_prime])[first]
         self.pattern_keys = patterns
 
@@ -332,13 +336,13 @@ class _Encoder:
             cols = np.array([j for j, _ in members])
             want = np.array([c for _, c in members])
             features.append(_Feature(f"count of {key}", len(members) + 1, True,
-                                     lambda codes, cols=cols, want=want: np.sum(codes[:, cols] == want, axis=1),
+                                     lambda codes, cols=cols, want=want: _matches(codes, cols, want),
                                      lambda v, key=key: f"{key} appears {v} times"))
         numeric = [j for j, col in enumerate(self.columns) if col.edges is not None]
         if len(numeric) >= 2:
             first_bin = np.array([3 + self.columns[j].atoms.size for j in numeric])
             features.append(_Feature("count of numbers", len(numeric) + 1, True,
-                                     lambda codes, cols=np.array(numeric): np.sum(codes[:, cols] >= first_bin, axis=1),
+                                     lambda codes, cols=np.array(numeric): _matches(codes, cols, first_bin, at_least=True),
                                      lambda v: f"{v} positions are numbers"))
         # Hamming distances to reference patterns: the most frequent outputs on each input, and the
         # positionwise most D-like and most D′-like codes
@@ -360,19 +364,54 @@ class _Encoder:
             seen.add(tuple(ref))
             text = " ".join(self.columns[j].describe(c) for j, c in enumerate(ref))
             features.append(_Feature(f"Hamming distance to {name}", k + 1, True,
-                                     lambda codes, ref=ref: np.sum(codes != ref, axis=1),
+                                     lambda codes, ref=ref: k - _matches(codes, range(k), ref),
                                      lambda v, name=name, text=text: f"{v} positions differ from {name} ({text})",
                                      learned=True))
         # a learned region (in the spirit of DP-Sniper): the naive-Bayes log-likelihood ratio
         # Σⱼ ln(p̂ⱼ(codeⱼ | D)/p̂ⱼ(codeⱼ | D′)), cut into quantile bins fitted on the selection runs
-        score_d = log_ratio[np.arange(k), codes_d].sum(axis=1)
-        score_d_prime = log_ratio[np.arange(k), codes_d_prime].sum(axis=1)
+        score_d, score_d_prime = _row_scores(log_ratio, codes_d), _row_scores(log_ratio, codes_d_prime)
         edges = np.unique(np.quantile(np.r_[score_d, score_d_prime], np.linspace(0, 1, 65)[1:-1]))
         features.append(_Feature("naive-Bayes score", edges.size + 1, True,
-                                 lambda codes: np.searchsorted(edges, log_ratio[np.arange(k), codes].sum(axis=1),
-                                                               side="right"),
+                                 lambda codes: np.searchsorted(edges, _row_scores(log_ratio, codes), side="right"),
                                  lambda v: f"score bin {v} of {edges.size + 1}", learned=True))
         return features
+
+    def _logistic_feature(self, codes_d, codes_d_prime, final: bool = True) -> _Feature:
+        """DP-Sniper's learned region: a logistic-regression score (:class:`_LogisticScore`), cut at quantiles.
+
+        The score's events are judged by cross-fitting: a model fitted on one half of the selection runs
+        bins the other half at that half's quantiles of its score (:data:`_LEVELS`), and the two halves'
+        counts are added. The event tested is the same quantile range of a model fitted on all the
+        selection runs, which is better than either half's.
+        """
+        size = _LEVELS.size + 1
+        rows, inverse = _distinct_outputs(np.vstack([codes_d, codes_d_prime]))
+        n, distinct = codes_d.shape[0], rows.shape[0]
+        first_half = np.r_[np.arange(n) < self.half, np.arange(n) < self.half]
+        on_d = np.arange(2 * n) < n
+        # runs of each distinct output: on D and on D′ (rows), in the first and the second half (columns)
+        x, y = (np.stack([np.bincount(inverse[which & h], minlength=distinct) for h in (first_half, ~first_half)],
+                         axis=1).astype(float) for which in (on_d, ~on_d))
+        counts, fitted = np.zeros((2, size)), []
+        for fit, held in ((0, 1), (1, 0)) if final else ((0, 1),):  # screening: one way suffices to rank pairs
+            model = _LogisticScore(self.columns, rows, x[:, fit], y[:, fit], start=fitted[0] if fitted else None)
+            fitted.append(model.theta)  # the second half starts from the first's weights: fewer steps
+            bins = _quantile_bins(model(rows), x[:, held] + y[:, held])
+            counts += [np.bincount(bins, weights=c[:, held], minlength=size) for c in (x, y)]
+        if final:  # screening only compares pairs by the cross-fitted counts: no model on all the runs
+            model = _LogisticScore(self.columns, rows, x.sum(axis=1), y.sum(axis=1), start=(fitted[0] + fitted[1]) / 2)
+            edges = _quantile_edges(model(rows), x.sum(axis=1) + y.sum(axis=1))
+        levels = np.r_[0.0, _LEVELS, 1.0]  # value v is the quantile range [levels[v], levels[v + 1])
+
+        def bounds(lo, hi):
+            if lo == 0:
+                return f"logistic-regression score in its lowest {levels[hi + 1]:.2%}"
+            if hi == size - 1:
+                return f"logistic-regression score in its highest {1 - levels[lo]:.2%}"
+            return f"logistic-regression score between its {levels[lo]:.2%} and {levels[hi + 1]:.2%} quantiles"
+        return _Feature("logistic-regression score", size, True,
+                        lambda codes: np.searchsorted(edges, model(codes), side="right") if final else None,
+                        lambda v: bounds(v, v), learned=True, cross=(counts[0], counts[1]), bounds=bounds)
 
     @staticmethod
     def _value_key(col: _ColumnCoder, code: int) -> str:
@@ -381,6 +420,131 @@ class _Encoder:
         if code - 3 < col.atoms.size:
             return f"{col.atoms[code - 3]:.6g}"
         return f"number bin {code - 3 - col.atoms.size}" if col.edges is not None else "another value"
+
+
+def _matches(codes: np.ndarray, columns, values, at_least: bool = False) -> np.ndarray:
+    """For each row, in how many of ``columns`` the code equals (``at_least``: is at least) the column's
+    entry of ``values``. Counted a column at a time: a reduction along rows of a few codes is 2-3× slower."""
+    count = np.zeros(codes.shape[0], dtype=np.intp)
+    for j, v in zip(columns, values):
+        count += codes[:, j] >= v if at_least else codes[:, j] == v
+    return count
+
+
+def _row_scores(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Σⱼ table[j, codes[:, j]] for each row, a column at a time (no (n, k) temporary)."""
+    score = np.zeros(codes.shape[0])
+    for j in range(codes.shape[1]):
+        score += table[j][codes[:, j]]
+    return score
+
+
+def _row_multipliers(k: int) -> np.ndarray:
+    """Random odd multipliers that hash a row of k codes to 64 bits (collisions ~ n²/2⁶⁴): whole outputs as keys."""
+    return np.random.default_rng(12345).integers(1, 2**62, size=k) | 1
+
+
+def _distinct_outputs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``codes`` (by their 64-bit hash) and, for each run, the index of its row."""
+    keys = codes.astype(np.int64) @ _row_multipliers(codes.shape[1])
+    _, inverse = np.unique(keys, return_inverse=True)
+    inverse = inverse.ravel()
+    row = np.empty(inverse.max() + 1, dtype=np.intp)
+    row[inverse] = np.arange(inverse.size)  # a run of each distinct output (runs with one key are one output)
+    return codes[row].astype(np.intp), inverse
+
+
+def _unique_with_a_row(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct ``keys`` and, for each, the index of one element holding it. Like ``np.unique`` with
+    ``return_index``, but any holder will do, which spares the stable sort that ``return_index`` needs."""
+    values, inverse = np.unique(keys, return_inverse=True)
+    row = np.empty(values.size, dtype=np.intp)
+    row[inverse.ravel()] = np.arange(keys.size)
+    return values, row
+
+
+def _quantile_edges(scores: np.ndarray, runs: np.ndarray) -> np.ndarray:
+    """The score at each of :data:`_LEVELS` among runs (distinct outputs' ``scores``, each seen ``runs`` times)."""
+    order = np.argsort(scores, kind="stable")
+    cumulative = np.cumsum(runs[order])
+    where = np.searchsorted(cumulative, _LEVELS * cumulative[-1], side="right")
+    return scores[order][np.minimum(where, order.size - 1)]
+
+
+def _quantile_bins(scores: np.ndarray, runs: np.ndarray) -> np.ndarray:
+    """Each distinct output's quantile bin (0 … len(_LEVELS)) among the runs it counts."""
+    return np.searchsorted(_quantile_edges(scores, runs), scores, side="right")
+
+
+_LEVELS = np.unique(np.r_[np.geomspace(1e-2, 0.5, 16), 1 - np.geomspace(1e-2, 0.5, 16)])
+"""Quantile levels at which a learned score is cut: dense in both tails, where violating events lie."""
+_RIDGE = 1.0  # prior precision of every weight (in runs): a code seen a handful of times stays near 0
+_FUSION = 1000.0  # precision of the difference of adjacent number bins' weights: neighbouring values act alike
+_FIT_PATTERNS = 40_000  # more distinct outputs than this: fit on a random 40,000 of them
+
+
+class _LogisticScore:
+    """A linear score of the output codes, fitted by penalised logistic regression of D against D′.
+
+    DP-Sniper (Bichsel et al. 2021) trains a classifier to tell M(D) from M(D′) and tests the runs it
+    is most confident about; a threshold on the classifier's log-odds approximates the likelihood-ratio
+    event that is most powerful against the claim. Here the features are one indicator per column
+    and code (⊥, ⊤, halted, each atom, each number bin) and each numeric column's bin index, so the
+    score is Σⱼ wⱼ(codeⱼ) + βⱼ·binⱼ. Unlike the naive-Bayes score it is fitted jointly, so positions
+    that move together (an SVT's answers before and after its ⊤) are not counted twice. Runs are
+    aggregated by distinct output first, and the weights are found by L-BFGS under a ridge prior
+    (:data:`_RIDGE`) and a fused prior that ties adjacent number bins (:data:`_FUSION`); both are
+    in units of runs, so they matter only where the data are thin.
+    """
+
+    def __init__(self, columns, rows: np.ndarray, x: np.ndarray, y: np.ndarray, start: np.ndarray | None = None):
+        from scipy import optimize, special
+
+        sizes = np.array([col.size for col in columns])
+        self.offsets = np.r_[0, np.cumsum(sizes)[:-1]]
+        self.first_bin = np.array([3 + col.atoms.size if col.edges is not None else np.iinfo(np.int16).max
+                                   for col in columns])
+        self.bins = np.array([col.edges.size + 1 if col.edges is not None else 1 for col in columns])
+        seen = np.flatnonzero(x + y)
+        if seen.size > _FIT_PATTERNS:  # mostly numbers: a random subset of the distinct outputs, whatever their runs
+            seen = np.sort(np.random.default_rng(0).choice(seen, _FIT_PATTERNS, replace=False))
+        rows, x, y = rows[seen], x[seen], y[seen]
+        index, ordinal = rows + self.offsets, self._ordinal(rows)
+        n_weights, k = int(sizes.sum()), rows.shape[1]
+        starts = self.offsets + np.minimum(self.first_bin, sizes)
+        low = np.concatenate([np.arange(a, o + n - 1) for a, o, n in zip(starts, self.offsets, sizes)]).astype(np.intp)
+
+        def loss(theta):
+            w, beta, bias = theta[:n_weights], theta[n_weights:-1], theta[-1]
+            s = w[index].sum(axis=1) + ordinal @ beta + bias
+            jump = w[low + 1] - w[low]
+            value = x @ np.logaddexp(0, -s) + y @ np.logaddexp(0, s)
+            value += 0.5 * _RIDGE * (w @ w + beta @ beta) + 0.5 * _FUSION * (jump @ jump)
+            r = y * special.expit(s) - x * special.expit(-s)  # d loss / d score of each distinct output
+            grad_w = np.bincount(index.ravel(), np.repeat(r, k), minlength=n_weights) + _RIDGE * w
+            grad_w += _FUSION * (np.bincount(low, -jump, minlength=n_weights) + np.bincount(low + 1, jump, minlength=n_weights))
+            return value, np.r_[grad_w, ordinal.T @ r + _RIDGE * beta, r.sum()]
+        # the score only ranks outputs: a relative tolerance of 1e-6 on the loss is ample
+        theta = optimize.minimize(loss, np.zeros(n_weights + k + 1) if start is None else start, jac=True,
+                                  method="L-BFGS-B", options={"ftol": 1e-6, "maxiter": 300}).x
+        self.theta = theta
+        # each column's contribution to the score, by code: its indicator's weight plus its bin's slope term
+        self.tables = []
+        for j, (o, n) in enumerate(zip(self.offsets, sizes)):
+            code = np.arange(n)
+            bin_term = np.where(code >= self.first_bin[j], (code - self.first_bin[j]) / self.bins[j] - 0.5, 0.0)
+            self.tables.append(theta[o:o + n] + theta[n_weights + j] * bin_term)
+
+    def _ordinal(self, codes):
+        """Each numeric column's bin index, scaled to [−1/2, 1/2] (0 where the column holds no number)."""
+        ordinal = np.zeros(codes.shape)
+        for j in np.flatnonzero(self.first_bin < np.iinfo(np.int16).max):  # numeric columns only
+            number = codes[:, j] >= self.first_bin[j]
+            ordinal[number, j] = (codes[number, j] - self.first_bin[j]) / self.bins[j] - 0.5
+        return ordinal
+
+    def __call__(self, codes: np.ndarray) -> np.ndarray:
+        return _row_scores(self.tables, codes)
 
 
 @dataclass(frozen=True)
@@ -420,15 +584,19 @@ def _events(feature: _Feature, fit, score):
         mask[seen[i]] = True
         return mask, feature.label(int(seen[i]))
 
+    def text(a, b, default):
+        return feature.bounds(a, b) if feature.bounds is not None else default
+
     def at_most(i):
-        return np.arange(v) <= i, f"{feature.name} ≤ {i}"
+        return np.arange(v) <= i, text(0, i, f"{feature.name} ≤ {i}")
 
     def at_least(i):
-        return np.arange(v) >= i + 1, f"{feature.name} ≥ {i + 1}"
+        return np.arange(v) >= i + 1, text(i + 1, v - 1, f"{feature.name} ≥ {i + 1}")
     lo, hi = _interval_ends(v) if feature.ordered and 2 < v <= 64 else (None, None)
 
     def interval(i):  # two-sided intervals [i, j], 1 ≤ i < j ≤ v − 2 (the one-sided ones are above)
-        return (np.arange(v) >= lo[i]) & (np.arange(v) <= hi[i]), f"{feature.name} in [{lo[i]}, {hi[i]}]"
+        return ((np.arange(v) >= lo[i]) & (np.arange(v) <= hi[i]),
+                text(int(lo[i]), int(hi[i]), f"{feature.name} in [{lo[i]}, {hi[i]}]"))
 
     def fixed(counts):
         """(x, y) of each fixed event, from per-value counts (x on D, y on D′), block by block."""
@@ -441,6 +609,8 @@ def _events(feature: _Feature, fit, score):
                 blocks.append((cum[0][hi] - cum[0][lo - 1], cum[1][hi] - cum[1][lo - 1]))
         return blocks
     makers = [single, at_most, at_least, interval]
+    if feature.cross is not None:  # a score's tails only: single values and slices of it would chase noise
+        return [(None, b, make) for b, make in list(zip(fixed(score), makers))[1:3]]
     if feature.learned:
         blocks = [(None, b, make) for b, make in zip(fixed(score), makers)]
     else:
@@ -475,8 +645,9 @@ def _too_rare(min_count) -> ValueError:
                       "raise selection_trials or lower min_count")
 
 
-def _best_event(encoder: _Encoder, epsilon, min_count) -> _Candidate:
-    """The event with the largest significance over every family and both directions.
+def _best_event(encoder: _Encoder, epsilon, min_count, learned_region: bool = False) -> _Candidate | None:
+    """The event with the largest significance over every family and both directions (``learned_region``:
+    over the logistic-regression score's tails alone, or None if it has none).
 
     Each half of the selection runs gives an event a z-score (:func:`_z_scores`); a fixed event
     scores the smaller of its two, so that it must stand out in both halves, and an event ranked
@@ -490,6 +661,16 @@ def _best_event(encoder: _Encoder, epsilon, min_count) -> _Candidate:
     h = encoder.half
     first, second, blocks = [], [], []
     for index, feature in enumerate(encoder.features):
+        if learned_region != (feature.cross is not None):  # the families, or the learned region alone
+            continue
+        if feature.cross is not None:  # counted on both halves by models fitted on the other: halve them to
+            fit = score = tuple(c / 2 for c in feature.cross)  # compare its z's with those of one half's runs
+            for _, b, make in _events(feature, fit, score):
+                if b[0].size:
+                    second.append(b)
+                    first.append((np.full(b[0].size, np.nan), np.full(b[0].size, np.nan)))
+                    blocks.append((index, make))
+            continue
         values_d = feature.values(codes_d).astype(np.intp)
         values_d_prime = feature.values(codes_d_prime).astype(np.intp)
         fit = (np.bincount(values_d[:h], minlength=feature.size).astype(float),
@@ -502,6 +683,8 @@ def _best_event(encoder: _Encoder, epsilon, min_count) -> _Candidate:
                 first.append(a if a is not None else (np.full(b[0].size, np.nan), np.full(b[0].size, np.nan)))
                 blocks.append((index, make))
     if not blocks:
+        if learned_region:
+            return None
         raise _too_rare(min_count)
     x_a, y_a = (np.concatenate([a[i] for a in first]) for i in (0, 1))
     x_b, y_b = (np.concatenate([b[i] for b in second]) for i in (0, 1))
@@ -517,6 +700,8 @@ def _best_event(encoder: _Encoder, epsilon, min_count) -> _Candidate:
     best = int(np.argmax(z))  # row-major: the first of equals, D over D′ before D′ over D, as listed
     row, reverse = divmod(best, 2)
     if not np.isfinite(z[row, reverse]):
+        if learned_region:
+            return None
         raise _too_rare(min_count)
     block = int(np.searchsorted(starts, row, side="right")) - 1
     index, make = blocks[block]
@@ -547,7 +732,12 @@ class AuditResult:
     pair : str
         The name of the input pair (StatDP's pattern, "pair i" of the user's list, or "given").
     p_d, p_d_prime, ci_d, ci_d_prime :
-        The event's frequencies on the test runs, with (1 − ``level``) Clopper–Pearson intervals.
+        The event's frequencies on the test runs, with (1 − ``level`` / ``tests``) Clopper–Pearson intervals.
+    tests : int
+        How many chosen events were tested on the test runs: 2 (the best of the families and the best
+        learned region), or 1 when outputs are single numbers and nothing is learned. ``p_value`` is the better event's p-value times
+        ``tests`` (Bonferroni), and the bound on ε is taken at ``level`` / ``tests``, so both stay
+        valid for the search and agree with each other.
     """
 
     mechanism: str
@@ -567,6 +757,7 @@ class AuditResult:
     pairs_searched: int
     answers_d: np.ndarray = field(repr=False)
     answers_d_prime: np.ndarray = field(repr=False)
+    tests: int = 1
 
     @property
     def flagged(self) -> bool:
@@ -576,11 +767,12 @@ class AuditResult:
     @cached_property
     def epsilon_lower_bound(self) -> float:
         """sup{ε : the test rejects ε at ``level``}: above the claim exactly when ``flagged`` (computed on first use)."""
-        return _epsilon_bound(self.count_d, self.count_d_prime, self.trials, self.level, self.claimed_epsilon)
+        return _epsilon_bound(self.count_d, self.count_d_prime, self.trials, self.level / self.tests,
+                              self.claimed_epsilon)
 
     def p_value_at(self, epsilon: float) -> float:
-        """The p-value of the same event and test runs for another test ε."""
-        return thinned_fisher_p_value(self.count_d, self.count_d_prime, self.trials, epsilon)
+        """The p-value of the same event and test runs for another test ε (times ``tests``, as ``p_value``)."""
+        return min(1.0, self.tests * thinned_fisher_p_value(self.count_d, self.count_d_prime, self.trials, epsilon))
 
     def scan(self, test_epsilons=None) -> ScanResult:
         """The p-value curve over ``test_epsilons`` (default 40 values up to 4× the claim) from this
@@ -594,7 +786,7 @@ class AuditResult:
         p_values = np.maximum.accumulate(np.array([self.p_value_at(float(e)) for e in grid]))
         rejected = grid[p_values < self.level]
         return ScanResult(grid, p_values, float(rejected.max()) if rejected.size else 0.0,
-                          _epsilon_bound(self.count_d, self.count_d_prime, self.trials, self.level, 0.0)
+                          _epsilon_bound(self.count_d, self.count_d_prime, self.trials, self.level / self.tests, 0.0)
                           if self.count_d else 0.0, self)
 
     def summary(self) -> str:
@@ -694,7 +886,8 @@ def _audit(mechanism, answers_d, answers_d_prime, *, epsilon, trials, selection_
     candidates = _input_pairs(answers_d, answers_d_prime, pairs, delta_q)
 
     # Successive halving over the pairs: with more than _FINALISTS of them, every pair is first screened on a
-    # quarter of the selection runs, and only the _FINALISTS best get the rest; the event is chosen on the
+    # quarter of the selection runs, and only the _FINALISTS best get the rest (the best by the learned region
+    # and the others by the families' events, whose maxima are on another scale); the event is chosen on the
     # finalists' full selection runs. Each pair and event is still chosen on selection runs only, so the
     # test stays valid; the search costs about 7/16 of running every one of 16 pairs in full.
     screen = max(100, selection // 4) if len(candidates) > _FINALISTS else selection
@@ -702,11 +895,27 @@ def _audit(mechanism, answers_d, answers_d_prime, *, epsilon, trials, selection_
     for pair in candidates:
         pair_name, d, d_prime = pair
         outputs = tuple(_as_outputs(run(x, trials=screen, rng=gen), screen) for x in (d, d_prime))
-        score = _best_event(_Encoder(*outputs), eps, min_count).score if screen < selection else None
+        if screen < selection:
+            encoder = _Encoder(*outputs, screening=True)
+            learned = _best_event(encoder, eps, min_count, learned_region=True)
+            score = (_best_event(encoder, eps, min_count).score, -np.inf if learned is None else learned.score)
+        else:
+            score = None
         screened.append((score, pair, outputs))
-    if screen < selection:
-        screened = sorted(screened, key=lambda item: -item[0])[:_FINALISTS]
-    best, best_pair = None, None
+    if screen < selection:  # the best pairs by the families' events, and the best by the learned region
+        by_families = sorted(range(len(screened)), key=lambda i: -screened[i][0][0])
+        by_learned = max(range(len(screened)), key=lambda i: screened[i][0][1])
+        if np.isfinite(screened[by_learned][0][1]):  # outputs of one number learn nothing: families only
+            keep = [i for i in by_families if i != by_learned][:_FINALISTS - 1] + [by_learned]
+        else:
+            keep = by_families[:_FINALISTS]
+        screened = [screened[i] for i in sorted(keep)]
+    # Two finalists go to the test: the most significant event of the families, and the most significant
+    # learned region (DP-Sniper's classifier, which gathers a leak spread thinly over many outputs that no
+    # family shows). Their selection z's do not compare: the families' maximum over thousands of events is
+    # inflated by chance, the learned region's, cross-fitted over a few dozen tails, much less. So both
+    # are tested, each at level / 2 (Bonferroni), and the better one is reported.
+    best = {}
     for _, pair, (sel_d, sel_d_prime) in screened:
         pair_name, d, d_prime = pair
         if screen < selection:
@@ -714,24 +923,32 @@ def _audit(mechanism, answers_d, answers_d_prime, *, epsilon, trials, selection_
             sel_d_prime = np.vstack([sel_d_prime, _as_outputs(run(d_prime, trials=selection - screen, rng=gen),
                                                                selection - screen)])
         encoder = _Encoder(sel_d, sel_d_prime)
-        candidate = _best_event(encoder, eps, min_count)
-        if best is None or candidate.score > best[0].score:
-            best, best_pair = (candidate, encoder), pair
-    candidate, encoder = best
-    pair_name, d, d_prime = best_pair
+        for kind, candidate in (("families", _best_event(encoder, eps, min_count)),
+                                ("learned", _best_event(encoder, eps, min_count, learned_region=True))):
+            if candidate is not None and (kind not in best or candidate.score > best[kind][0].score):
+                best[kind] = (candidate, encoder, pair)
+    finalists = [best["families"], *([best["learned"]] if "learned" in best else [])]
+    test_runs, test_codes, tested = {}, {}, []
+    for candidate, encoder, (pair_name, d, d_prime) in finalists:
+        if pair_name not in test_runs:  # drawn on the input the event favours first, stored as (D, D′)
+            order = (d_prime, d) if candidate.reverse else (d, d_prime)
+            drawn = tuple(_as_outputs(run(x, trials=trials, rng=gen), trials) for x in order)
+            test_runs[pair_name] = drawn[::-1] if candidate.reverse else drawn
+        if pair_name not in test_codes:  # both finalists may come from one pair: encode its test runs once
+            test_codes[pair_name] = tuple(encoder.codes(o) for o in test_runs[pair_name])
+        codes = test_codes[pair_name][::-1] if candidate.reverse else test_codes[pair_name]
+        feature = encoder.features[candidate.feature]
+        counts = [int(np.sum(candidate.members[feature.values(c)])) for c in codes]
+        tested.append((thinned_fisher_p_value(*counts, trials, eps), counts, candidate, (pair_name, d, d_prime)))
+    raw_p, (count_d, count_d_prime), candidate, (pair_name, d, d_prime) = min(tested, key=lambda item: item[0])
     if candidate.reverse:
         d, d_prime = d_prime, d
-    feature = encoder.features[candidate.feature]
-    test_d = _as_outputs(run(d, trials=trials, rng=gen), trials)
-    test_d_prime = _as_outputs(run(d_prime, trials=trials, rng=gen), trials)
-    count_d = int(np.sum(candidate.members[feature.values(encoder.codes(test_d))]))
-    count_d_prime = int(np.sum(candidate.members[feature.values(encoder.codes(test_d_prime))]))
-    p_value = thinned_fisher_p_value(count_d, count_d_prime, trials, eps)
-    low, high = proportion_interval(np.array([count_d, count_d_prime]), trials, confidence=1 - level)
+    low, high = proportion_interval(np.array([count_d, count_d_prime]), trials, confidence=1 - level / len(tested))
     return AuditResult(name, pair_name + (" (D and D′ swapped)" if candidate.reverse else ""), candidate.description,
                        count_d / trials, (float(low[0]), float(high[0])), count_d_prime / trials,
-                       (float(low[1]), float(high[1])), count_d, count_d_prime, p_value, eps, level, trials,
-                       selection, len(candidates), np.asarray(d, dtype=float), np.asarray(d_prime, dtype=float))
+                       (float(low[1]), float(high[1])), count_d, count_d_prime, min(1.0, len(tested) * raw_p), eps,
+                       level, trials, selection, len(candidates), np.asarray(d, dtype=float),
+                       np.asarray(d_prime, dtype=float), len(tested))
 
 
 def scan(mechanism, answers_d=None, answers_d_prime=None, *, epsilon: float, test_epsilons=None,

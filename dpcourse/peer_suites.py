@@ -17,7 +17,7 @@ BadSparseVector1–3, while BadGap is out of any sampler's reach with 10⁶ runs
 pairs (a^{m−1}, b) / ((a + 1)^{m−1}, b) with events "⊥^{m−1}, then a value ≤ v" has an expected z of 1.67
 with 10⁶ test runs, below the 2.58 the test needs; computed exactly with
 :func:`dpcourse.exact.variant_pattern_probability`),
-and BadAdaptive is out of reach even at ε = 1 (expected z 0.33; 0.04 at ε = 0.2): ``tests/test_auditor.py``
+and BadAdaptive is out of reach even at ε = 1 (expected z 0.33, or 0.42 when its top query moves too; 0.04 at ε = 0.2): ``tests/test_auditor.py``
 asserts each. ``flawed`` says whether the peer marks it incorrect.
 """
 
