@@ -268,7 +268,7 @@ class _Feature:
 class _Encoder:
     """Everything fitted on the selection runs of one input pair: column codes and the features."""
 
-    def __init__(self, sel_d: np.ndarray, sel_d_prime: np.ndarray, learn_region: bool = True, screening: bool = False):
+    def __init__(self, sel_d: np.ndarray, sel_d_prime: np.ndarray, screening: bool = False):
         self.k = sel_d.shape[1]
         both = np.empty((2 * sel_d.shape[0], self.k))
         both[0::2], both[1::2] = sel_d, sel_d_prime  # interleaved: every head of it samples D and D′ alike
@@ -285,7 +285,7 @@ class _Encoder:
         self.selection_codes = self.codes(sel_d), self.codes(sel_d_prime)
         self.half = sel_d.shape[0] // 2  # rows [0, half) fit what is learned; [half, n) score it
         self.features = self._fit_features(*(c[:self.half] for c in self.selection_codes))
-        if learn_region and self.k > 1:
+        if self.k > 1:  # a single number per run has nothing to combine: no learned region
             self.features.append(self._logistic_feature(*self.selection_codes, final=not screening))
 
     def codes(self, outputs: np.ndarray) -> np.ndarray:
@@ -305,14 +305,12 @@ class _Encoder:
 
     def _fit_features(self, codes_d, codes_d_prime) -> list[_Feature]:
         k, features = self.k, []
-        multipliers = _row_multipliers(k)
-        keys_d, keys_d_prime = codes_d.astype(np.int64) @ multipliers, codes_d_prime.astype(np.int64) @ multipliers
-        patterns, first = _unique_with_a_row(np.r_[keys_d, keys_d_prime])
+        patterns, first, inverse = _unique_with_a_row(_row_keys(np.vstack([codes_d, codes_d_prime])))
         rows = np.vstack([codes_d, codes_d_prime])[first]
-        self.pattern_keys = patterns
+        n = codes_d.shape[0]
 
-        def pattern_value(codes, patterns=patterns, multipliers=multipliers):
-            key = codes.astype(np.int64) @ multipliers
+        def pattern_value(codes, patterns=patterns):
+            key = _row_keys(codes)
             where = np.minimum(np.searchsorted(patterns, key), patterns.size - 1)
             return np.where(patterns[where] == key, where, patterns.size)  # unseen patterns: one extra value
 
@@ -353,8 +351,8 @@ class _Encoder:
         log_ratio[(counts_d == 0) & (counts_d_prime == 0)] = 0.0
         references = {"the most D-like output": np.argmax(log_ratio, axis=1),
                       "the most D′-like output": np.argmin(log_ratio, axis=1)}
-        for name, keys in (("D", keys_d), ("D′", keys_d_prime)):
-            freq = np.bincount(np.searchsorted(patterns, keys), minlength=patterns.size)
+        for name, which in (("D", inverse[:n]), ("D′", inverse[n:])):
+            freq = np.bincount(which, minlength=patterns.size)
             for rank, v in enumerate(np.argsort(-freq)[:2]):
                 references[f"the {'most' if rank == 0 else 'second most'} frequent output on {name}"] = rows[v]
         seen = set()
@@ -385,7 +383,9 @@ class _Encoder:
         selection runs, which is better than either half's.
         """
         size = _LEVELS.size + 1
-        rows, inverse = _distinct_outputs(np.vstack([codes_d, codes_d_prime]))
+        both = np.vstack([codes_d, codes_d_prime])
+        _, first, inverse = _unique_with_a_row(_row_keys(both))
+        rows = both[first].astype(np.intp)  # the distinct outputs
         n, distinct = codes_d.shape[0], rows.shape[0]
         first_half = np.r_[np.arange(n) < self.half, np.arange(n) < self.half]
         on_d = np.arange(2 * n) < n
@@ -409,9 +409,9 @@ class _Encoder:
             if hi == size - 1:
                 return f"logistic-regression score in its highest {1 - levels[lo]:.2%}"
             return f"logistic-regression score between its {levels[lo]:.2%} and {levels[hi + 1]:.2%} quantiles"
-        return _Feature("logistic-regression score", size, True,
-                        lambda codes: np.searchsorted(edges, model(codes), side="right") if final else None,
-                        lambda v: bounds(v, v), learned=True, cross=(counts[0], counts[1]), bounds=bounds)
+        values = (lambda codes: np.searchsorted(edges, model(codes), side="right")) if final else None
+        return _Feature("logistic-regression score", size, True, values, lambda v: bounds(v, v), learned=True,
+                        cross=(counts[0], counts[1]), bounds=bounds)
 
     @staticmethod
     def _value_key(col: _ColumnCoder, code: int) -> str:
@@ -439,28 +439,21 @@ def _row_scores(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return score
 
 
-def _row_multipliers(k: int) -> np.ndarray:
-    """Random odd multipliers that hash a row of k codes to 64 bits (collisions ~ n²/2⁶⁴): whole outputs as keys."""
-    return np.random.default_rng(12345).integers(1, 2**62, size=k) | 1
+def _row_keys(codes: np.ndarray) -> np.ndarray:
+    """Each row of codes hashed to 64 bits by fixed random odd multipliers (collisions ~ n²/2⁶⁴): whole outputs as keys."""
+    multipliers = np.random.default_rng(12345).integers(1, 2**62, size=codes.shape[1]) | 1
+    return codes.astype(np.int64) @ multipliers
 
 
-def _distinct_outputs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of ``codes`` (by their 64-bit hash) and, for each run, the index of its row."""
-    keys = codes.astype(np.int64) @ _row_multipliers(codes.shape[1])
-    _, inverse = np.unique(keys, return_inverse=True)
-    inverse = inverse.ravel()
-    row = np.empty(inverse.max() + 1, dtype=np.intp)
-    row[inverse] = np.arange(inverse.size)  # a run of each distinct output (runs with one key are one output)
-    return codes[row].astype(np.intp), inverse
-
-
-def _unique_with_a_row(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct ``keys`` and, for each, the index of one element holding it. Like ``np.unique`` with
-    ``return_index``, but any holder will do, which spares the stable sort that ``return_index`` needs."""
+def _unique_with_a_row(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sorted distinct ``keys``, for each the index of one element holding it, and each element's distinct key.
+    Like ``np.unique`` with ``return_index``, but any holder will do, which spares the stable sort that
+    ``return_index`` needs."""
     values, inverse = np.unique(keys, return_inverse=True)
+    inverse = inverse.ravel()
     row = np.empty(values.size, dtype=np.intp)
-    row[inverse.ravel()] = np.arange(keys.size)
-    return values, row
+    row[inverse] = np.arange(keys.size)
+    return values, row, inverse
 
 
 def _quantile_edges(scores: np.ndarray, runs: np.ndarray) -> np.ndarray:
@@ -483,6 +476,15 @@ _FUSION = 1000.0  # precision of the difference of adjacent number bins' weights
 _FIT_PATTERNS = 40_000  # more distinct outputs than this: fit on a random 40,000 of them
 
 
+def _bin_term(col: _ColumnCoder) -> np.ndarray:
+    """By code of one column: its number bin's index scaled to [−1/2, 1/2], and 0 for ⊥, ⊤, halted and atoms."""
+    term = np.zeros(col.size)
+    if col.edges is not None:
+        first = 3 + col.atoms.size
+        term[first:] = np.arange(col.size - first) / (col.size - first) - 0.5
+    return term
+
+
 class _LogisticScore:
     """A linear score of the output codes, fitted by penalised logistic regression of D against D′.
 
@@ -501,18 +503,18 @@ class _LogisticScore:
         from scipy import optimize, special
 
         sizes = np.array([col.size for col in columns])
-        self.offsets = np.r_[0, np.cumsum(sizes)[:-1]]
-        self.first_bin = np.array([3 + col.atoms.size if col.edges is not None else np.iinfo(np.int16).max
-                                   for col in columns])
-        self.bins = np.array([col.edges.size + 1 if col.edges is not None else 1 for col in columns])
+        offsets = np.r_[0, np.cumsum(sizes)[:-1]]
+        bin_terms = [_bin_term(col) for col in columns]
         seen = np.flatnonzero(x + y)
         if seen.size > _FIT_PATTERNS:  # mostly numbers: a random subset of the distinct outputs, whatever their runs
             seen = np.sort(np.random.default_rng(0).choice(seen, _FIT_PATTERNS, replace=False))
         rows, x, y = rows[seen], x[seen], y[seen]
-        index, ordinal = rows + self.offsets, self._ordinal(rows)
+        index = rows + offsets
+        ordinal = np.column_stack([term[rows[:, j]] for j, term in enumerate(bin_terms)])
         n_weights, k = int(sizes.sum()), rows.shape[1]
-        starts = self.offsets + np.minimum(self.first_bin, sizes)
-        low = np.concatenate([np.arange(a, o + n - 1) for a, o, n in zip(starts, self.offsets, sizes)]).astype(np.intp)
+        # adjacent number bins, whose weights the fused prior ties: (low, low + 1) within each numeric column
+        low = np.concatenate([np.zeros(0, np.intp)] + [o + np.arange(3 + col.atoms.size, col.size - 1) for o, col
+                                                        in zip(offsets, columns) if col.edges is not None]).astype(np.intp)
 
         def loss(theta):
             w, beta, bias = theta[:n_weights], theta[n_weights:-1], theta[-1]
@@ -529,19 +531,8 @@ class _LogisticScore:
                                   method="L-BFGS-B", options={"ftol": 1e-6, "maxiter": 300}).x
         self.theta = theta
         # each column's contribution to the score, by code: its indicator's weight plus its bin's slope term
-        self.tables = []
-        for j, (o, n) in enumerate(zip(self.offsets, sizes)):
-            code = np.arange(n)
-            bin_term = np.where(code >= self.first_bin[j], (code - self.first_bin[j]) / self.bins[j] - 0.5, 0.0)
-            self.tables.append(theta[o:o + n] + theta[n_weights + j] * bin_term)
-
-    def _ordinal(self, codes):
-        """Each numeric column's bin index, scaled to [−1/2, 1/2] (0 where the column holds no number)."""
-        ordinal = np.zeros(codes.shape)
-        for j in np.flatnonzero(self.first_bin < np.iinfo(np.int16).max):  # numeric columns only
-            number = codes[:, j] >= self.first_bin[j]
-            ordinal[number, j] = (codes[number, j] - self.first_bin[j]) / self.bins[j] - 0.5
-        return ordinal
+        self.tables = [theta[o:o + n] + theta[n_weights + j] * term
+                       for j, (o, n, term) in enumerate(zip(offsets, sizes, bin_terms))]
 
     def __call__(self, codes: np.ndarray) -> np.ndarray:
         return _row_scores(self.tables, codes)
@@ -665,18 +656,13 @@ def _best_event(encoder: _Encoder, epsilon, min_count, learned_region: bool = Fa
             continue
         if feature.cross is not None:  # counted on both halves by models fitted on the other: halve them to
             fit = score = tuple(c / 2 for c in feature.cross)  # compare its z's with those of one half's runs
-            for _, b, make in _events(feature, fit, score):
-                if b[0].size:
-                    second.append(b)
-                    first.append((np.full(b[0].size, np.nan), np.full(b[0].size, np.nan)))
-                    blocks.append((index, make))
-            continue
-        values_d = feature.values(codes_d).astype(np.intp)
-        values_d_prime = feature.values(codes_d_prime).astype(np.intp)
-        fit = (np.bincount(values_d[:h], minlength=feature.size).astype(float),
-               np.bincount(values_d_prime[:h], minlength=feature.size).astype(float))
-        score = (np.bincount(values_d[h:], minlength=feature.size).astype(float),
-                 np.bincount(values_d_prime[h:], minlength=feature.size).astype(float))
+        else:
+            values_d = feature.values(codes_d).astype(np.intp)
+            values_d_prime = feature.values(codes_d_prime).astype(np.intp)
+            fit = (np.bincount(values_d[:h], minlength=feature.size).astype(float),
+                   np.bincount(values_d_prime[:h], minlength=feature.size).astype(float))
+            score = (np.bincount(values_d[h:], minlength=feature.size).astype(float),
+                     np.bincount(values_d_prime[h:], minlength=feature.size).astype(float))
         for a, b, make in _events(feature, fit, score):
             if b[0].size:
                 second.append(b)
@@ -840,6 +826,17 @@ def _input_pairs(answers_d, answers_d_prime, pairs, sensitivity):
     return [("given", *check_neighbouring_answers(answers_d, answers_d_prime, sensitivity))]
 
 
+def _finalist_pairs(scores) -> list[int]:
+    """Indices (in order) of the screened pairs that get the full selection runs: the best by the learned
+    region and the best others by the families' events, _FINALISTS in all. ``scores`` are (families' z,
+    learned z) per pair; outputs of one number learn nothing (z −∞), and then the families choose all."""
+    by_families = sorted(range(len(scores)), key=lambda i: -scores[i][0])
+    by_learned = max(range(len(scores)), key=lambda i: scores[i][1])
+    if not np.isfinite(scores[by_learned][1]):
+        return sorted(by_families[:_FINALISTS])
+    return sorted([i for i in by_families if i != by_learned][:_FINALISTS - 1] + [by_learned])
+
+
 def audit(mechanism, answers_d=None, answers_d_prime=None, *, epsilon: float, trials: int = 200_000,
           selection_trials: int | None = None, rng=None, level: float = 0.01, pairs=None, c: int = 1,
           threshold=1.0, sensitivity: float = 1.0, min_count: int = 10) -> AuditResult:
@@ -902,14 +899,9 @@ def _audit(mechanism, answers_d, answers_d_prime, *, epsilon, trials, selection_
         else:
             score = None
         screened.append((score, pair, outputs))
-    if screen < selection:  # the best pairs by the families' events, and the best by the learned region
-        by_families = sorted(range(len(screened)), key=lambda i: -screened[i][0][0])
-        by_learned = max(range(len(screened)), key=lambda i: screened[i][0][1])
-        if np.isfinite(screened[by_learned][0][1]):  # outputs of one number learn nothing: families only
-            keep = [i for i in by_families if i != by_learned][:_FINALISTS - 1] + [by_learned]
-        else:
-            keep = by_families[:_FINALISTS]
-        screened = [screened[i] for i in sorted(keep)]
+    if screen < selection:
+        keep = _finalist_pairs([score for score, _, _ in screened])
+        screened = [screened[i] for i in keep]
     # Two finalists go to the test: the most significant event of the families, and the most significant
     # learned region (DP-Sniper's classifier, which gathers a leak spread thinly over many outputs that no
     # family shows). Their selection z's do not compare: the families' maximum over thousands of events is
@@ -928,14 +920,13 @@ def _audit(mechanism, answers_d, answers_d_prime, *, epsilon, trials, selection_
             if candidate is not None and (kind not in best or candidate.score > best[kind][0].score):
                 best[kind] = (candidate, encoder, pair)
     finalists = [best["families"], *([best["learned"]] if "learned" in best else [])]
-    test_runs, test_codes, tested = {}, {}, []
+    test_codes, tested = {}, []
     for candidate, encoder, (pair_name, d, d_prime) in finalists:
-        if pair_name not in test_runs:  # drawn on the input the event favours first, stored as (D, D′)
-            order = (d_prime, d) if candidate.reverse else (d, d_prime)
-            drawn = tuple(_as_outputs(run(x, trials=trials, rng=gen), trials) for x in order)
-            test_runs[pair_name] = drawn[::-1] if candidate.reverse else drawn
-        if pair_name not in test_codes:  # both finalists may come from one pair: encode its test runs once
-            test_codes[pair_name] = tuple(encoder.codes(o) for o in test_runs[pair_name])
+        if pair_name not in test_codes:  # both finalists may come from one pair: its test runs serve both
+            order = (d_prime, d) if candidate.reverse else (d, d_prime)  # drawn on the favoured input first
+            test_codes[pair_name] = [encoder.codes(_as_outputs(run(x, trials=trials, rng=gen), trials)) for x in order]
+            if candidate.reverse:
+                test_codes[pair_name].reverse()  # kept as (D, D′)
         codes = test_codes[pair_name][::-1] if candidate.reverse else test_codes[pair_name]
         feature = encoder.features[candidate.feature]
         counts = [int(np.sum(candidate.members[feature.values(c)])) for c in codes]
