@@ -1,7 +1,7 @@
-"""Instructors' tools, kept under their old name: :mod:`dpcourse.student_copy` and :mod:`dpcourse.grading`."""
+"""Old name of the instructors' tools, kept for one release: they live in :mod:`dpcourse.classroom`."""
 
-from .grading import *  # noqa: F401,F403
+from .classroom.release import BEGIN, END, PROJECT, _stub_solution, exercises, release, release_notebook  # noqa: F401
+from .grading import *  # noqa: F403
 from .grading import __all__ as _grading_all
-from .student_copy import BEGIN, END, PROJECT, _stub_solution, exercises, release, release_notebook  # noqa: F401
 
 __all__ = ["BEGIN", "END", "PROJECT", "exercises", "release", "release_notebook", *_grading_all]

@@ -1,8 +1,11 @@
-"""Grading as dishonest, careless and hostile students would test it, with honest controls.
+"""Grading in bubblewrap, as dishonest, careless and hostile students would test it, with honest controls;
+and the refusal to grade at all without a working sandbox.
 
-One grading run (``jobs=2``) over a small source notebook with three of notebook 01's exercises
-covers every scenario; a second run grades the real notebook 01 (solutions, the untouched
-release, execution counts stripped). The sandbox tests need bubblewrap (CI installs it).
+One grading run (``jobs=2``) in the sandbox covers every scenario: honest students beside every
+hostile one, so the test also shows that no submission changes another's rows or stops the batch.
+A second run grades the real notebook 01. Both need a working bubblewrap and are skipped (with
+bwrap's own reason, printed in the summary) without one; the refusal tests run everywhere.
+The unconfined run (``--sandbox none``) is in ``tests/test_grading_unconfined.py``.
 """
 
 from __future__ import annotations
@@ -10,68 +13,40 @@ from __future__ import annotations
 import copy
 import csv
 import os
-import shutil
-import uuid
+import stat
 from pathlib import Path
 
 import nbformat
 import pytest
 
 import dpcourse
-from dpcourse import grading
-from dpcourse.__main__ import main
-from dpcourse.student_copy import release_notebook
+from dpcourse.classroom import plan as plans
+from dpcourse.classroom import reports
+from dpcourse.classroom.grade import grade
+from dpcourse.classroom.release import release_notebook
+from dpcourse.classroom.sandbox import BWRAP_ENV, Limits, SandboxUnavailable, choose_sandbox
+from dpcourse.classroom.cli import main
+from tests.grading_scenarios import (CHECKS, EXERCISES, NAME, RIGHT, WRONG, answer_index, odd_metadata, pasted_twice,
+                                     released, right, source_notebook, unreadable_files, with_answers, write_course)
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-HAS_BWRAP = shutil.which("bwrap") is not None
-EXERCISES = ["max-queries", "icu-sensitivity", "exact-tail-level"]
-
-RIGHT = {
-    "max-queries": "### BEGIN SOLUTION\nK_max = 538\n### END SOLUTION",
-    "icu-sensitivity": "### BEGIN SOLUTION\nicu_sensitivity = 10\n### END SOLUTION",
-    "exact-tail-level": ("def exact_tail_level(k, beta, sensitivity, epsilon):\n    ### BEGIN SOLUTION\n"
-                         "    return -np.log(1 - (1 - beta) ** (1 / k)) * sensitivity / epsilon\n    ### END SOLUTION"),
-}
-CHECKS = {"max-queries": "check.max_queries(K_max)", "icu-sensitivity": "check.icu_sensitivity(icu_sensitivity)",
-          "exact-tail-level": "check.exact_tail_level(exact_tail_level)"}
 
 
-def source_notebook():
-    cells = [nbformat.v4.new_markdown_cell("# A small workbook"),
-             nbformat.v4.new_code_cell("import numpy as np\nfrom dpcourse.checks import laplace as check")]
-    for exercise in EXERCISES:
-        meta = {"dpcourse": {"exercise": exercise}}
-        cells.append(nbformat.v4.new_markdown_cell(f"### Exercise {exercise}"))
-        cells.append(nbformat.v4.new_code_cell(RIGHT[exercise], metadata={**meta, "tags": ["solution"]}))
-        cells.append(nbformat.v4.new_code_cell(CHECKS[exercise], metadata={**meta, "tags": ["check"]}))
-    cells.append(nbformat.v4.new_code_cell('print("the end")'))
-    nb = nbformat.v4.new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    return nb
+def _sandbox_problem() -> str | None:
+    try:
+        choose_sandbox("bwrap")
+    except SandboxUnavailable as err:
+        return str(err)
+    return None
 
 
-def answer_index(nb, exercise):
-    return next(i for i, c in enumerate(nb.cells) if c.metadata.get("dpcourse", {}).get("exercise") == exercise
-                and "solution" in c.metadata.get("tags", []))
+SANDBOX_PROBLEM = _sandbox_problem()
+needs_sandbox = pytest.mark.skipif(SANDBOX_PROBLEM is not None, reason=f"needs a working bubblewrap: {SANDBOX_PROBLEM}")
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 
-def released():
-    return release_notebook(source_notebook())
-
-
-def with_answers(base, **answers):
-    nb = copy.deepcopy(base)
-    for exercise, text in answers.items():
-        nb.cells[answer_index(nb, exercise.replace("_", "-"))].source = text
-    return nb
-
-
-WRONG = {"max_queries": "K_max = 5000", "icu_sensitivity": "icu_sensitivity = 30",
-         "exact_tail_level": "def exact_tail_level(k, beta, sensitivity, epsilon):\n    return np.log(k / beta) * sensitivity / epsilon"}
-
-
-def scenarios(root: Path) -> dict[str, object]:
-    """student → notebook (or raw text), each one of the issue's cases."""
+def scenarios(root: Path) -> dict[str, dict[str, object]]:
+    """student → {file: content}, each one of the issue's cases, honest ones among them."""
     rel = released()
     checks = [i for i, c in enumerate(rel.cells) if "check" in c.metadata.get("tags", [])]
 
@@ -91,6 +66,19 @@ def scenarios(root: Path) -> dict[str, object]:
                          "'records': [{'exercise': 'exact-tail-level', 'evidence': {'value': 1}}]})}, raw=True)\n"
                          "def exact_tail_level(k, beta, sensitivity, epsilon):\n    return 0.0")
 
+    # Judges: a number as a string, a lookup table of the check's example inputs, np.vectorize's 0-d arrays.
+    from dpcourse.bounds import laplace_max_error_quantile
+    from dpcourse.checks import laplace as check_module
+
+    table = {case: float(laplace_max_error_quantile(k=case[0], beta=case[1], sensitivity=case[2], epsilon=case[3]))
+             for case in getattr(check_module, "_TAIL_CASES", [])}
+    judges = with_answers(rel, max_queries="K_max = '538'", icu_sensitivity="icu_sensitivity = True",
+                          exact_tail_level=f"_table = {table!r}\ndef exact_tail_level(k, beta, sensitivity, epsilon):\n"
+                                           "    return _table[(k, beta, sensitivity, epsilon)]")
+    vectorized = with_answers(right(), exact_tail_level=(
+        "import numpy as np\n@np.vectorize\ndef exact_tail_level(k, beta, sensitivity, epsilon):\n"
+        "    return -np.log(1 - (1 - beta) ** (1 / k)) * sensitivity / epsilon"))
+
     timeouts = with_answers(rel, max_queries="import time\ntime.sleep(3600)\nK_max = 538",
                             icu_sensitivity="while True:\n    pass", exact_tail_level=RIGHT["exact-tail-level"])
     exits = with_answers(rel, max_queries="import os\nos._exit(0)", icu_sensitivity="icu_sensitivity = 10")
@@ -102,11 +90,10 @@ def scenarios(root: Path) -> dict[str, object]:
         structure.cells.append(nbformat.v4.new_code_cell("pass", metadata={"dpcourse": {"exercise": f"invented-{k}"},
                                                                             "tags": ["check"]}))
 
-    regenerated = with_answers(rel, max_queries="K_max = 538", icu_sensitivity="icu_sensitivity = 10",
-                               exact_tail_level=RIGHT["exact-tail-level"])
+    regenerated = right()
     for cell in regenerated.cells:
         cell.metadata = {}
-        cell["id"] = uuid.uuid4().hex[:8]
+        cell["id"] = os.urandom(4).hex()
     regenerated.cells.insert(3, nbformat.v4.new_code_cell("scratch = 1 + 1  # a student's own cell"))
     regenerated.cells.insert(1, nbformat.v4.new_markdown_cell("my notes"))
 
@@ -116,12 +103,16 @@ def scenarios(root: Path) -> dict[str, object]:
             cell.execution_count = None
             cell.outputs = [nbformat.v4.new_output("stream", text="old output\n")]
 
+    # Every attempt must raise; the answer is right only if all of them did. The worker is pid 1 of the
+    # sandbox's pid namespace: signals from inside are ignored, and its pipes cannot be opened.
     hostile = with_answers(rel, icu_sensitivity=f"""import os, signal
-targets = [lambda: open({str(root / 'alice' / 'small.ipynb')!r}).read(),
-           lambda: open({str(root / 'source' / 'small.ipynb')!r}).read(),
+targets = [lambda: open({str(root / 'submissions' / 'alice' / NAME)!r}).read(),
+           lambda: open({str(root / 'source' / NAME)!r}).read(),
            lambda: open({os.path.join(os.path.dirname(dpcourse.__file__), 'checks', 'laplace.py')!r}, 'a').write('# pwned'),
            lambda: os.kill({os.getpid()}, signal.SIGTERM),
-           lambda: __import__('socket').create_connection(('127.0.0.1', 22), timeout=1)]
+           lambda: __import__('socket').create_connection(('127.0.0.1', 22), timeout=1),
+           lambda: open('/proc/%d/fd/1' % os.getppid(), 'wb').write(b'DPCOURSE-RESULT 2 00\\n{{}}'),
+           lambda: open('/proc/1/mem', 'rb').read(1)]
 refused = []
 for attempt in targets:
     try:
@@ -129,40 +120,75 @@ for attempt in targets:
         refused.append(False)
     except Exception:
         refused.append(True)
+os.kill(os.getppid(), signal.SIGSTOP)
+os.kill(os.getppid(), signal.SIGKILL)
 print(refused)
-icu_sensitivity = 10 if all(refused) else -1""")
+icu_sensitivity = 10 if all(refused) else -1""",
+        # nothing in the sandbox's view holds a nonce: the notebook came on a pipe
+        max_queries="""import os
+seen = []
+for top in ('.', '/tmp'):
+    for folder, _, files in os.walk(top):
+        for name in files:
+            try:
+                seen.append(open(os.path.join(folder, name), errors='ignore').read())
+            except OSError:
+                pass
+K_max = 538 if not any('_dpcourse_grading' in text for text in seen) else -1""")
+
+    # Limits: files count against --memory (1.4 GB into a 1 GB sandbox), and forks are capped.
+    limits = with_answers(rel, max_queries="""written = 0
+try:
+    with open('/tmp/fill', 'wb') as handle:
+        for _ in range(1400):
+            handle.write(b'0' * 1_000_000)
+            written += 1
+except OSError:
+    pass
+K_max = 538 if written < 1024 else -1""", icu_sensitivity="""import os
+children = []
+try:
+    for _ in range(600):
+        pid = os.fork()
+        if pid == 0:
+            import time
+            time.sleep(30)
+            os._exit(0)
+        children.append(pid)
+except OSError:
+    pass
+for pid in children:
+    os.kill(pid, 9)
+icu_sensitivity = 10 if len(children) < 600 else -1""")
 
     greedy = with_answers(rel, max_queries="print('x' * 5_000_000)\nK_max = 538",
                           icu_sensitivity="import numpy as np\nbig = np.ones(10**10)\nicu_sensitivity = 10")
 
-    return {"alice": source_notebook(), "wrong": with_answers(rel, **WRONG), "untouched": rel, "stripped": stripped,
-            "tamper": tamper, "patcher": patcher, "timeouts": timeouts, "exits": exits, "structure": structure,
-            "regenerated": regenerated, "hostile": hostile, "greedy": greedy, "=cmd|' C calc'!A0": source_notebook(),
-            "broken": "{ this is not a notebook"}
+    return {"alice": {NAME: source_notebook()}, "wrong": {NAME: with_answers(rel, **WRONG)}, "untouched": {NAME: rel},
+            "stripped": {"small[final].ipynb": stripped}, "tamper": {NAME: tamper}, "patcher": {NAME: patcher},
+            "judges": {NAME: judges}, "vectorized": {NAME: vectorized}, "timeouts": {NAME: timeouts},
+            "exits": {NAME: exits}, "structure": {NAME: structure}, "regenerated": {NAME: regenerated},
+            "hostile": {NAME: hostile}, "limits": {NAME: limits}, "greedy": {NAME: greedy},
+            "odd": {NAME: odd_metadata()},
+            "pasted-right-last": {NAME: pasted_twice("K_max = 5000", "K_max = 538")},
+            "pasted-wrong-last": {NAME: pasted_twice("K_max = 538", "K_max = 5000")},
+            "twice": {NAME: right(), "small-Copy1.ipynb": with_answers(rel, **WRONG)},
+            "=cmd|' C calc'!A0": {NAME: source_notebook()}, **unreadable_files()}
 
 
 @pytest.fixture(scope="session")
 def graded(tmp_path_factory):
+    if SANDBOX_PROBLEM is not None:
+        pytest.skip(f"needs a working bubblewrap: {SANDBOX_PROBLEM}")
     root = tmp_path_factory.mktemp("course")
-    (root / "source").mkdir()
-    nbformat.write(source_notebook(), root / "source" / "small.ipynb")
-    paths = []
-    for student, nb in scenarios(root).items():
-        folder = root / student
-        folder.mkdir()
-        name = "small[final].ipynb" if student == "stripped" else "small.ipynb"
-        if isinstance(nb, str):
-            (folder / name).write_text(nb)
-        else:
-            nbformat.write(nb, folder / name)
-        paths.append(folder / name)
+    paths = write_course(root, scenarios(root))
     package_before = (Path(dpcourse.__file__).parent / "checks" / "laplace.py").read_text()
     # 10 s per cell: far above what any cell here needs (imports take 2–3 s on a loaded 2-core machine),
-    # far below the sleeper's hour
-    limits = grading.Limits(cell_timeout=10, notebook_timeout=240, memory_bytes=2 * 1024**3)
-    rows = grading.grade(paths, source=root / "source", jobs=2, limits=limits)
+    # far below the sleeper's hour; 1 GiB of memory, so that the 1.4 GB of files must be refused
+    limits = Limits(cell_timeout=10, notebook_timeout=240, memory_bytes=1024**3)
+    rows = grade(paths, source=root / "source", jobs=2, limits=limits)
     report = root / "grades.csv"
-    grading.write_report(rows, report)
+    reports.write_report(rows, report)
     return {"rows": rows, "root": root, "report": report, "package_before": package_before}
 
 
@@ -174,10 +200,33 @@ def messages(graded, student):
     return {r.exercise: r.message for r in graded["rows"] if r.student == student}
 
 
-# One shared grading run (about a minute on 2 cores): `make test` hands this file to one xdist worker
-# (--dist loadfile), and the fixtures are session-scoped, so that they run once on it.
-pytestmark = pytest.mark.slow
+# --------------------------------------------------------------------------- no sandbox: refuse, run nothing
 
+def _refusing_bwrap(folder: Path) -> Path:
+    fake = folder / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    return fake
+
+
+@pytest.mark.parametrize("kind", ["missing", "refused"])
+def test_without_a_working_sandbox_grade_exits_2_having_run_and_written_nothing(kind, tmp_path, monkeypatch, capsys):
+    paths = write_course(tmp_path, {"alice": {NAME: source_notebook()}})
+    monkeypatch.setenv(BWRAP_ENV, str(tmp_path / "no-such-bwrap") if kind == "missing" else str(_refusing_bwrap(tmp_path)))
+    report = tmp_path / "grades.csv"
+    assert main(["grade", *map(str, paths), "--source", str(tmp_path / "source"), "--report", str(report)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--sandbox none" in err and "apt-get install bubblewrap" in err
+    if kind == "missing":
+        assert "not installed" in err
+    else:
+        assert "refused" in err and "Permission denied" in err and "Grading at scale" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bwrap", "source", "submissions"][kind == "missing":]
+    with pytest.raises(SandboxUnavailable):
+        grade(paths, source=tmp_path / "source")
+
+
+# --------------------------------------------------------------------------- the sandboxed batch
 
 def test_honest_controls(graded):
     assert statuses(graded, "alice") == dict.fromkeys(EXERCISES, "passed")
@@ -186,10 +235,11 @@ def test_honest_controls(graded):
     assert statuses(graded, "stripped") == dict.fromkeys(EXERCISES, "passed")  # and a '[' in the file name
 
 
-def test_failed_rows_carry_the_checks_message_and_hint(graded):
-    assert "off-by-one" not in messages(graded, "wrong")["max-queries"]
-    assert "dropped the logarithm" in messages(graded, "wrong")["max-queries"]
-    assert "Hint:" in messages(graded, "wrong")["icu-sensitivity"]
+def test_failed_rows_carry_the_checks_message_hint_and_mistake_in_their_own_columns(graded):
+    rows = {r.exercise: r for r in graded["rows"] if r.student == "wrong"}
+    assert "dropped the logarithm" in rows["max-queries"].message and rows["max-queries"].hint
+    assert "Hint:" not in rows["max-queries"].message
+    assert rows["max-queries"].mistake and rows["max-queries"].mistake in rows["max-queries"].message
 
 
 def test_changes_outside_the_answers_have_no_effect_and_are_noted(graded):
@@ -203,6 +253,12 @@ def test_patching_the_checker_or_faking_its_output_does_not_pass(graded):
     assert got["max-queries"] == "failed"  # np.allclose patched in the kernel: judged outside it
     assert got["icu-sensitivity"] != "passed"  # the check function replaced: no evidence, no pass
     assert got["exact-tail-level"] == "failed"  # a forged evidence output without the nonce is ignored
+
+
+def test_judges_refuse_strings_booleans_and_lookup_tables_and_accept_vectorize(graded):
+    assert statuses(graded, "judges") == dict.fromkeys(EXERCISES, "failed")
+    assert "number" in messages(graded, "judges")["max-queries"]
+    assert statuses(graded, "vectorized") == dict.fromkeys(EXERCISES, "passed")
 
 
 def test_a_timeout_or_a_dead_kernel_never_passes_and_the_rest_still_runs(graded):
@@ -219,8 +275,25 @@ def test_deleted_exercises_are_not_attempted_and_invented_ones_do_not_exist(grad
                                              "exact-tail-level": "not attempted"}
 
 
-def test_answers_are_found_by_position_when_ids_and_metadata_were_regenerated(graded):
+def test_answers_are_found_by_position_when_ids_and_metadata_were_regenerated_or_odd(graded):
     assert statuses(graded, "regenerated") == dict.fromkeys(EXERCISES, "passed")
+    assert statuses(graded, "odd") == dict.fromkeys(EXERCISES, "passed")
+
+
+def test_an_answer_pasted_twice_is_graded_as_a_run_leaves_it(graded):
+    assert statuses(graded, "pasted-right-last")["max-queries"] == "passed"
+    assert statuses(graded, "pasted-wrong-last")["max-queries"] == "failed"
+
+
+def test_the_sandbox_refuses_siblings_sources_the_package_the_grader_the_network_and_the_result_pipe(graded):
+    assert statuses(graded, "hostile") == {"max-queries": "passed", "icu-sensitivity": "passed",
+                                           "exact-tail-level": "not attempted"}
+    assert (Path(dpcourse.__file__).parent / "checks" / "laplace.py").read_text() == graded["package_before"]
+
+
+def test_files_count_against_memory_and_processes_are_capped(graded):
+    assert statuses(graded, "limits")["max-queries"] == "passed"
+    assert statuses(graded, "limits")["icu-sensitivity"] == "passed"
 
 
 def test_huge_output_and_memory_are_contained(graded):
@@ -229,53 +302,60 @@ def test_huge_output_and_memory_are_contained(graded):
     assert "MemoryError" in messages(graded, "greedy")["icu-sensitivity"]
 
 
-@pytest.mark.skipif(not HAS_BWRAP, reason="needs bubblewrap (apt-get install bubblewrap)")
-def test_the_sandbox_refuses_siblings_sources_the_package_the_grader_and_the_network(graded):
-    assert statuses(graded, "hostile")["icu-sensitivity"] == "passed"  # passed only if all five attempts failed
-    assert (Path(dpcourse.__file__).parent / "checks" / "laplace.py").read_text() == graded["package_before"]
+def test_files_that_are_not_notebooks_of_the_student_are_invalid_rows_not_a_stopped_batch(graded):
+    for student in unreadable_files():
+        assert statuses(graded, student) == {"-": "invalid"}, student
+    assert "link" in messages(graded, "to-solutions")["-"] and "link" in messages(graded, "to-sibling")["-"]
+    assert "regular file" in messages(graded, "fifo")["-"]
+
+
+def test_one_notebook_per_student_and_the_others_are_duplicates(graded):
+    rows = [r for r in graded["rows"] if r.student == "twice"]
+    assert {r.exercise: r.status for r in rows if r.notebook == "small"} == dict.fromkeys(EXERCISES, "passed")
+    assert [(r.notebook, r.status, r.points, r.max_points) for r in rows if r.notebook != "small"] == [
+        ("small-Copy1", "duplicate", 0.0, 0.0)]
+    assert reports.totals(graded["rows"])["twice"]["max_points"] == 3
 
 
 def test_one_row_per_exercise_and_one_submission_never_changes_another(graded):
     rows = graded["rows"]
-    for student in {r.student for r in rows} - {"broken"}:
-        assert sorted(r.exercise for r in rows if r.student == student) == sorted(EXERCISES)
-    assert statuses(graded, "broken") == {"-": "invalid"}
+    single = {r.student for r in rows} - set(unreadable_files()) - {"twice"}
+    for student in single:
+        assert sorted(r.exercise for r in rows if r.student == student) == sorted(EXERCISES), student
     assert statuses(graded, "=cmd|' C calc'!A0") == dict.fromkeys(EXERCISES, "passed")
+    assert not any("without a sandbox" in r.integrity for r in rows)
 
 
-def test_the_report_has_points_totals_and_no_formulas(graded):
+def test_the_report_has_its_columns_and_no_formulas(graded):
     with open(graded["report"], newline="", encoding="utf-8") as handle:
         table = list(csv.DictReader(handle))
-    assert set(grading.COLUMNS) <= set(table[0])
-    assert all(not row[c].startswith(("=", "+", "-", "@")) for row in table for c in grading.COLUMNS)
+    assert tuple(table[0]) == reports.COLUMNS
+    assert all(not row[c].startswith(("=", "+", "-", "@")) for row in table for c in reports.COLUMNS)
     assert any(row["student"].startswith("'=cmd") for row in table)
-    assert {row["status"] for row in table} <= set(grading.STATUSES)
-    totals_path = graded["report"].with_name("grades_totals.csv")
-    with open(totals_path, newline="", encoding="utf-8") as handle:
-        totals = {row["student"]: row for row in csv.DictReader(handle)}
-    assert totals["alice"]["points"] == "3" and totals["alice"]["max_points"] == "3"
-    assert totals["untouched"]["points"] == "0"
-    assert grading.read_report(graded["report"]) == [
-        grading.GradeRow(**{**r.__dict__, "points": float(r.points), "max_points": float(r.max_points)}) for r in graded["rows"]]
+    assert {row["status"] for row in table} <= set(reports.STATUSES)
+    assert reports.read_report(graded["report"]) == graded["rows"]
 
 
 def test_merge_joins_shards_and_refuses_a_row_graded_twice(graded, tmp_path):
     rows = graded["rows"]
     half = len(rows) // 2
-    grading.write_report(rows[:half], tmp_path / "a.csv")
-    grading.write_report(rows[half:], tmp_path / "b.csv")
-    assert main(["grade", "--merge", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--report", str(tmp_path / "all.csv")]) == 0
-    assert grading.read_report(tmp_path / "all.csv") == grading.read_report(graded["report"])
-    assert main(["grade", "--merge", str(tmp_path / "a.csv"), str(tmp_path / "a.csv"), "--report", str(tmp_path / "x.csv")]) == 2
+    reports.write_report(rows[:half], tmp_path / "a.csv")
+    reports.write_report(rows[half:], tmp_path / "b.csv")
+    assert main(["grade", "--merge", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--report",
+                 str(tmp_path / "all.csv")]) == 0
+    assert reports.read_report(tmp_path / "all.csv") == reports.read_report(graded["report"])
+    assert main(["grade", "--merge", str(tmp_path / "a.csv"), str(tmp_path / "a.csv"), "--report",
+                 str(tmp_path / "x.csv")]) == 2
 
+
+# --------------------------------------------------------------------------- pieces that need no kernel
 
 def test_command_line_refuses_bad_input(tmp_path, capsys):
     assert main(["grade", str(tmp_path / "missing.ipynb"), "--report", str(tmp_path / "r.csv")]) == 2
     assert "no such file" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main(["grade", "x.ipynb", "--report", "r.csv", "--memory", "lots"])
-    with pytest.raises(SystemExit):
-        main(["grade", "x.ipynb", "--report", "r.csv", "--jobs", "0"])
+    for bad in (["--memory", "lots"], ["--jobs", "0"], ["--shard", "3/3"], ["--shard", "a/b"]):
+        with pytest.raises(SystemExit):
+            main(["grade", "x.ipynb", "--report", "r.csv", *bad])
 
 
 def test_matching_by_position_survives_extra_cells():
@@ -284,15 +364,45 @@ def test_matching_by_position_survives_extra_cells():
     sub = with_answers(rel, max_queries="K_max = 1")
     for cell in sub.cells:
         cell.metadata = {}
-        cell["id"] = uuid.uuid4().hex[:8]
+        cell["id"] = os.urandom(4).hex()
     sub.cells.insert(4, nbformat.v4.new_code_cell("print('my scratch work')"))
-    answers = grading.match_answers(source, rel, sub, grading.source_exercises(source))
+    answers = plans.match_answers(source, rel, sub, plans.source_exercises(source))
     assert sub.cells[answers["max-queries"]].source == "K_max = 1"
     assert sub.cells[answers["icu-sensitivity"]].source == rel.cells[answer_index(rel, "icu-sensitivity")].source
 
 
+def test_a_flood_of_cells_is_refused_before_anything_runs(tmp_path):
+    paths = write_course(tmp_path, {"eve": {NAME: released()}})
+    sources, copies = plans.load_sources(tmp_path / "source")
+    flood = released()
+    flood.cells += [nbformat.v4.new_code_cell("pass") for _ in range(2000)]
+    with pytest.raises(plans.SubmissionError, match="cells"):
+        plans.plan_submission(paths[0], flood, "small", sources, copies)
+
+
+def test_a_source_exercise_without_its_check_is_refused(tmp_path):
+    nb = source_notebook()
+    nb.cells = [c for c in nb.cells if "check" not in c.metadata.get("tags", [])]
+    nbformat.write(nb, tmp_path / NAME)
+    with pytest.raises(ValueError, match="no check cell"):
+        plans.load_sources(tmp_path)
+
+
+def test_shards_split_the_students_and_cover_each_once():
+    from dpcourse.classroom.grade import in_shard
+
+    students = [f"student-{k}" for k in range(200)]
+    owners = [[i for i in range(4) if in_shard(s, (i, 4))] for s in students]
+    assert all(len(o) == 1 for o in owners)
+    assert min(sum(o == [i] for o in owners) for i in range(4)) > 25  # about 50 each; 25 is > 7 sd away
+
+
+# --------------------------------------------------------------------------- the real notebook 01
+
 @pytest.fixture(scope="session")
 def graded_notebook_01(tmp_path_factory):
+    if SANDBOX_PROBLEM is not None:
+        pytest.skip(f"needs a working bubblewrap: {SANDBOX_PROBLEM}")
     root = tmp_path_factory.mktemp("nb01")
     source = nbformat.read(NOTEBOOKS / "01_laplace_utility.ipynb", as_version=4)
     stripped = copy.deepcopy(source)
@@ -302,32 +412,13 @@ def graded_notebook_01(tmp_path_factory):
     for student, nb in {"solutions": source, "released": release_notebook(source), "stripped": stripped}.items():
         (root / student).mkdir()
         nbformat.write(nb, root / student / "01_laplace_utility.ipynb")
-    return grading.grade(sorted(root.glob("*/*.ipynb")), jobs=2)
+    return grade(sorted(root.glob("*/*.ipynb")), jobs=2)
 
 
+@needs_sandbox
 def test_the_real_notebook_01_grades_right(graded_notebook_01):
-    by_student = {}
+    by_student: dict[str, set] = {}
     for r in graded_notebook_01:
         by_student.setdefault(r.student, set()).add(r.status)
     assert by_student == {"solutions": {"passed"}, "released": {"not attempted"}, "stripped": {"passed"}}
     assert len([r for r in graded_notebook_01 if r.student == "solutions"]) == 3
-
-
-def test_a_flood_of_cells_is_invalid_before_anything_runs(tmp_path):
-    (tmp_path / "source").mkdir()
-    nbformat.write(source_notebook(), tmp_path / "source" / "small.ipynb")
-    sources, copies = grading.load_sources(tmp_path / "source")
-    flood = released()
-    flood.cells += [nbformat.v4.new_code_cell("pass") for _ in range(2000)]
-    (tmp_path / "eve").mkdir()
-    nbformat.write(flood, tmp_path / "eve" / "small.ipynb")
-    row = grading.plan_submission(tmp_path / "eve" / "small.ipynb", sources, copies)
-    assert isinstance(row, grading.GradeRow) and row.status == "invalid" and "cells" in row.message
-
-
-def test_a_source_exercise_without_its_check_is_refused(tmp_path):
-    nb = source_notebook()
-    nb.cells = [c for c in nb.cells if "check" not in c.metadata.get("tags", [])]
-    nbformat.write(nb, tmp_path / "small.ipynb")
-    with pytest.raises(ValueError, match="no check cell"):
-        grading.load_sources(tmp_path)

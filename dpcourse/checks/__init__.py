@@ -6,8 +6,8 @@ A check cell imports the module of its notebook and calls one check with the stu
     check.exact_tail_level(exact_tail_level)
 
 A right answer shows ``✓ <exercise>: correct`` and the number that proves it; an untouched stub
-shows ``not attempted yet`` and does not stop Run All; a wrong answer shows ✗, what is wrong and
-a hint, in one short block (it raises :class:`CheckFailed`, rendered without a traceback).
+shows ``not attempted yet``; a wrong answer shows ✗, what is wrong and a hint, in one short block.
+Neither stops *Run All*: the rest of the notebook still runs.
 Each check is an :class:`~dpcourse.checks._core.Exercise`: a probe that runs in the kernel and a
 pure judge; :func:`exercise` finds one by id (the grader judges with it, outside the kernel).
 """

@@ -13,8 +13,8 @@ An :class:`Exercise` is two functions:
 
 In a notebook, ``check.some_exercise(answer)`` does both and shows one short block: ✓ and the
 number that proves it, ``not attempted yet`` with what to do, or ✗ with the message and the hint.
-A failed check raises :class:`CheckFailed`, which IPython renders as that block alone (no
-traceback, no checker source). The grader (:mod:`dpcourse.grading`) collects only the evidence
+A failed check shows its block and returns, so that *Run All* goes on past a wrong answer
+(:class:`CheckFailed` remains for code that wants to raise a verdict). The grader (:mod:`dpcourse.grading`) collects only the evidence
 from the student's kernel and runs the judge in its own process, so code in a solution cell can
 change what its answer is, but not how it is judged.
 """
@@ -39,9 +39,9 @@ _MAX_ELEMENTS = 100_000  # evidence larger than this is refused, not shipped
 class Wrong(Exception):
     """Raised by a judge: the answer is wrong. ``message`` says what, ``hint`` how to get it right."""
 
-    def __init__(self, message: str, hint: str = ""):
+    def __init__(self, message: str, hint: str = "", mistake: str = ""):
         super().__init__(message)
-        self.message, self.hint = message, hint
+        self.message, self.hint, self.mistake = message, hint, mistake
 
 
 class NotAttempted(Exception):
@@ -50,12 +50,17 @@ class NotAttempted(Exception):
 
 @dataclass(frozen=True)
 class Verdict:
-    """The outcome of one check: ``status`` is ``passed``, ``failed`` or ``not attempted``."""
+    """The outcome of one check: ``status`` is ``passed``, ``failed`` or ``not attempted``.
+
+    ``mistake`` is the named mistake a failed answer matched (the same text for every student who
+    made it, so that a class summary can count it), or empty.
+    """
 
     exercise: str
     status: str
     message: str = ""
     hint: str = ""
+    mistake: str = ""
 
     @property
     def passed(self) -> bool:
@@ -101,7 +106,14 @@ class CheckFailed(AssertionError):
 # --------------------------------------------------------------------------- evidence (runs in the kernel)
 
 def _jsonable(value):
-    """Plain JSON for numbers, arrays, strings, lists and dicts; a tagged description for anything else."""
+    """Plain JSON for numbers, arrays, strings, lists and dicts; a tagged description for anything else.
+
+    NumPy scalars and 0-d arrays (what ``np.vectorize`` returns for scalar arguments) become numbers.
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, np.bool_):
+        return bool(value)
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, (int, np.integer)):
@@ -202,10 +214,27 @@ def calls(evidence: dict, *, parameters: str) -> list:
     return [result.get("value") for result in results]
 
 
+def _has_text_or_truth(value, depth: int = 0) -> str | None:
+    """The kind of the first string or boolean in (nested lists of) ``value``: numbers were asked for."""
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, list) and depth < 8:
+        return next((kind for item in value if (kind := _has_text_or_truth(item, depth + 1))), None)
+    return None
+
+
 def numbers(value, what: str, shape: tuple | None = None) -> np.ndarray:
-    """``value`` as a float array (of ``shape`` if given), or :class:`Wrong` saying what it was."""
+    """``value`` as a float array (of ``shape`` if given), or :class:`Wrong` saying what it was.
+
+    Strings and booleans are refused even where NumPy would convert them (``"538"``, ``True``).
+    """
     if isinstance(value, dict) and "unsupported" in value:
         raise Wrong(f"{what}: expected a number, got {value['unsupported']}")
+    kind = _has_text_or_truth(value)
+    if kind is not None:
+        raise Wrong(f"{what}: expected a number, got {kind}", "write the number itself, not text or True/False")
     try:
         array = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -241,7 +270,7 @@ def diagnose(got, expected, *, what: str, hint: str, mistakes: dict | None = Non
         value, mistake_hint = produced if isinstance(produced, tuple) else (produced, hint)
         value = np.asarray(value, dtype=float)
         if _close(array, value, rtol, atol) and not _close(value, want, rtol, atol):
-            raise Wrong(f"{what}: got {_shown(array)}. It looks like {mistake}", mistake_hint)
+            raise Wrong(f"{what}: got {_shown(array)}. It looks like {mistake}", mistake_hint, mistake)
     raise Wrong(f"{what}: got {_shown(array)}, which is not right", hint)
 
 
@@ -250,6 +279,7 @@ def diagnose(got, expected, *, what: str, hint: str, mistakes: dict | None = Non
 # --------------------------------------------------------------------------- the exercise
 
 _COLLECTOR: list | None = None  # set by dpcourse.checks._grading while the grader runs a check cell
+_SEED: int | None = None  # the seed the grader draws a function exercise's inputs from, for that cell
 
 
 @dataclass(frozen=True)
@@ -265,52 +295,64 @@ class Exercise:
     judge : callable
         ``judge(evidence) -> str`` (the detail shown with ✓); raises :class:`Wrong` or
         :class:`NotAttempted`. Pure: the grader calls it outside the student's kernel.
+    cases : callable, optional
+        For a function exercise: ``cases(rng) -> list`` of argument tuples, passed to both the probe
+        and the judge as ``cases=``. ``rng`` is None in a student's own run (the fixed, documented
+        examples) and ``np.random.default_rng(seed)`` when grading, with a seed drawn at grading time,
+        so that no table of the inputs can be prepared from what ``dpcourse.checks`` exports; the
+        judge regenerates the inputs from the seed and never trusts inputs echoed in the evidence.
     """
 
     exercise: str
     probe: Callable = field(repr=False)
     judge: Callable = field(repr=False)
+    cases: Callable | None = field(default=None, repr=False)
 
-    def evidence(self, *answers, **keywords) -> dict:
+    def _cases(self, seed: int | None) -> dict:
+        if self.cases is None:
+            return {}
+        return {"cases": self.cases(None if seed is None else np.random.default_rng(seed))}
+
+    def evidence(self, *answers, seed: int | None = None) -> dict:
         """What the probe saw, as JSON-ready data (never raises for anything the student did)."""
         try:
-            return self.probe(*answers, **keywords)
+            return self.probe(*answers, **self._cases(seed))
         except NotImplementedError:
             return {"not_attempted": True}
         except Exception as err:  # noqa: BLE001 - e.g. an answer of the wrong type deep inside the probe
             return {"probe_error": _describe_error(err)}
 
-    def verdict(self, evidence) -> Verdict:
-        """Judge evidence (as returned by :meth:`evidence`, possibly via JSON)."""
+    def verdict(self, evidence, seed: int | None = None) -> Verdict:
+        """Judge evidence (as returned by :meth:`evidence` with the same ``seed``, possibly via JSON)."""
         if not isinstance(evidence, dict):
             return Verdict(self.exercise, FAILED, "the check could not read your answer")
         if "probe_error" in evidence:
             return Verdict(self.exercise, FAILED, f"your answer could not be read: {evidence['probe_error']}",
                            "check the type the exercise asks for")
         try:
-            detail = self.judge(evidence)
+            detail = self.judge(evidence, **self._cases(seed))
         except NotAttempted:
             return Verdict(self.exercise, NOT_ATTEMPTED)
         except Wrong as wrong:
-            return Verdict(self.exercise, FAILED, wrong.message, wrong.hint)
+            return Verdict(self.exercise, FAILED, wrong.message, wrong.hint, wrong.mistake)
         except Exception as err:  # noqa: BLE001 - evidence no judge foresaw: still a verdict, never a traceback
             return Verdict(self.exercise, FAILED, f"the check could not judge your answer ({_describe_error(err)})",
                            "check the type and shape the exercise asks for")
         return Verdict(self.exercise, PASSED, detail or "")
 
-    def __call__(self, *answers, **keywords) -> None:
-        """Check the answer(s): show the verdict, or raise :class:`CheckFailed` for a wrong answer.
+    def __call__(self, *answers) -> None:
+        """Check the answer(s) and show the verdict: ✓, not attempted yet, or ✗ with the message and hint.
 
-        Returns None, so that a check call ending a cell does not show the verdict a second time.
+        A wrong answer is shown, not raised, so that *Run All* goes on to the rest of the notebook
+        (grading judges the evidence itself and records it as ``failed``). Returns None, so that a
+        check call ending a cell does not show the verdict a second time.
         """
-        evidence = self.evidence(*answers, **keywords)
+        seed = _SEED if _COLLECTOR is not None else None
+        evidence = self.evidence(*answers, seed=seed)
         if _COLLECTOR is not None:
             _COLLECTOR.append({"exercise": self.exercise, "evidence": json.loads(json.dumps(evidence, default=str))})
             return
-        verdict = self.verdict(evidence)
-        if verdict.status == FAILED:
-            raise CheckFailed(verdict)
-        _show(verdict)
+        _show(self.verdict(evidence))
 
 
 def _show(verdict: Verdict) -> None:

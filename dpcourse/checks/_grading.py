@@ -2,7 +2,7 @@
 
 The grader (:mod:`dpcourse.grading`) wraps each of the instructor's check cells as::
 
-    with dpcourse.checks._grading.collect("<exercise>", "<nonce>"):
+    with dpcourse.checks._grading.collect("<exercise>", "<nonce>", <seed>):
         <the check cell's code>
 
 Inside, every :class:`~dpcourse.checks._core.Exercise` call records its evidence instead of
@@ -24,17 +24,20 @@ MIME = "application/vnd.dpcourse.evidence"
 
 
 @contextmanager
-def collect(exercise: str, nonce: str):
-    """Record the evidence of the check calls inside the block and publish it once, at the end."""
+def collect(exercise: str, nonce: str, seed: int | None = None):
+    """Record the evidence of the check calls inside the block and publish it once, at the end.
+
+    ``seed``: function exercises are called on inputs drawn from it (see ``Exercise.cases``).
+    """
     records: list = []
     error = None
-    _core._COLLECTOR = records
+    _core._COLLECTOR, _core._SEED = records, seed
     try:
         yield records
     except Exception as err:  # noqa: BLE001 - e.g. NameError when the student deleted their answer
         error = _core._describe_error(err)
     finally:
-        _core._COLLECTOR = None
+        _core._COLLECTOR, _core._SEED = None, None
         payload = json.dumps({"nonce": nonce, "exercise": exercise, "records": records, "error": error}, default=str)
         try:
             from IPython.display import display

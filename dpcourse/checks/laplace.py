@@ -20,9 +20,21 @@ _TAIL_PARAMETERS = "(k, beta, sensitivity, epsilon)"
 EXAMPLE_OFFICE = {"n": 1_000_000, "epsilon": 0.5, "alpha": 0.01, "beta": 0.05}
 
 
-def _judge_exact_tail(evidence: dict) -> str:
+def _tail_cases(rng: np.random.Generator | None) -> list[tuple]:
+    """The examples above; when grading, k = 1 and six settings drawn from ``rng`` (k up to 10⁴, β, Δf, ε log-uniform)."""
+    if rng is None:
+        return _TAIL_CASES
+    drawn = zip(rng.integers(2, 10_001, 6).tolist(), np.exp(rng.uniform(np.log(1e-4), np.log(0.5), 6)).tolist(),
+                rng.uniform(0.1, 5.0, 6).round(3).tolist(), np.exp(rng.uniform(np.log(0.05), np.log(5.0), 6)).tolist(),
+                strict=True)
+    return [(1, 0.05, 1.0, 1.0), *drawn]
+
+
+def _judge_exact_tail(evidence: dict, cases: list[tuple]) -> str:
     results = calls(evidence, parameters=_TAIL_PARAMETERS)
-    for (k, beta, sensitivity, epsilon), got in zip(_TAIL_CASES, results, strict=True):
+    if len(results) != len(cases):
+        raise Wrong("the check could not read your function's results")
+    for (k, beta, sensitivity, epsilon), got in zip(cases, results, strict=True):
         scale = sensitivity / epsilon
         diagnose(got, laplace_max_error_quantile(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon),
                  what=f"the level at k={k}, β={beta}, Δf={sensitivity}, ε={epsilon}", rtol=1e-9,
@@ -38,13 +50,14 @@ def _judge_exact_tail(evidence: dict) -> str:
                          (laplace_max_error_quantile(k=k, beta=beta, sensitivity=epsilon, epsilon=sensitivity),
                           "Lap(b) has scale b = Δf/ε: more privacy (smaller ε) means more noise"),
                  })
-    return f"the exact level, checked on {len(_TAIL_CASES)} parameter settings"
+    return f"the exact level, checked on {len(cases)} parameter settings"
 
 
 exact_tail_level = Exercise(
     "exact-tail-level",
-    probe=lambda fn: call_evidence(fn, _TAIL_CASES, parameters=_TAIL_PARAMETERS),
+    probe=lambda fn, cases: call_evidence(fn, cases, parameters=_TAIL_PARAMETERS),
     judge=_judge_exact_tail,
+    cases=_tail_cases,
 )
 """Exercise ``exact-tail-level``: ``fn(k, beta, sensitivity, epsilon)`` returns the smallest t with P[‖f(x) − y‖∞ ≥ t] ≤ β."""
 

@@ -19,9 +19,19 @@ def _binary_rr_mistake(counts: np.ndarray, epsilon: float) -> np.ndarray:
     return (counts - counts.sum() * (1 - p)) / (2 * p - 1)
 
 
-def _judge_debias(evidence: dict) -> str:
+def _debias_cases(rng: np.random.Generator | None) -> list[tuple]:
+    """The examples above; when grading, five report histograms drawn from ``rng`` (k = 2 to 6, ε from 0.2 to 4)."""
+    if rng is None:
+        return _DEBIAS_CASES
+    return [(rng.integers(0, 1000, int(k)).tolist(), float(np.round(rng.uniform(0.2, 4.0), 3)))
+            for k in rng.integers(2, 7, 5)]
+
+
+def _judge_debias(evidence: dict, cases: list[tuple]) -> str:
     results = calls(evidence, parameters=_DEBIAS_PARAMETERS)
-    for (counts, epsilon), got in zip(_DEBIAS_CASES, results, strict=True):
+    if len(results) != len(cases):
+        raise Wrong("the check could not read your function's results")
+    for (counts, epsilon), got in zip(cases, results, strict=True):
         counts = np.asarray(counts, dtype=float)
         k, n = counts.size, counts.sum()
         p = np.exp(epsilon) / (np.exp(epsilon) + k - 1)
@@ -38,13 +48,15 @@ def _judge_debias(evidence: dict) -> str:
                      "fractions, not counts": (k_rr_debias_counts(counts, epsilon=epsilon) / n,
                                                "return estimated counts; they add up to n"),
                  })
-    return f"unbiased on {len(_DEBIAS_CASES)} report histograms, k = 2 to 5 categories"
+    sizes = [len(counts) for counts, _ in cases]
+    return f"unbiased on {len(cases)} report histograms, k = {min(sizes)} to {max(sizes)} categories"
 
 
 debias_counts = Exercise(
     "debias-counts",
-    probe=lambda fn: call_evidence(fn, _DEBIAS_CASES, parameters=_DEBIAS_PARAMETERS),
+    probe=lambda fn, cases: call_evidence(fn, cases, parameters=_DEBIAS_PARAMETERS),
     judge=_judge_debias,
+    cases=_debias_cases,
 )
 """Exercise ``debias-counts``: ``fn(report_counts, epsilon)`` returns unbiased true counts from k-ary RR reports."""
 

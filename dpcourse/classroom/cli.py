@@ -1,0 +1,127 @@
+"""The instructor's command line: ``python -m dpcourse release …`` and ``python -m dpcourse grade …``.
+
+``grade`` exit status: 0 when grading worked (whatever the students scored), 2 for bad arguments, an
+unreadable source or no working sandbox (then nothing ran and nothing was written), 1 when the grader
+itself failed on some submission (those rows say so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from .grade import UNCONFINED, grade, parse_shard
+from .judging import INFRASTRUCTURE
+from .release import PROJECT, add_release_command
+from .reports import merge_reports, summary_table, write_report
+from .sandbox import Limits, SandboxUnavailable
+
+__all__ = ["add_grade_command", "main"]
+
+
+def _memory(text: str) -> int:
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(text), flags=re.IGNORECASE)
+    if not match:
+        raise argparse.ArgumentTypeError(f"--memory must look like 2G or 512M; got {text!r}")
+    value = float(match.group(1)) * 1024 ** " KMGT".index(match.group(2).upper() or " ")
+    if value < 512 * 1024**2:
+        raise argparse.ArgumentTypeError("--memory must be at least 512M (a kernel with numpy needs that)")
+    return int(value)
+
+
+def _positive(kind: type) -> Any:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+        return value
+    return parse
+
+
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        return parse_shard(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def add_grade_command(commands: Any) -> None:
+    """Register ``grade`` on an argparse sub-command set."""
+    parser = commands.add_parser(
+        "grade", help="grade submitted notebooks, each in its own sandbox",
+        description="Grade submissions/<student>/<notebook>.ipynb against the instructor's notebooks.")
+    parser.add_argument("submissions", nargs="*", type=Path, help="submitted notebooks (the student is the folder name)")
+    parser.add_argument("--report", type=Path, required=True, help="the CSV report to write (totals go beside it)")
+    parser.add_argument("--source", type=Path, default=PROJECT / "notebooks",
+                        help="the instructor's notebooks: the whole course (default: notebooks/)")
+    parser.add_argument("--jobs", type=_positive(int), default=None, help="submissions graded in parallel (default: the cores)")
+    parser.add_argument("--cell-timeout", type=_positive(float), default=Limits.cell_timeout, help="seconds per cell")
+    parser.add_argument("--notebook-timeout", type=_positive(float), default=Limits.notebook_timeout,
+                        help="seconds per notebook")
+    parser.add_argument("--memory", type=_memory, default=Limits.memory_bytes,
+                        help="memory per submission, its files in the sandbox included (default 2G)")
+    parser.add_argument("--sandbox", choices=("bwrap", "none", "auto"), default="bwrap",
+                        help="bwrap (default; refuses to run without a working bubblewrap) or none (unconfined: only "
+                             "where each submission already runs in its own container or VM); auto is bwrap")
+    parser.add_argument("--shard", type=_shard, default=None, metavar="I/N",
+                        help="grade only the students of shard I of N (0 <= I < N), for batch jobs; join with --merge")
+    parser.add_argument("--merge", nargs="+", type=Path, metavar="CSV", help="merge these reports into --report instead of grading")
+    parser.set_defaults(run=_run_grade)
+
+
+def _limits(args: argparse.Namespace) -> Limits:
+    disk = min(Limits.disk_bytes, args.memory // 4)
+    return Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.notebook_timeout, memory_bytes=args.memory,
+                  disk_bytes=disk, file_bytes=min(Limits.file_bytes, disk))
+
+
+def _run_grade(args: argparse.Namespace) -> int:
+    try:
+        if args.merge:
+            if args.submissions:
+                print("grade: give either submissions or --merge, not both", file=sys.stderr)
+                return 2
+            rows = merge_reports(args.merge)
+        else:
+            if not args.submissions:
+                print("grade: no submissions given", file=sys.stderr)
+                return 2
+            absent = [str(p) for p in args.submissions if not p.is_symlink() and not p.exists()]
+            if absent:
+                print(f"grade: no such file: {', '.join(absent[:5])}", file=sys.stderr)
+                return 2
+            rows = grade(args.submissions, source=args.source, jobs=args.jobs, limits=_limits(args),
+                         sandbox=args.sandbox, shard=args.shard, progress=True)
+        print(summary_table(rows))
+        if any(UNCONFINED in r.integrity for r in rows):
+            print("UNCONFINED: these submissions ran without a sandbox (--sandbox none); every row says so.")
+        write_report(rows, args.report)
+    except SandboxUnavailable as err:
+        print(f"grade: {err}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError, RuntimeError) as err:
+        print(f"grade: {err}", file=sys.stderr)
+        return 2
+    print(f"report written to {args.report}")
+    broken = sum(r.message.startswith(INFRASTRUCTURE) for r in rows)
+    if broken:
+        print(f"grade: {broken} rows could not be graded because of the grader itself (see their messages)",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m dpcourse``: the ``release`` and ``grade`` sub-commands."""
+    parser = argparse.ArgumentParser(prog="python -m dpcourse", description="Instructors' tools for the dpcourse workbook.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    add_release_command(commands)
+    add_grade_command(commands)
+    args = parser.parse_args(argv)
+    return int(args.run(args))

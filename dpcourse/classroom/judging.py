@@ -1,0 +1,114 @@
+"""Judging a run: the worker's verified result in, one report row per exercise out.
+
+The result holds, per exercise, the evidence outputs of its check cell (JSON text published by
+:mod:`dpcourse.checks._grading`), the first error of its answer cell and of its check cell, and the
+cells the worker skipped. Only evidence carrying the nonce of this cell and run counts, and it is
+judged here, in the grader's process, by the exercise's own judge with the seed the inputs of a
+function exercise were drawn from. Everything in a result may be hostile (it was shaped by code the
+student wrote), so every value is type-checked and nothing here raises for it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..checks import all_exercises
+from .plan import Plan, PlannedExercise
+from .reports import GradeRow
+
+__all__ = ["INFRASTRUCTURE", "judge_run", "rows_for_failure"]
+
+INFRASTRUCTURE = "the grader could not run this submission"
+_MAX_TEXT = 500
+
+
+def _text(value: object) -> str:
+    return value[:_MAX_TEXT] if isinstance(value, str) else ""
+
+
+def _payloads(outputs: object, nonce: str) -> list[dict[str, Any]]:
+    """The evidence payloads carrying ``nonce`` (anything unreadable is ignored)."""
+    found = []
+    for text in outputs if isinstance(outputs, list) else []:
+        if not isinstance(text, str):
+            continue
+        try:
+            payload = json.loads(text)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(payload, dict) and payload.get("nonce") == nonce:
+            found.append(payload)
+    return found
+
+
+def _row(plan: Plan, ex: PlannedExercise, status: str, message: str = "", hint: str = "", mistake: str = "",
+         integrity: str = "") -> GradeRow:
+    points = ex.points if status == "passed" else 0.0
+    return GradeRow(plan.student, plan.notebook, ex.exercise, status, points, ex.points, message, hint, mistake,
+                    integrity)
+
+
+def rows_for_failure(plan: Plan, failure: str, integrity: str) -> list[GradeRow]:
+    """Rows when the run produced no result: ``errored`` with ``failure`` (``not attempted`` where no answer was found)."""
+    return [_row(plan, ex, "not attempted", "no answer cell for this exercise was found in the submission",
+                 integrity=integrity) if plan.answered.get(ex.exercise) is None
+            else _row(plan, ex, "errored", failure, integrity=integrity) for ex in plan.exercises]
+
+
+def judge_run(plan: Plan, result: Mapping[str, Any], integrity: str) -> list[GradeRow]:
+    """One row per exercise of ``plan`` from a verified worker result."""
+    if "error" in result:
+        return rows_for_failure(plan, f"{INFRASTRUCTURE}: {_text(result['error'])}", integrity)
+    skipped_raw = result.get("skipped")
+    skipped = {}
+    if isinstance(skipped_raw, dict):
+        skipped = {int(k): _text(v) for k, v in skipped_raw.items() if isinstance(k, str) and k.isdigit()}
+    per_exercise = result.get("exercises") if isinstance(result.get("exercises"), dict) else {}
+    known = all_exercises()
+    return [_judge_one(plan, ex, per_exercise.get(ex.exercise), skipped, known, integrity) for ex in plan.exercises]
+
+
+def _judge_one(plan: Plan, ex: PlannedExercise, seen: object, skipped: Mapping[int, str], known: Mapping[str, Any],
+               integrity: str) -> GradeRow:
+    def row(status: str, message: str = "", hint: str = "", mistake: str = "") -> GradeRow:
+        return _row(plan, ex, status, message, hint, mistake, integrity)
+
+    if plan.answered.get(ex.exercise) is None:
+        return row("not attempted", "no answer cell for this exercise was found in the submission")
+    if ex.solution in skipped:
+        return row("errored", f"your answer cell {skipped[ex.solution]}")
+    seen = seen if isinstance(seen, dict) else {}
+    payloads = _payloads(seen.get("evidence"), plan.nonces[ex.exercise])
+    solution_error = _text(seen.get("solution_error"))
+    if len(payloads) > 1:
+        return row("errored", f"the check's result was published {len(payloads)} times in one run (once is expected)")
+    payload = payloads[0] if payloads else {}
+    records = payload.get("records") if isinstance(payload.get("records"), list) else []
+    records = [r for r in records if isinstance(r, dict) and r.get("exercise") == ex.exercise]
+    if not records:
+        if ex.check in skipped:
+            return row("errored", f"the check cell {skipped[ex.check]} while running your answer")
+        if ex.exercise in plan.untouched:
+            return row("not attempted", "the answer cell is the untouched stub")
+        if solution_error:
+            return row("errored", f"your answer cell raised {solution_error}")
+        if _text(payload.get("error")):
+            return row("errored", f"the check could not run: {_text(payload.get('error'))}")
+        return row("errored", "the check produced no result")
+    exercise = known.get(ex.exercise)
+    if exercise is None:
+        return row("errored", f"{INFRASTRUCTURE}: no judge for exercise {ex.exercise!r}")
+    try:
+        verdicts = [exercise.verdict(r.get("evidence"), seed=plan.seeds[ex.exercise]) for r in records]
+    except Exception as err:  # noqa: BLE001 - a judge must never raise; if one does, it is the grader's fault
+        return row("errored", f"{INFRASTRUCTURE}: the judge of {ex.exercise!r} failed ({type(err).__name__})")
+    verdict = next((v for v in verdicts if not v.passed), verdicts[0])
+    if verdict.passed:
+        return row("passed", verdict.message)
+    if solution_error and verdict.status != "failed":
+        return row("errored", f"your answer cell raised {solution_error}")
+    if verdict.status == "not attempted":
+        return row("not attempted", "the answer is still the stub")
+    return row("failed", verdict.message, verdict.hint, getattr(verdict, "mistake", ""))

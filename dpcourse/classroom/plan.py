@@ -1,0 +1,343 @@
+"""What runs for one submission: read it safely, match its answers to the instructor's exercises, build
+the notebook.
+
+**The instructor's notebooks decide.** The notebook that runs is the source notebook (matched by file
+name, else by content); from the submission only the answer cells are taken, matched by exercise id,
+then cell id, then position among the instructor's cells (:func:`match_answers`). Everything else
+the student changed is ignored and listed as an integrity note.
+
+**A submission is hostile input.** :func:`read_submission` resolves links and refuses a path that
+leaves the student's own folder, opens without following a last link and without blocking, refuses
+anything but a regular file, and reads at most :data:`MAX_NOTEBOOK_BYTES`. Metadata of any shape
+(``metadata.dpcourse`` a string, an exercise id that is a list) reads as absent, never as an error.
+Of several files one student handed in for the same notebook, one is graded (:func:`pick_graded`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import secrets
+import stat
+import textwrap
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from .release import BEGIN, release_notebook
+
+__all__ = ["MAX_NOTEBOOK_BYTES", "Plan", "PlannedExercise", "SubmissionError", "load_sources", "match_answers",
+           "pick_graded", "plan_submission", "read_submission", "source_exercises"]
+
+MAX_NOTEBOOK_BYTES = 50_000_000
+_MAX_EXTRA_CELLS = 500  # a submission may add this many cells to the source's before it is refused
+_MAX_CELL_CHARS = 2_000_000
+
+
+class SubmissionError(ValueError):
+    """A submission that cannot be graded; the message says why, for the report."""
+
+
+@dataclass(frozen=True)
+class PlannedExercise:
+    """One of the instructor's exercises: its solution and check cells in the source, and its points."""
+
+    exercise: str
+    solution: int
+    check: int
+    points: float
+
+
+@dataclass
+class Plan:
+    """What runs for one submission, and what is known before it runs."""
+
+    student: str
+    notebook: str
+    path: Path
+    built: Any
+    exercises: list[PlannedExercise]
+    nonces: dict[str, str]
+    seeds: dict[str, int]
+    answered: dict[str, int | None]  # exercise → index of the submission's answer cell (None: missing)
+    untouched: set[str] = field(default_factory=set)
+    integrity: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- metadata of any shape
+
+def _metadata(cell: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = cell.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def meta_exercise(cell: Mapping[str, Any]) -> str | None:
+    """The cell's exercise id, or None when the metadata is absent or of the wrong shape."""
+    ours = _metadata(cell).get("dpcourse")
+    exercise = ours.get("exercise") if isinstance(ours, Mapping) else None
+    return exercise if isinstance(exercise, str) and exercise else None
+
+
+def tags(cell: Mapping[str, Any]) -> list[str]:
+    """The cell's tags (strings only)."""
+    found = _metadata(cell).get("tags")
+    return [t for t in found if isinstance(t, str)] if isinstance(found, list) else []
+
+
+def _cell_id(cell: Mapping[str, Any]) -> str | None:
+    value = cell.get("id")
+    return value if isinstance(value, str) else None
+
+
+def _normalise(source: str) -> str:
+    return "\n".join(line.rstrip() for line in source.strip().splitlines())
+
+
+# --------------------------------------------------------------------------- the instructor's side
+
+def source_exercises(nb: Any) -> list[PlannedExercise]:
+    """The instructor's exercises: each solution cell (BEGIN … END) and the check cell after it."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or BEGIN not in cell.source:
+            continue
+        exercise = meta_exercise(cell) or f"exercise-{len(found) + 1}"
+        check = next((j for j in range(index + 1, len(nb.cells)) if "check" in tags(nb.cells[j])
+                      and meta_exercise(nb.cells[j]) in (exercise, None)), None)
+        if check is None:
+            raise ValueError(f"source notebook: exercise {exercise!r} (cell {index}) has no check cell after it")
+        ours = _metadata(nb.cells[check]).get("dpcourse")
+        points = float(ours.get("points", 1)) if isinstance(ours, Mapping) else 1.0
+        found.append(PlannedExercise(exercise, index, check, points))
+    return found
+
+
+def load_sources(source_dir: Path | str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The instructor's notebooks (stem → notebook, in file-name order) and their released versions."""
+    folder = Path(source_dir)
+    paths = sorted(folder.glob("*.ipynb")) if folder.is_dir() else []
+    if not paths:
+        raise FileNotFoundError(f"--source {folder}: no notebooks there")
+    sources = {p.stem: nbformat.read(p, as_version=4) for p in paths}
+    for stem, nb in sources.items():
+        try:
+            source_exercises(nb)
+        except ValueError as err:
+            raise ValueError(f"{folder / stem}.ipynb: {err}") from None
+    return sources, {stem: release_notebook(nb) for stem, nb in sources.items()}
+
+
+def outline(sources: Mapping[str, Any]) -> dict[str, dict[str, float]]:
+    """The course: notebook stem → {exercise id: points}, in notebook order."""
+    return {stem: {ex.exercise: ex.points for ex in source_exercises(nb)} for stem, nb in sources.items()}
+
+
+# --------------------------------------------------------------------------- reading a submission
+
+def student_of(path: Path) -> str:
+    """The student a submission belongs to: the name of its folder (``submissions/<student>/x.ipynb``)."""
+    return path.parent.name or path.stem
+
+
+def read_submission(path: Path) -> Any:
+    """The submitted notebook, read as hostile input; :class:`SubmissionError` says why it cannot be.
+
+    The path, with every link resolved, must stay inside the student's own folder (the folder
+    named in the path, itself resolved inside its parent); it must be a regular file of at most
+    :data:`MAX_NOTEBOOK_BYTES`; it must be JSON of a notebook's shape.
+    """
+    if path.parent.name:
+        own = os.path.join(os.path.realpath(path.parent.parent), path.parent.name)
+    else:
+        own = os.path.realpath(path.parent)
+    try:
+        real = os.path.realpath(path, strict=True)
+    except OSError:
+        raise SubmissionError("the file is missing, or a link to nothing") from None
+    if os.path.realpath(own) != own or os.path.commonpath([own, real]) != own or real == own:
+        raise SubmissionError("it is a link leading out of the student's own folder")
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(real, flags)
+    except OSError as err:
+        raise SubmissionError(f"it could not be opened ({err.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SubmissionError("it is not a regular file")
+        if info.st_size > MAX_NOTEBOOK_BYTES:
+            raise SubmissionError(f"the file is larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            raw = handle.read(MAX_NOTEBOOK_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_NOTEBOOK_BYTES:
+        raise SubmissionError(f"the file is larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB")
+    return parse_notebook(raw)
+
+
+def parse_notebook(raw: bytes) -> Any:
+    """A notebook from untrusted bytes: every cell a dict with a known type and string source."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise SubmissionError("it is not a notebook (not valid JSON)") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise SubmissionError("it is not a notebook (no list of cells)")
+    cells = []
+    for cell in data["cells"]:
+        if not isinstance(cell, dict) or cell.get("cell_type") not in ("code", "markdown", "raw"):
+            raise SubmissionError("a cell is malformed")
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
+        if not isinstance(source, str) or len(source) > _MAX_CELL_CHARS:
+            raise SubmissionError("a cell's source is malformed or too long")
+        metadata = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+        cells.append(nbformat.from_dict({"cell_type": cell["cell_type"], "source": source, "metadata": metadata,
+                                         "id": _cell_id(cell)}))
+    return nbformat.from_dict({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+# --------------------------------------------------------------------------- matching
+
+def match_answers(source: Any, released: Any, submission: Any, exercises: Sequence[PlannedExercise]) -> dict[str, int | None]:
+    """For each exercise, the index of the submission's answer cell, or None when it is gone.
+
+    In order: a code cell with the exercise id in its metadata that is not a check cell (of several
+    such copies, e.g. pasted twice, the last one above the submission's own check cell, which is what
+    a top-to-bottom run leaves defined); the cell whose id is the source's solution cell id; else the
+    code cell in the same place among the instructor's cells (a difflib alignment of the released
+    notebook's cell sources with the submission's), the one most like the released stub.
+    """
+    answers: dict[str, int | None] = {}
+    instructor_sources = {_normalise(c.source) for i, c in enumerate(released.cells)
+                          if i not in {e.solution for e in exercises}}
+    by_id = {_cell_id(cell): i for i, cell in enumerate(submission.cells) if _cell_id(cell)}
+    taken: set[int] = set()
+    for ex in exercises:
+        check_source = _normalise(source.cells[ex.check].source)
+        own = [i for i, cell in enumerate(submission.cells) if meta_exercise(cell) == ex.exercise]
+        checks = [i for i in own if "check" in tags(submission.cells[i]) or _normalise(submission.cells[i].source) == check_source]
+        candidates = [i for i in own if i not in checks and submission.cells[i].cell_type == "code"]
+        before_check = [i for i in candidates if checks and i < checks[0]]
+        index = (before_check or candidates or [None])[-1]
+        if index is None:
+            same_id = by_id.get(_cell_id(source.cells[ex.solution]))
+            if same_id is not None and submission.cells[same_id].cell_type == "code":
+                index = same_id
+        answers[ex.exercise] = index
+        if index is not None:
+            taken.add(index)
+    missing = [ex for ex in exercises if answers[ex.exercise] is None]
+    if missing:
+        released_keys = [(c.cell_type, _normalise(c.source)) for c in released.cells]
+        submitted_keys = [(c.cell_type, _normalise(c.source)) for c in submission.cells]
+        matcher = difflib.SequenceMatcher(a=released_keys, b=submitted_keys, autojunk=False)
+        anchor = {}  # released index → submission index, for identical cells
+        for block in matcher.get_matching_blocks():
+            for k in range(block.size):
+                anchor[block.a + k] = block.b + k
+        for ex in missing:
+            before = max((anchor[i] for i in anchor if i < ex.solution), default=-1)
+            after = min((anchor[i] for i in anchor if i > ex.solution), default=len(submission.cells))
+            gap = [i for i in range(before + 1, after) if submission.cells[i].cell_type == "code" and i not in taken
+                   and _normalise(submission.cells[i].source) not in instructor_sources]
+            if gap:
+                stub = released.cells[ex.solution].source
+                best = max(gap, key=lambda i: difflib.SequenceMatcher(a=stub, b=submission.cells[i].source).ratio())
+                answers[ex.exercise] = best
+                taken.add(best)
+    return answers
+
+
+def _integrity_notes(released: Any, submission: Any, exercises: Sequence[PlannedExercise],
+                     answers: Mapping[str, int | None]) -> list[str]:
+    answer_cells = {i for i in answers.values() if i is not None}
+    solution_cells = {e.solution for e in exercises}
+    instructor = [(c.cell_type, _normalise(c.source)) for i, c in enumerate(released.cells) if i not in solution_cells]
+    submitted = [(c.cell_type, _normalise(c.source)) for i, c in enumerate(submission.cells) if i not in answer_cells]
+    matcher = difflib.SequenceMatcher(a=instructor, b=submitted, autojunk=False)
+    changed = extra = removed = 0
+    for tag, a0, a1, b0, b1 in matcher.get_opcodes():
+        if tag == "replace":
+            changed += min(a1 - a0, b1 - b0)
+            extra += max(0, (b1 - b0) - (a1 - a0))
+            removed += max(0, (a1 - a0) - (b1 - b0))
+        elif tag == "insert":
+            extra += b1 - b0
+        elif tag == "delete":
+            removed += a1 - a0
+    notes = []
+    if changed:
+        notes.append(f"{changed} of the instructor's cells were changed (the originals ran)")
+    if extra:
+        notes.append(f"{extra} extra cells (not run)")
+    if removed:
+        notes.append(f"{removed} of the instructor's cells were missing (the originals ran)")
+    return notes
+
+
+def _wrap_check(source: str, exercise: str, nonce: str, seed: int) -> str:
+    body = textwrap.indent(source.strip() or "pass", "    ")
+    return (f"import dpcourse.checks._grading as _dpcourse_grading\n"
+            f"with _dpcourse_grading.collect({exercise!r}, {nonce!r}, {seed}):\n{body}\n")
+
+
+def source_for(path: Path, submission: Any, sources: Mapping[str, Any]) -> str | None:
+    """The source notebook's stem: by file name, else the one sharing the most cell ids and exercise ids."""
+    if path.stem in sources:
+        return path.stem
+    submitted = {_cell_id(c) for c in submission.cells} | {meta_exercise(c) for c in submission.cells}
+    submitted.discard(None)
+    score = {stem: len(submitted & ({_cell_id(c) for c in nb.cells} | {meta_exercise(c) for c in nb.cells}))
+             for stem, nb in sources.items()}
+    best = max(score, key=lambda stem: score[stem], default=None)
+    return best if best is not None and score[best] > 0 else None
+
+
+def pick_graded(paths: Sequence[Path], stem: str) -> Path:
+    """Of one student's files for the notebook ``stem``, the one graded: the file named like the source, else the
+    first by name. The others are reported as ``duplicate``."""
+    exact = [p for p in paths if p.stem == stem]
+    return sorted(exact or paths, key=lambda p: p.name)[0]
+
+
+def plan_submission(path: Path, submission: Any, stem: str, sources: Mapping[str, Any],
+                    released: Mapping[str, Any]) -> Plan:
+    """Build the notebook that will run for ``submission`` (already read) against the source ``stem``."""
+    if len(submission.cells) > max(len(nb.cells) for nb in sources.values()) + _MAX_EXTRA_CELLS:
+        raise SubmissionError(f"it has {len(submission.cells):,} cells, far more than the workbook's")
+    source, student_copy = sources[stem], released[stem]
+    exercises = source_exercises(source)
+    answers = match_answers(source, student_copy, submission, exercises)
+    built = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                              "language": "python"}})
+    nonces, seeds, untouched = {}, {}, set()
+    by_solution = {e.solution: e for e in exercises}
+    by_check = {e.check: e for e in exercises}
+    for index, cell in enumerate(source.cells):
+        new = nbformat.from_dict({k: v for k, v in cell.items() if k not in ("outputs", "execution_count")})
+        if cell.cell_type == "code":
+            new.outputs, new.execution_count = [], None
+        if index in by_solution:
+            ex = by_solution[index]
+            answer = answers[ex.exercise]
+            stub = student_copy.cells[index].source
+            new.source = stub if answer is None else submission.cells[answer].source
+            if answer is None or _normalise(new.source) == _normalise(stub):
+                untouched.add(ex.exercise)
+        if index in by_check:
+            ex = by_check[index]
+            nonces[ex.exercise] = secrets.token_hex(16)
+            seeds[ex.exercise] = secrets.randbits(63)
+            new.source = _wrap_check(cell.source, ex.exercise, nonces[ex.exercise], seeds[ex.exercise])
+        built.cells.append(new)
+    notes = _integrity_notes(student_copy, submission, exercises, answers)
+    if path.stem != stem:
+        notes.insert(0, f"graded as {stem}")
+    return Plan(student_of(path), stem, path, built, exercises, nonces, seeds, answers, untouched, notes)

@@ -1,0 +1,209 @@
+"""Run one built notebook top to bottom; the grader starts this inside the sandbox.
+
+``python -m dpcourse.classroom.worker [--detach]`` reads one job from standard input (JSON: the
+notebook, the limits, which cells are answers and checks, and a key) and writes one signed result
+to standard output. Nothing is read from or written to files: the submission's code can write
+anything into its folder, and none of it is ever read back.
+
+Why the result cannot be forged by the submission's code, which runs in the kernel this process starts:
+
+- the kernel never holds this process's standard output: before it starts a kernel, the worker
+  keeps a private duplicate of its output for the result and points file descriptors 1 and 2 at
+  ``/dev/null``, which the kernel inherits;
+- the worker makes itself non-dumpable (``prctl(PR_SET_DUMPABLE, 0)``), so a process of the same
+  user without ``CAP_SYS_PTRACE`` can neither open ``/proc/<worker>/fd/*`` nor read its memory
+  (where the key is);
+- the result is signed with HMAC-SHA256 under the key the grader sent on standard input, so bytes
+  that reach the grader's pipe some other way are refused.
+
+Every cell runs, errors included (``allow_errors``). A cell that times out or kills the kernel is
+recorded in ``skipped`` (cell index → reason) and the notebook runs again from the top in a fresh
+kernel without it, at most :data:`MAX_RESTARTS` times; cells not reached in the notebook's time are
+recorded the same way. Output over ``output_limit`` bytes per cell is dropped.
+
+``--detach`` (used without bubblewrap): the worker forks once and the first process exits, so the
+worker's parent is no longer the grader: a submission that walks up ``os.getppid()`` does not reach it.
+"""
+
+from __future__ import annotations
+
+import copy
+import ctypes
+import hashlib
+import hmac
+import json
+import os
+import sys
+import time
+from typing import Any
+
+__all__ = ["FRAME", "MAX_RESTARTS", "collect", "frame", "main", "run", "sign"]
+
+MAX_RESTARTS = 3
+MAX_JOB_BYTES = 64_000_000
+#: a check cell's evidence output larger than this is dropped (the judge then sees no result)
+MAX_EVIDENCE_BYTES = 2_000_000
+FRAME = b"DPCOURSE-RESULT"
+_PR_SET_DUMPABLE = 4
+
+
+def sign(key: bytes, body: bytes) -> str:
+    """The HMAC-SHA256 of ``body`` under ``key``, in hex."""
+    return hmac.new(key, body, hashlib.sha256).hexdigest()
+
+
+def frame(key: bytes, result: dict[str, Any]) -> bytes:
+    """The bytes the worker writes: ``DPCOURSE-RESULT <length> <hmac>\\n<json>``."""
+    body = json.dumps(result, separators=(",", ":")).encode()
+    return FRAME + f" {len(body)} {sign(key, body)}\n".encode() + body
+
+
+def _not_dumpable() -> None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux; the grader says what an unconfined run protects
+        pass
+
+
+def _private_output() -> int:
+    """A descriptor only this process holds for the result; 0, 1 and 2 become /dev/null for the kernel."""
+    result = os.dup(1)  # os.dup makes non-inheritable descriptors: the kernel does not get it
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+    sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 - rebinding the process's own streams
+    sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+    return result
+
+
+def _output_size(cell) -> int:
+    return len(json.dumps(cell.get("outputs", []), default=str))
+
+
+def _cap_outputs(cell, limit: int) -> None:
+    import nbformat
+
+    size = _output_size(cell)
+    if size > limit:
+        cell.outputs = [nbformat.v4.new_output("stream", name="stderr",
+                                               text=f"[grader: {size:,} bytes of output removed; the limit is {limit:,}]\n")]
+
+
+def run(nb, *, cell_timeout: float, notebook_timeout: float, output_limit: int):
+    """Execute ``nb`` (a copy is returned) with restarts after timeouts and kernel deaths.
+
+    Returns the executed notebook and ``skipped`` (cell index → why it did not run to its end).
+    """
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+    skipped: dict[int, str] = {}
+    stopped_at = -1
+    started = time.monotonic()
+    work = nb
+    for _ in range(MAX_RESTARTS + 1):
+        work = copy.deepcopy(nb)
+        for index in skipped:
+            if work.cells[index].cell_type == "code":
+                work.cells[index].source = "pass  # not run by the grader"
+        client = NotebookClient(work, timeout=cell_timeout, allow_errors=True, kernel_name="python3",
+                                record_timing=False)
+        interrupted = False
+        with client.setup_kernel():
+            for index, cell in enumerate(work.cells):
+                if cell.cell_type != "code" or index in skipped:
+                    continue
+                remaining = notebook_timeout - (time.monotonic() - started)
+                if remaining <= 0:
+                    for later, other in enumerate(work.cells):
+                        if later >= index and other.cell_type == "code" and later not in skipped:
+                            skipped[later] = f"not run: the notebook's time limit of {notebook_timeout:g} s ran out"
+                    break
+                client.timeout = min(cell_timeout, remaining)
+                try:
+                    client.execute_cell(cell, index)
+                except CellTimeoutError:
+                    skipped[index] = f"timed out after {client.timeout:g} s"
+                    interrupted = True
+                except DeadKernelError:
+                    skipped[index] = "stopped the Python kernel (it exited, crashed or ran out of memory)"
+                    interrupted = True
+                _cap_outputs(cell, output_limit)
+                if interrupted:
+                    stopped_at = index
+                    break
+        if not interrupted:
+            break
+    else:
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type == "code" and index > stopped_at and index not in skipped:
+                skipped[index] = "not run: too many timeouts or kernel deaths in this notebook"
+    return work, skipped
+
+
+def _first_error(cell) -> str | None:
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            value = str(output.get("evalue", "")).strip().splitlines()
+            return f"{output.get('ename', 'Error')}: {value[0][:200] if value else ''}".rstrip(": ")
+    return None
+
+
+def _evidence_outputs(cell, mime: str) -> list[str]:
+    found = []
+    for output in cell.get("outputs", []):
+        if output.get("output_type") not in ("display_data", "execute_result"):
+            continue
+        data = output.get("data", {}).get(mime)
+        if data is None:
+            continue
+        text = data if isinstance(data, str) else json.dumps(data)
+        found.append(text if len(text) <= MAX_EVIDENCE_BYTES else "")
+    return found
+
+
+def collect(executed, skipped: dict[int, str], cells: dict[str, dict[str, int]], mime: str) -> dict[str, Any]:
+    """What the grader needs from a run: per exercise, its evidence outputs and errors; the skipped cells."""
+    exercises = {}
+    for exercise, where in cells.items():
+        solution, check = executed.cells[where["solution"]], executed.cells[where["check"]]
+        exercises[exercise] = {"evidence": _evidence_outputs(check, mime), "solution_error": _first_error(solution),
+                               "check_error": _first_error(check)}
+    return {"skipped": {str(k): v for k, v in sorted(skipped.items())}, "exercises": exercises}
+
+
+def _job() -> dict[str, Any]:
+    raw = sys.stdin.buffer.read(MAX_JOB_BYTES + 1)
+    if len(raw) > MAX_JOB_BYTES:
+        raise ValueError("the job is too large")
+    return json.loads(raw)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--detach" in argv and os.fork() > 0:
+        os._exit(0)  # the grader reads our pipes to their end; it does not wait for this process
+    _not_dumpable()
+    result_fd = _private_output()
+    job = _job()
+    key = bytes.fromhex(job["key"])
+    try:
+        import nbformat
+
+        from ..checks._grading import MIME
+
+        nb = nbformat.from_dict(job["notebook"])
+        executed, skipped = run(nb, cell_timeout=job["cell_timeout"], notebook_timeout=job["notebook_timeout"],
+                                output_limit=job["output_limit"])
+        result = collect(executed, skipped, job["cells"], MIME)
+    except Exception as err:  # noqa: BLE001 - reported to the grader, which turns it into this submission's rows
+        result = {"error": f"{type(err).__name__}: {str(err)[:300]}"}
+    with os.fdopen(result_fd, "wb") as out:
+        out.write(frame(key, result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

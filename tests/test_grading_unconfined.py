@@ -1,0 +1,89 @@
+"""Grading with ``--sandbox none``: the grader survives submissions that kill, stop or flood their parent.
+
+Without a sandbox a submission can do whatever the grader's user can (the README says exactly what
+an unconfined run protects). What must still hold: the worker is detached (walking up
+``os.getppid()`` does not reach the grader), a submission that kills or stops its worker or floods
+its pipe only loses its own rows, every other submission is graded, the report is written, and every
+row says the run was unconfined. This runs with or without bubblewrap installed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dpcourse.classroom import reports
+from dpcourse.classroom.cli import main
+from dpcourse.classroom.grade import UNCONFINED
+from tests.grading_scenarios import EXERCISES, NAME, WRONG, released, right, unreadable_files, with_answers, write_course
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+
+# The kernel's parent is the worker; the worker's parent, once detached, is init (pid 1) or a
+# subreaper. Only a Python process there could be the grader: if it were reachable, this would kill
+# the test run itself, and the run would fail.
+PARRICIDE = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nK_max = 538"
+GRANDPARENT = """import os, signal
+grandparent = int(open('/proc/%d/stat' % os.getppid()).read().rsplit(')', 1)[1].split()[1])
+command = open('/proc/%d/cmdline' % grandparent, 'rb').read() if grandparent > 1 else b''
+if b'python' in command:
+    os.kill(grandparent, signal.SIGKILL)
+K_max = 538 if grandparent <= 1 or b'python' not in command else -1"""
+STOPPER = "import os, signal\nos.kill(os.getppid(), signal.SIGSTOP)\nK_max = 538"
+FLOODER = """import os
+try:
+    with open('/proc/%d/fd/1' % os.getppid(), 'wb') as pipe:
+        for _ in range(40):
+            pipe.write(b'x' * 1_000_000)
+except OSError:
+    print('y' * 40_000_000)
+K_max = 538"""
+
+
+@pytest.fixture(scope="session")
+def unconfined(tmp_path_factory):
+    root = tmp_path_factory.mktemp("unconfined")
+    rel = released()
+    submissions = {"alice": {NAME: right()}, "bob": {NAME: with_answers(rel, **WRONG)},
+                   "parricide": {NAME: with_answers(right(), max_queries=PARRICIDE)},
+                   "grandparent": {NAME: with_answers(right(), max_queries=GRANDPARENT)},
+                   "stopper": {NAME: with_answers(right(), max_queries=STOPPER)},
+                   "flooder": {NAME: with_answers(right(), max_queries=FLOODER)},
+                   "zed": {NAME: right()}, **unreadable_files()}
+    paths = write_course(root, submissions)
+    report = root / "grades.csv"
+    status = main(["grade", *map(str, paths), "--source", str(root / "source"), "--report", str(report),
+                   "--sandbox", "none", "--jobs", "2", "--cell-timeout", "20", "--notebook-timeout", "90"])
+    return {"status": status, "rows": reports.read_report(report), "report": report}
+
+
+def statuses(result, student):
+    return {r.exercise: r.status for r in result["rows"] if r.student == student}
+
+
+def test_every_other_submission_is_graded_and_the_report_written(unconfined):
+    assert unconfined["status"] == 0
+    assert statuses(unconfined, "alice") == dict.fromkeys(EXERCISES, "passed")
+    assert statuses(unconfined, "zed") == dict.fromkeys(EXERCISES, "passed")
+    assert statuses(unconfined, "bob") == dict.fromkeys(EXERCISES, "failed")
+    for student in unreadable_files():
+        assert statuses(unconfined, student) == {"-": "invalid"}, student
+
+
+def test_killing_the_parent_loses_only_that_submission(unconfined):
+    assert statuses(unconfined, "parricide") == dict.fromkeys(EXERCISES, "errored")
+
+
+def test_the_grader_is_not_up_the_parent_chain(unconfined):
+    assert statuses(unconfined, "grandparent") == dict.fromkeys(EXERCISES, "passed")
+
+
+def test_a_stopped_worker_is_continued(unconfined):
+    assert statuses(unconfined, "stopper") == dict.fromkeys(EXERCISES, "passed")
+
+
+def test_a_flood_loses_at_most_that_submission(unconfined):
+    assert set(statuses(unconfined, "flooder").values()) <= {"passed", "errored"}
+
+
+def test_every_row_says_the_run_was_unconfined(unconfined):
+    assert all(UNCONFINED in r.integrity for r in unconfined["rows"])
