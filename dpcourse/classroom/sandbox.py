@@ -10,19 +10,22 @@ runs submissions without it.
 all capabilities dropped, a new session (no terminal injection), the Python environment and the
 package read-only, and nothing of the host writable: the only writable place is a tmpfs at
 ``/tmp`` of :attr:`Limits.disk_bytes`, which also holds the home folder. The notebook is not a file
-there: the worker gets it on standard input and answers on standard output (:mod:`.worker`).
+there: the worker gets it on standard input and answers on standard output (:mod:`.worker`). The
+worker is process 1 of the pid namespace (``--as-pid-1``): the kernel, its child, can neither signal
+it (the kernel ignores signals to a namespace's init from inside it) nor open its pipes (it is not
+dumpable).
 
 **Limits**, set on the sandbox's first process and inherited: address space
-(``--memory`` less the tmpfs, so that files count against it too), file size, processes
-(``RLIMIT_NPROC``, counted per user namespace), open files and no core dumps; a deadline for the
-whole run, after which the process group is killed (with ``--die-with-parent`` and the pid namespace,
-everything inside dies with it).
+(``--memory`` less the tmpfs, so that files count against it too), file size, processes, open files
+and no core dumps; where the grader may create a control group (:class:`_ControlGroup`) also its
+``pids.max`` and memory limit. A deadline for the whole run, after which the process group is killed
+(with ``--die-with-parent`` and the pid namespace, everything inside dies with it).
 
 **Unconfined** (``--sandbox none``): the worker runs in its own session and process group,
-detached (its parent is not the grader), with the same resource limits; when the grader runs as
-root it runs as ``nobody``, so it can signal neither the grader nor anything else of root's.
-It can read and write whatever that user can. Each submission's result still comes back signed over
-a pipe only the worker holds, and the grader reads it with a size cap and a deadline.
+detached (its parent is not the grader), with the same resource limits; a stopped worker is
+continued; when the grader runs as root and ``nobody`` can run this Python, it runs as ``nobody``.
+It can read and write whatever its user can. Each submission's result still comes back signed over
+a pipe, and the grader reads it with a size cap and a deadline.
 """
 
 from __future__ import annotations
