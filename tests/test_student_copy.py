@@ -1,4 +1,4 @@
-"""The student copy: `python -m dpcourse release` (dpcourse.student_copy)."""
+"""The student copy: `python -m dpcourse release` (dpcourse.classroom.release)."""
 
 import ast
 import re
@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from dpcourse import instructor, student_copy
+from dpcourse.classroom import release as student_copy
 from dpcourse.__main__ import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,16 +104,27 @@ def test_release_is_deterministic_and_safe_to_rerun(tmp_path):
         assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes()
 
 
-def test_the_old_names_stay_importable():
-    assert instructor.release is student_copy.release and instructor.release_notebook is student_copy.release_notebook
-    assert (instructor.BEGIN, instructor.END) == (student_copy.BEGIN, student_copy.END)
+@pytest.mark.parametrize("old, new", [("student_copy", "classroom.release"), ("instructor", "classroom"),
+                                      ("grading", "classroom"), ("_grade_worker", "classroom.worker")])
+def test_the_old_names_stay_importable_for_one_release_and_say_where_they_went(old, new):
+    import importlib
+    import sys
+
+    sys.modules.pop(f"dpcourse.{old}", None)
+    with pytest.warns(DeprecationWarning, match=f"dpcourse.{old} moved to dpcourse.{new}"):
+        module = importlib.import_module(f"dpcourse.{old}")
+    if old in ("student_copy", "instructor"):
+        assert module.release is student_copy.release and module.release_notebook is student_copy.release_notebook
+        assert (module.BEGIN, module.END) == (student_copy.BEGIN, student_copy.END)
+    else:
+        assert module.__all__
 
 
 # --- stubs and dependent outputs on small notebooks ----------------------------------------------
 
 def test_an_indented_region_raises_at_its_indent():
     source = "def f(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION\nprint(f)"
-    assert instructor._stub_solution(source, "ex").splitlines() == [
+    assert student_copy._stub_solution(source, "ex").splitlines() == [
         "def f(x):", "    # Your answer here: replace the next line.",
         '    raise NotImplementedError("exercise ex: write your answer here")', "print(f)"]
 

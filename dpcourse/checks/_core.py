@@ -14,7 +14,7 @@ An :class:`Exercise` is two functions:
 In a notebook, ``check.some_exercise(answer)`` does both and shows one short block: ✓ and the
 number that proves it, ``not attempted yet`` with what to do, or ✗ with the message and the hint.
 A failed check shows its block and returns, so that *Run All* goes on past a wrong answer
-(:class:`CheckFailed` remains for code that wants to raise a verdict). The grader (:mod:`dpcourse.grading`) collects only the evidence
+(:class:`CheckFailed` remains for code that wants to raise a verdict). The grader (:mod:`dpcourse.classroom`) collects only the evidence
 from the student's kernel and runs the judge in its own process, so code in a solution cell can
 change what its answer is, but not how it is judged.
 """

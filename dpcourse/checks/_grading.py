@@ -1,6 +1,6 @@
 """The grader's side of a check cell: collect evidence in the student's kernel, judge nothing here.
 
-The grader (:mod:`dpcourse.grading`) wraps each of the instructor's check cells as::
+The grader (:mod:`dpcourse.classroom`) wraps each of the instructor's check cells as::
 
     with dpcourse.checks._grading.collect("<exercise>", "<nonce>", <seed>):
         <the check cell's code>

@@ -13,7 +13,7 @@ import urllib.request
 import nbformat
 import pytest
 
-from dpcourse.student_copy import release_notebook
+from dpcourse.classroom.release import release_notebook
 
 from .conftest import ROOT, TOKEN
 
