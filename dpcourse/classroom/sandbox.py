@@ -378,7 +378,7 @@ def run_job(job: dict[str, Any], *, sandbox: str, limits: Limits) -> RunResult:
     key = secrets.token_bytes(32)
     payload = json.dumps({**job, "key": key.hex()}).encode()
     inner = [sys.executable, "-m", "dpcourse.classroom.worker"]
-    with tempfile.TemporaryDirectory(prefix="dpcourse-grade-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="dpcourse-grade-", ignore_cleanup_errors=True) as tmp:
         user = None
         if sandbox == "bwrap":
             executable = bwrap_path()
