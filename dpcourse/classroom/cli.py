@@ -13,10 +13,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from . import gradebook
 from .grade import UNCONFINED, grade, parse_shard
 from .judging import INFRASTRUCTURE
+from .plan import read_outline
 from .release import PROJECT, add_release_command
-from .reports import merge_reports, summary_table, write_report
+from .reports import GradeRow, merge_reports, summary_table, write_report
 from .sandbox import Limits, SandboxUnavailable
 
 __all__ = ["add_grade_command", "main"]
@@ -57,7 +59,8 @@ def add_grade_command(commands: Any) -> None:
         "grade", help="grade submitted notebooks, each in its own sandbox",
         description="Grade submissions/<student>/<notebook>.ipynb against the instructor's notebooks.")
     parser.add_argument("submissions", nargs="*", type=Path, help="submitted notebooks (the student is the folder name)")
-    parser.add_argument("--report", type=Path, required=True, help="the CSV report to write (totals go beside it)")
+    parser.add_argument("--report", type=Path, required=True,
+                        help="the CSV report to write; <name>_totals.csv and <name>_summary.html go beside it")
     parser.add_argument("--source", type=Path, default=PROJECT / "notebooks",
                         help="the instructor's notebooks: the whole course (default: notebooks/)")
     parser.add_argument("--jobs", type=_positive(int), default=None, help="submissions graded in parallel (default: the cores)")
@@ -72,6 +75,13 @@ def add_grade_command(commands: Any) -> None:
     parser.add_argument("--shard", type=_shard, default=None, metavar="I/N",
                         help="grade only the students of shard I of N (0 <= I < N), for batch jobs; join with --merge")
     parser.add_argument("--merge", nargs="+", type=Path, metavar="CSV", help="merge these reports into --report instead of grading")
+    parser.add_argument("--roster", type=Path, default=None,
+                        help="the course's students: one id (submission folder name) per line, or a CSV with a "
+                             "'student' column and LMS fields (name, canvas_id, sis_user_id, section, sid, email)")
+    parser.add_argument("--gradebook", choices=gradebook.GRADEBOOKS, action="append", default=[],
+                        help="also write an LMS import beside the report: canvas or gradescope (repeatable)")
+    parser.add_argument("--feedback", type=Path, default=None, metavar="DIR",
+                        help="write one Markdown file per student and notebook into DIR")
     parser.set_defaults(run=_run_grade)
 
 
@@ -81,8 +91,31 @@ def _limits(args: argparse.Namespace) -> Limits:
                   disk_bytes=disk, file_bytes=min(Limits.file_bytes, disk))
 
 
+def _beside(report: Path, suffix: str) -> Path:
+    return report.with_name(f"{report.stem}_{suffix}")
+
+
+def _write_gradebook(args: argparse.Namespace, rows: list[GradeRow], roster: list[gradebook.RosterEntry]) -> None:
+    """Totals over the whole course, the class summary, the LMS imports and feedback asked for."""
+    outline = read_outline(args.source)
+    totals = gradebook.course_totals(rows, outline, roster)
+    summaries = gradebook.class_summary(rows, outline, totals)
+    written = [gradebook.write_totals(totals, _beside(args.report, "totals.csv")),
+               gradebook.write_summary_html(summaries, totals, _beside(args.report, "summary.html"))]
+    if "canvas" in args.gradebook:
+        written.append(gradebook.write_canvas(totals, roster, _beside(args.report, "canvas.csv")))
+    if "gradescope" in args.gradebook:
+        written.append(gradebook.write_gradescope(totals, roster, _beside(args.report, "gradescope.csv")))
+    if args.feedback is not None:
+        gradebook.write_feedback(rows, outline, totals, args.feedback)
+        written.append(args.feedback)
+    print(gradebook.terminal_summary(summaries, totals))
+    print("also written: " + ", ".join(str(p) for p in written))
+
+
 def _run_grade(args: argparse.Namespace) -> int:
     try:
+        roster = gradebook.read_roster(args.roster) if args.roster is not None else []
         if args.merge:
             if args.submissions:
                 print("grade: give either submissions or --merge, not both", file=sys.stderr)
@@ -102,6 +135,7 @@ def _run_grade(args: argparse.Namespace) -> int:
         if any(UNCONFINED in r.integrity for r in rows):
             print("UNCONFINED: these submissions ran without a sandbox (--sandbox none); every row says so.")
         write_report(rows, args.report)
+        _write_gradebook(args, rows, roster)
     except SandboxUnavailable as err:
         print(f"grade: {err}", file=sys.stderr)
         return 2

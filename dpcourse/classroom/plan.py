@@ -31,7 +31,7 @@ import nbformat
 from .release import BEGIN, release_notebook
 
 __all__ = ["MAX_NOTEBOOK_BYTES", "Plan", "PlannedExercise", "SubmissionError", "load_sources", "match_answers",
-           "pick_graded", "plan_submission", "read_submission", "source_exercises"]
+           "pick_graded", "plan_submission", "read_outline", "read_submission", "source_exercises"]
 
 MAX_NOTEBOOK_BYTES = 50_000_000
 _MAX_EXTRA_CELLS = 500  # a submission may add this many cells to the source's before it is refused
@@ -131,9 +131,13 @@ def load_sources(source_dir: Path | str) -> tuple[dict[str, Any], dict[str, Any]
     return sources, {stem: release_notebook(nb) for stem, nb in sources.items()}
 
 
-def outline(sources: Mapping[str, Any]) -> dict[str, dict[str, float]]:
-    """The course: notebook stem → {exercise id: points}, in notebook order."""
-    return {stem: {ex.exercise: ex.points for ex in source_exercises(nb)} for stem, nb in sources.items()}
+def read_outline(source_dir: Path | str) -> dict[str, dict[str, float]]:
+    """The course: notebook stem → {exercise id: points}, in file-name order, from the instructor's notebooks."""
+    folder = Path(source_dir)
+    paths = sorted(folder.glob("*.ipynb")) if folder.is_dir() else []
+    if not paths:
+        raise FileNotFoundError(f"--source {folder}: no notebooks there")
+    return {p.stem: {ex.exercise: ex.points for ex in source_exercises(nbformat.read(p, as_version=4))} for p in paths}
 
 
 # --------------------------------------------------------------------------- reading a submission
