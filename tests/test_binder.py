@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from dpcourse import student_copy
+from dpcourse.classroom import release as student_copy
 
 from .test_environment import ROOT, binder_requirement_lines, conda_environment
 

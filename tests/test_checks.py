@@ -17,6 +17,35 @@ from dpcourse.checks import above_threshold as at
 from dpcourse.checks import laplace, pmw, release, svt_variants, trees
 from dpcourse.pmw import mw_update
 
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+
+
+def mw_right(p_tilde, q, y, eta):
+    return mw_update(np.asarray(p_tilde), np.asarray(q), y, eta=eta)
+
+
+def _mw_weights(p_tilde, q, direction, eta):
+    return np.asarray(p_tilde) * np.exp(-eta * direction * np.asarray(q))
+
+
+def mw_always_up(p_tilde, q, y, eta):
+    weights = _mw_weights(p_tilde, q, -1.0, eta)
+    return weights / weights.sum()
+
+
+def mw_flipped(p_tilde, q, y, eta):
+    weights = _mw_weights(p_tilde, q, -np.sign(np.asarray(q) @ np.asarray(p_tilde) - y), eta)
+    return weights / weights.sum()
+
+
+def mw_unnormalised(p_tilde, q, y, eta):
+    return _mw_weights(p_tilde, q, np.sign(np.asarray(q) @ np.asarray(p_tilde) - y), eta)
+
+
+def mw_signed_error(p_tilde, q, y, eta):
+    weights = _mw_weights(p_tilde, q, np.asarray(q) @ np.asarray(p_tilde) - y, eta)
+    return weights / weights.sum()
+
 
 def exact_level(k, beta, sensitivity, epsilon):
     return bounds.laplace_max_error_quantile(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon)
@@ -30,6 +59,14 @@ def at_reference(answers, threshold, epsilon, rng):
     noisy_threshold = threshold + rng.laplace(0.0, 2.0 / epsilon)
     for i, answer in enumerate(answers):
         if answer + rng.laplace(0.0, 4.0 / epsilon) >= noisy_threshold:
+            return i
+    return None
+
+
+def at_same_scale(answers, threshold, epsilon, rng):
+    noisy_threshold = threshold + rng.laplace(0.0, 2.0 / epsilon)
+    for i, answer in enumerate(answers):
+        if answer + rng.laplace(0.0, 2.0 / epsilon) >= noisy_threshold:
             return i
     return None
 
@@ -55,7 +92,6 @@ def _difference_variance(epsilon_1, epsilon_2, c=8):  # Var(ν − ρ), ρ ~ Lap
 
 _LYU_1 = 0.5 / (1 + 16 ** (2 / 3))
 GAIN = _difference_variance(0.25, 0.25) / _difference_variance(_LYU_1, 0.5 - _LYU_1)
-MW = mw_update([0.25] * 4, np.array([1.0, 1.0, 0, 0]), 0.8, eta=0.5)
 ALPHA = bounds.pmw_notes_alpha(**pmw.ALPHA_EXERCISE)
 CAP = bounds.pmw_update_count_bound(domain_size=2**12, alpha=0.1)
 
@@ -112,7 +148,8 @@ CASES = {
         (([(0, 3), (0, 4), (0, 5), (0, 6), (0, 7), (2, 2), (0, 12)],), "are enough"),
     ]),
     "small-error": (trees.small_error, (SMALL,), [((SMALL / 2,), "2b²"), ((SMALL / 4,), "‖A‖₁ = 1"), ((3 * SMALL,), "total")]),
-    "implement": (at.implementation, (at_reference,), [((at_halved,), "half as large"), ((at_one_based,), "1-based")]),
+    "implement": (at.implementation, (at_reference,), [((at_halved,), "half as large"), ((at_one_based,), "1-based"),
+                                                      ((at_same_scale,), "threshold's scale")]),
     "small-pmf": (at.small_pmf, (PMF,), [
         ((above_threshold_pmf([0.0, 1.0], threshold=1.0, epsilon=2.0),), "1/ε and 2/ε"), ((PMF[::-1],), "reverse"),
     ]),
@@ -120,7 +157,7 @@ CASES = {
         (([0, 0], [0, 0]), "below 90%"), (([0, 0], [3, 0]), "not a neighbouring pair"), (([0] * 11, [1] * 11), "at most 10"),
     ]),
     "spot-the-flaw": (svt_variants.spot_the_flaw, (FLAWS,), [
-        (({**FLAWS, "alg3": "query noise"},), "noisy answer"), (({**FLAWS, "alg4": "output"},), "grow with c"),
+        (({**FLAWS, "alg3": "query noise"},), "releases when a query is ⊤"), (({**FLAWS, "alg4": "output"},), "grows with c"),
         (({"alg3": "wrong"},), "not one of"),
     ]),
     "counterexample-loss": (svt_variants.counterexample_loss, (ALG4,), [
@@ -131,11 +168,11 @@ CASES = {
     ]),
     "audit-your-own": (svt_variants.audit_your_own, (noisy_max_value, AUDITED), [
         ((noisy_max_index, AUDITED), "index of the maximum"), ((noisy_max_small_noise, AUDITED), "Lap(1/ε)"),
-        ((noisy_max_value, UNFLAGGED), "did not flag"), ((noisy_max_value, 0.5), "expected the result of audit.audit"),
+        ((noisy_max_value, UNFLAGGED), "does not flag"), ((noisy_max_value, 0.5), "expected the result of audit.audit"),
     ]),
-    "mw-step": (pmw.mw_step, (MW,), [
-        ((mw_update([0.25] * 4, np.array([1.0, 1.0, 0, 0]), 0.0, eta=0.5),), "wrong way"),
-        ((0.25 * np.exp(0.5 * np.array([1.0, 1.0, 0, 0])),), "not normalised"),
+    "mw-step": (pmw.mw_step, (mw_right,), [
+        ((mw_always_up,), "always gain weight"), ((mw_flipped,), "wrong way"), ((mw_unnormalised,), "not normalised"),
+        ((mw_signed_error,), "not its sign"),
     ]),
     "update-cap": (pmw.update_cap, (CAP,), [
         ((4 * np.log(2**12) / 0.01,), "without privacy"), ((8 * np.log(2**12) / 0.01,), "−η²"), ((16 * 12 / 0.01,), "log₂"),
@@ -304,3 +341,78 @@ def test_a_judge_that_trips_on_unforeseen_evidence_still_gives_a_verdict():
 
     verdict = _core.Exercise("demo", probe=_core.value_evidence, judge=judge).verdict({"value": 1})
     assert verdict.status == "failed" and "ZeroDivisionError" in verdict.message
+
+
+DRAWN = sorted(e for e, (check, _, _) in CASES.items() if check.cases is not None)
+
+
+@pytest.mark.parametrize("exercise", DRAWN)
+def test_function_exercises_separate_every_named_mistake_on_their_examples_and_on_drawn_inputs(exercise):
+    """Each named mistake fails on the documented examples and on the inputs of every grading seed tried,
+    and the right answer passes on all of them: no mistake agrees with the answer on every input."""
+    check, right, mistakes = CASES[exercise]
+    assert len(check.cases(None)) >= 3
+    for seed in (None, *range(6)):
+        assert check.verdict(check.evidence(*right, seed=seed), seed=seed).passed, seed
+        for answer, phrase in mistakes:
+            verdict = check.verdict(check.evidence(*answer, seed=seed), seed=seed)
+            assert verdict.status == "failed", (exercise, phrase, seed)
+
+
+def _solution_lines() -> dict[str, list[str]]:
+    """Exercise id → the non-trivial lines of its solution region, from the solution notebooks."""
+    import nbformat
+
+    from dpcourse.classroom.release import BEGIN, END
+
+    found: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            exercise = cell.metadata.get("dpcourse", {}).get("exercise")
+            if cell.cell_type != "code" or BEGIN not in cell.source or exercise is None:
+                continue
+            region = cell.source.split(BEGIN, 1)[1].split(END, 1)[0]
+            found[exercise] = [line.strip() for line in region.splitlines()  # a def line is the stub's too
+                               if len(line.strip()) >= 12 and not line.strip().startswith(("#", "def "))]
+    return found
+
+
+def _printed_forms(answer) -> set[str]:
+    """How an expected value would be printed, for the numbers that could not appear in a hint by chance
+    (integers from 100 on, and non-integers, to 3 or more significant digits) and the strings of a dict answer."""
+    forms: set[str] = set()
+    if callable(answer) or isinstance(answer, (str, dict)):
+        return forms
+    for x in np.ravel(np.asarray(answer, dtype=object)):
+        if isinstance(x, (int, float, np.integer, np.floating)) and np.isfinite(float(x)):
+            x = float(x)
+            if x.is_integer() and abs(x) < 100:
+                continue
+            forms |= {f"{x:.3g}", f"{x:.4g}", f"{x:.6g}", f"{x:.3f}", f"{x:.4f}"}
+    return {f for f in forms if sum(c.isdigit() for c in f) >= 3}
+
+
+@pytest.mark.parametrize("exercise", sorted(CASES))
+def test_no_message_or_hint_gives_away_the_expected_value_or_the_solution(exercise):
+    check, right, mistakes = CASES[exercise]
+    solution = _solution_lines().get(exercise, [])
+    expected = set().union(*(_printed_forms(a) for a in right))
+    stub = tuple(... for _ in right)
+    wrong = [tuple(a) for a, _ in mistakes] + [stub, tuple(0 for _ in right), tuple(-1.5 for _ in right)]
+    def found(forms, text):
+        return [f for f in forms if re.search(rf"(?<![\d.\-]){re.escape(f)}(?!\d)", text)]
+
+    for answers in wrong:
+        verdict = check.verdict(check.evidence(*answers))
+        if verdict.passed:
+            continue
+        # a hint never echoes the student's answer: nothing of the expected answer may appear in it; a
+        # message may quote the student's own answer ("got …"), which can share digits with the right one
+        echoed = set().union(*(_printed_forms(a) for a in answers))
+        assert not found(expected, verdict.hint), f"{exercise}: the hint {verdict.hint!r} gives away the answer"
+        # a dict of named answers (spot-the-flaw): no hint may contain any of the answers' words
+        words = {v for a in right if isinstance(a, dict) for v in a.values() if isinstance(v, str)}
+        assert not [w for w in words if w in verdict.hint], f"{exercise}: the hint {verdict.hint!r} names an answer"
+        assert not found(expected - echoed, verdict.message), f"{exercise}: {verdict.message!r} gives away the answer"
+        shown = verdict.message + " " + verdict.hint
+        assert not [line for line in solution if line in shown], f"{exercise}: solution source in {shown!r}"

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from scipy import stats
+
 from .._validation import as_generator, check_neighbouring_answers
 from ..audit import above_threshold_pmf, max_privacy_loss
+from ..exact import generalized_above_threshold_pmf
 from ._core import Exercise, NotAttempted, Wrong, diagnose, numbers, value, value_evidence, values_evidence
 
 __all__ = ["LARGE_LOSS", "SMALL_PMF", "implementation", "large_loss_pair", "small_pmf"]
@@ -66,20 +69,31 @@ def _judge_implementation(evidence: dict) -> str:
     exact = above_threshold_pmf(_ANSWERS, threshold=_THRESHOLD, epsilon=_EPSILON)
     if matches(exact):
         return f"all {m + 1} outcome frequencies over {_RUNS:,} runs match the exact probabilities"
+    proof = ("go through the privacy proof: which noise does it pay for once, which for every query, and what does "
+             "each cost? Those decide the two scales")
     mistakes = {
+        "the queries' noise has the threshold's scale instead of its own (both Lap(2/ε))":
+            (_pmf_with_scales(threshold_scale=2 / _EPSILON, query_scale=2 / _EPSILON), proof),
         "both noises are half as large as they should be (Lap(1/ε) and Lap(2/ε))":
-            above_threshold_pmf(_ANSWERS, threshold=_THRESHOLD, epsilon=2 * _EPSILON),
+            (above_threshold_pmf(_ANSWERS, threshold=_THRESHOLD, epsilon=2 * _EPSILON), proof),
         "both noises are twice as large as they should be":
-            above_threshold_pmf(_ANSWERS, threshold=_THRESHOLD, epsilon=_EPSILON / 2),
-        "the index is 1-based (or off by one)": np.r_[0.0, exact[:m - 1], exact[m - 1] + exact[m]],
+            (above_threshold_pmf(_ANSWERS, threshold=_THRESHOLD, epsilon=_EPSILON / 2), proof),
+        "the index is 1-based (or off by one)":
+            (np.r_[0.0, exact[:m - 1], exact[m - 1] + exact[m]], "count positions the way Python indexes a list"),
     }
-    for mistake, pmf in mistakes.items():
+    for mistake, (pmf, hint) in mistakes.items():
         if matches(pmf):
-            raise Wrong(f"your outcome frequencies fit the case where {mistake}",
-                        "the threshold gets Lap(2Δ/ε) once, each query fresh Lap(4Δ/ε); return the 0-based index")
+            raise Wrong(f"your outcome frequencies fit the case where {mistake}", hint, mistake)
     worst = int(np.argmax(np.abs(freq - exact)))
     raise Wrong(f"outcome {worst} came out with frequency {freq[worst]:.4f}, but its exact probability is {exact[worst]:.4f}",
-                "the threshold gets Lap(2Δ/ε) noise once, each query fresh Lap(4Δ/ε) noise, and the comparison is q + ν ≥ T̂")
+                "compare your code with the lecture's pseudocode line by line: the noises, the comparison, what is returned")
+
+
+def _pmf_with_scales(*, threshold_scale: float, query_scale: float) -> np.ndarray:
+    """The exact outcome distribution when the threshold and the queries get Laplace noise of these scales."""
+    return generalized_above_threshold_pmf(_ANSWERS, threshold=_THRESHOLD,
+                                           threshold_noise=stats.laplace(scale=threshold_scale),
+                                           query_noise=stats.laplace(scale=query_scale))
 
 
 implementation = Exercise("implement", probe=_probe_implementation, judge=_judge_implementation)

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import bounds
 from ..pmw import mw_update
-from ._core import Exercise, diagnose, value, value_evidence
+from ._core import Exercise, Wrong, call_evidence, calls, diagnose, value, value_evidence
 
 __all__ = ["ALPHA_EXERCISE", "UPDATE_CAP_EXERCISE", "UPDATE_EXERCISE", "choose_alpha", "mw_step", "update_cap"]
 
@@ -15,32 +15,78 @@ UPDATE_CAP_EXERCISE = {"domain_size": 2**12, "alpha": 0.1}
 ALPHA_EXERCISE = {"n": 10**8, "num_queries": 1000, "epsilon": 1.0, "domain_size": 2**16, "beta": 0.05}
 
 
-def _judge_mw_step(evidence: dict) -> str:
-    got = value(evidence, "p̃ after the update")
-    spec = UPDATE_EXERCISE
-    synthetic, query = np.array(spec["synthetic"]), np.array(spec["query"])
-    expected = mw_update(synthetic, query, spec["released"], eta=spec["eta"])
-    unnormalised = synthetic * np.exp(spec["eta"] * query)
-    diagnose(got, expected, what="p̃ after the update", atol=1e-6,
-             hint="multiply each cell by e^{−η·sign(q·p̃ − y)·q(u)}, then divide by the sum",
-             mistakes={"the weights moved the wrong way (the sign is flipped)":
-                           (mw_update(synthetic, query, 0.0, eta=spec["eta"]),
-                            "q·p̃ = 0.5 is below y = 0.8, so sign(q·p̃ − y) = −1 and the counted cells gain weight"),
-                       "the weights are not normalised": (unnormalised, "p̃ is a distribution: divide by the sum"),
-                       "the loss is q·p̃ − y itself, not its sign":
-                           (_loss_not_sign(synthetic, query, spec),
-                            "Lecture 4's update uses only the sign of the error: ℓ = sign(q·p̃ − y)·q")})
-    return f"p̃ = {np.round(expected, 4).tolist()}: the two counted cells gained weight"
+_MW_PARAMETERS = "(p_tilde, q, y, eta)"
+#: The documented updates: the lecture's example (the synthetic answer q·p̃ = 0.5 is below y), then ones where it
+#: is above y, so that an update that always moves weight the same way cannot pass.
+_MW_EXAMPLES = [
+    (UPDATE_EXERCISE["synthetic"], UPDATE_EXERCISE["query"], UPDATE_EXERCISE["released"], UPDATE_EXERCISE["eta"]),
+    ([0.25, 0.25, 0.25, 0.25], [1.0, 1.0, 0.0, 0.0], 0.2, 0.5),
+    ([0.1, 0.2, 0.3, 0.4], [0.0, 1.0, 1.0, 0.0], 0.9, 1.0),
+    ([0.5, 0.25, 0.125, 0.125], [1.0, 0.0, 0.0, 1.0], 0.1, 0.3),
+]
 
 
-def _loss_not_sign(synthetic, query, spec) -> np.ndarray:
-    """The update with the signed error q·p̃ − y as the loss's size, not just its sign."""
-    weights = synthetic * np.exp(-spec["eta"] * (query @ synthetic - spec["released"]) * query)
-    return weights / weights.sum()
+def _mw_cases(rng: np.random.Generator | None) -> list[tuple]:
+    """The examples above; when grading, the first and six updates drawn from ``rng`` (3 to 8 cells, answers
+    above and below y in turn, η from 0.1 to 2)."""
+    if rng is None:
+        return [_as_arrays(case) for case in _MW_EXAMPLES]
+    cases = [_as_arrays(_MW_EXAMPLES[0])]
+    for k in range(6):
+        size = int(rng.integers(3, 9))
+        synthetic = rng.dirichlet(np.ones(size))
+        query = rng.integers(0, 2, size).astype(float)
+        query[int(rng.integers(size))] = 1.0  # the query counts at least one cell
+        answer = float(query @ synthetic)
+        released = answer + (1 if k % 2 else -1) * float(rng.uniform(0.05, 0.5)) * (1 - answer if k % 2 else answer)
+        cases.append((synthetic, query, released, float(rng.uniform(0.1, 2.0))))
+    return cases
 
 
-mw_step = Exercise("mw-step", probe=value_evidence, judge=_judge_mw_step)
-"""Exercise ``mw-step``: p̃ after one MW update on :data:`UPDATE_EXERCISE`."""
+def _as_arrays(case: tuple) -> tuple:
+    """A documented update with p̃ and q as float arrays, as a student's code receives them."""
+    synthetic, query, released, eta = case
+    return np.asarray(synthetic, dtype=float), np.asarray(query, dtype=float), released, eta
+
+
+def _update(synthetic: np.ndarray, query: np.ndarray, direction: float, eta: float, *, normalise: bool = True) -> np.ndarray:
+    weights = synthetic * np.exp(-eta * direction * query)
+    return weights / weights.sum() if normalise else weights
+
+
+def _judge_mw_step(evidence: dict, cases: list[tuple]) -> str:
+    results = calls(evidence, parameters=_MW_PARAMETERS)
+    if len(results) != len(cases):
+        raise Wrong("the check could not read your function's results")
+    for (synthetic, query, released, eta), got in zip(cases, results, strict=True):
+        synthetic, query = np.asarray(synthetic, dtype=float), np.asarray(query, dtype=float)
+        error = float(query @ synthetic) - released
+        sign = float(np.sign(error))
+        diagnose(got, mw_update(synthetic, query, released, eta=eta), atol=1e-6,
+                 what=f"p̃ after the update with q·p̃ = {query @ synthetic:.4g}, y = {released:.4g}, η = {eta:g}",
+                 hint="the loss of a cell is sign(q·p̃ − y)·q(u); weights shrink by e^(−η·loss), then are renormalised",
+                 mistakes={
+                     "the counted cells always gain weight, whatever the sign of q·p̃ − y":
+                         (_update(synthetic, query, -1.0, eta),
+                          "when the synthetic answer is too high, the cells the query counts must lose weight"),
+                     "the weights moved the wrong way (the sign is flipped)":
+                         (_update(synthetic, query, -sign, eta), "a cell with positive loss loses weight"),
+                     "the weights are not normalised":
+                         (_update(synthetic, query, sign, eta, normalise=False), "p̃ is a distribution"),
+                     "the loss is q·p̃ − y itself, not its sign":
+                         (_update(synthetic, query, error, eta),
+                          "Lecture 4's update uses only the sign of the error"),
+                 })
+    return f"checked on {len(cases)} updates, with the synthetic answer below y and above it"
+
+
+mw_step = Exercise(
+    "mw-step",
+    probe=lambda fn, cases: call_evidence(fn, cases, parameters=_MW_PARAMETERS),
+    judge=_judge_mw_step,
+    cases=_mw_cases,
+)
+"""Exercise ``mw-step``: ``fn(p_tilde, q, y, eta)`` returns p̃ after one MW update (Lecture 4)."""
 
 
 def _judge_update_cap(evidence: dict) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from .._validation import as_generator
+from ..audit import audit as run_audit
 from ..audit import exact_variant_loss
 from ..svt_variants import svt_standard_spec
 from ._core import Exercise, NotAttempted, Wrong, diagnose, value, value_evidence
@@ -13,11 +15,12 @@ __all__ = ["ALLOCATION", "AUDIT_YOUR_OWN", "COUNTEREXAMPLE", "allocation_gain", 
            "spot_the_flaw"]
 
 _FLAWS = {"alg3": "output", "alg4": "query noise", "alg5": "query noise", "alg6": "query noise"}
+# Each hint points at where to look, never at the answer: compare the variant with Alg. 1 line by line.
 _FLAW_HINTS = {
-    "alg3": "Alg. 3 adds the right noise, but on ⊤ it outputs the noisy answer qᵢ + νᵢ itself",
-    "alg4": "Alg. 4's query noise does not grow with c: compare its νᵢ's scale with Alg. 1's",
-    "alg5": "Alg. 5 adds no noise to the queries at all",
-    "alg6": "Alg. 6's query noise does not grow with c, and it never stops",
+    "alg3": "set Alg. 3 beside Alg. 1 and compare, line by line, everything each one releases when a query is ⊤",
+    "alg4": "write down the scale of every noise in Alg. 4 and in Alg. 1, and how each one grows with c",
+    "alg5": "list which quantities Alg. 5 perturbs before it compares them, and which it compares as they are",
+    "alg6": "write down how each of Alg. 6's noise scales depends on c, and how many ⊤ it answers before it stops",
 }
 
 
@@ -76,8 +79,8 @@ def _judge_allocation_gain(evidence: dict) -> str:
 
     expected = gain(monotonic=monotonic)
     diagnose(got, expected, what="the variance ratio (even split ÷ Lyu et al.'s split)", rtol=1e-6,
-             hint="ρ ~ Lap(Δ/ε₁) and νᵢ ~ Lap(2cΔ/ε₂) are independent, so Var(νᵢ − ρ) = 2(Δ/ε₁)² + 2(2cΔ/ε₂)²; "
-                  "evaluate it at ε₁ = ε₂ = ε/2 and at ε₁ : ε₂ = 1 : (2c)^{2/3}",
+             hint="the comparison noise is the difference of two independent Laplace variables: its variance is the "
+                  "sum of theirs; work out each one's scale under both splits of ε",
              mistakes={"the query noise of monotonic queries, Lap(cΔ/ε₂); these queries are general":
                            (gain(monotonic=not monotonic), "general queries need Lap(2cΔ/ε₂)"),
                        "a ratio of standard deviations, not of variances": (np.sqrt(expected), "square it: the exercise asks for variances"),
@@ -162,17 +165,35 @@ def _judge_audit_your_own(evidence: dict) -> str:
     audit = evidence.get("audit", {})
     if "unsupported" in audit:
         raise Wrong(f"noisy_max_result: expected the result of audit.audit, got a {audit['unsupported']}",
-                    "noisy_max_result = audit.audit(noisy_max_value, [1.0] * 5, [2.0] * 5, epsilon=0.5, trials=100_000, rng=SEED)")
+                    "run the auditor on your mechanism with the neighbours the exercise names, and pass what it returns")
     pair = sorted([audit["answers_d"], audit["answers_d_prime"]])
     if pair != sorted([spec["answers_d"], spec["answers_d_prime"]]):
         raise Wrong("noisy_max_result audits other inputs", "audit it on [1.0] * 5 and [2.0] * 5")
     if not np.isclose(audit["claimed_epsilon"], spec["epsilon"]):
         raise Wrong(f"noisy_max_result tests ε = {audit['claimed_epsilon']:g}", "the claim to test is ε = 0.5")
+    # What the kernel reports about its audit is not evidence: the audit is run again here, on the mechanism
+    # whose outputs were just checked, with the student's number of test runs and a seed of the judge's.
+    trials = audit["trials"]
+    if not 100 <= trials <= 1_000_000:
+        raise Wrong(f"noisy_max_result was run with {trials:,.0f} test runs", "use between 10² and 10⁶ test runs")
+    again = run_audit(_noisy_max_value(b), spec["answers_d"], spec["answers_d_prime"], epsilon=spec["epsilon"],
+                      trials=int(trials), rng=spec["probe_seed"])
+    if not again.flagged:
+        raise Wrong(f"an audit with {trials:,.0f} test runs does not flag the claim (p = {again.p_value:.2g} when run "
+                    "again by the check)", "give the auditor more runs")
     if not audit["flagged"]:
-        raise Wrong(f"your audit did not flag the claim (p = {audit['p_value']:.2g} with {audit['trials']:,.0f} test runs)",
-                    "give the auditor more runs: trials=100_000")
-    return (f"flagged: p = {audit['p_value']:.2g}, and the released maximum loses ε ≥ {audit['epsilon_lower_bound']:.3f} "
-            f"against the claimed {spec['epsilon']}")
+        raise Wrong("your audit result says the claim holds, but the same audit, run again, flags it",
+                    "pass the result of audit.audit itself, unchanged")
+    return (f"flagged: p = {again.p_value:.2g} when the check ran your audit again, and the released maximum loses "
+            f"ε ≥ {again.epsilon_lower_bound:.3f} against the claimed {spec['epsilon']}")
+
+
+def _noisy_max_value(scale: float):
+    """StatDP's flawed report noisy max that releases the maximum's value, with Lap(``scale``) noise."""
+    def mechanism(answers, *, trials, rng):
+        answers = np.asarray(answers, dtype=float)
+        return (answers + as_generator(rng).laplace(0.0, scale, size=(trials, answers.size))).max(axis=1)
+    return mechanism
 
 
 audit_your_own = Exercise("audit-your-own", probe=_probe_audit_your_own, judge=_judge_audit_your_own)
