@@ -8,6 +8,7 @@ land in ``test-artifacts/``.
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 
 import nbformat
@@ -18,8 +19,20 @@ from dpcourse.classroom.release import release_notebook
 from .conftest import ROOT, TOKEN
 
 
-def _upload(lab: str, name: str) -> str:
+def _with_wrong_answers(nb):
+    """Every exercise's stub answered wrongly: ``name = 0`` for a value, ``return 0`` for a function."""
+    for cell in nb.cells:
+        if "solution" in cell.metadata.get("tags", []):
+            cell.source = re.sub(r"= \.\.\.  # your answer", "= 0  # a wrong answer", cell.source)
+            cell.source = re.sub(r"^(\s*)raise NotImplementedError\(.*\)$", r"\1return 0", cell.source, flags=re.M)
+    return nb
+
+
+def _upload(lab: str, name: str, wrong: bool = False) -> str:
     nb = release_notebook(nbformat.read(ROOT / "notebooks" / name, as_version=4))
+    if wrong:
+        nb = _with_wrong_answers(nb)
+        name = name.replace(".ipynb", "_wrong.ipynb")
     for path, body in (("student", {"type": "directory"}),
                        (f"student/{name}", {"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))})):
         request = urllib.request.Request(f"{lab}/api/contents/{path}?token={TOKEN}", data=json.dumps(body).encode(),
@@ -56,14 +69,49 @@ def _check_the_run_reached_the_end(page, artifacts, name: str) -> None:
     not_attempted.first.screenshot(path=str(artifacts / f"student_{name[:2]}_not_attempted.png"))
 
 
-# Notebook 01's Run All is checked by the wrong-answer test below, which starts with it.
+NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+
+
 @pytest.mark.e2e
-def test_run_all_on_the_student_copy_reaches_the_end(lab, browser, artifacts):
-    name = "06_private_mw.ipynb"
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_run_all_with_a_wrong_answer_in_every_exercise_reaches_the_last_cell(lab, browser, artifacts, name):
+    """A wrong answer shows its ✗ and the run goes on: every cell runs, every figure and panel is drawn."""
+    released = release_notebook(nbformat.read(ROOT / "notebooks" / name, as_version=4))
+    exercises = sorted({c.metadata["dpcourse"]["exercise"] for c in released.cells if "check" in c.metadata.get("tags", [])})
+    figures = sum(1 for c in released.cells if c.cell_type == "code" and "plt.show()" in c.source)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
-        _open_and_run_all(page, _upload(lab, name))
-        _check_the_run_reached_the_end(page, artifacts, name)
+        _open_and_run_all(page, _upload(lab, name, wrong=True))
+        page.screenshot(path=str(artifacts / f"student_{name[:2]}_wrong_answers_end.png"))
+        page.locator(".jp-Notebook").click()
+        page.keyboard.press("Control+s")  # what JupyterLab ran, with its outputs, read back from the server
+        saved = name.replace(".ipynb", "_wrong.ipynb")
+        page.wait_for_function(f"() => !document.title.startsWith('●') && document.title.includes('{saved[:10]}')",
+                               timeout=30_000)
+        page.wait_for_timeout(1000)
+        with urllib.request.urlopen(f"{lab}/api/contents/student/{saved}?token={TOKEN}", timeout=30) as response:
+            ran = nbformat.from_dict(json.loads(response.read())["content"])
+        code = [c for c in ran.cells if c.cell_type == "code" and c.source.strip()]
+        assert all(c.execution_count is not None for c in code), "Run All stopped before the last cell"
+        assert not [o for c in code for o in c.outputs if o.output_type == "error"]
+        failed = {c.metadata["dpcourse"]["exercise"] for c in code if "check" in c.metadata.get("tags", [])
+                  and any("✗ " in "".join(o.get("data", {}).get("text/plain", "")) for o in c.outputs)}
+        assert sorted(failed) == exercises
+        def has_png(cell):
+            return any("image/png" in o.get("data", {}) for o in cell.outputs)
+
+        panels_shown = [c for c in code if any("".join(o.get("data", {}).get("text/plain", "")).startswith("[panel:")
+                                               for o in c.outputs)]
+        pictures = [c for c in code if "plt.show()" in c.source] + panels_shown
+        assert len(pictures) >= figures and panels_shown and all(has_png(c) for c in pictures)
+        panels = page.locator(".dpcourse-panel img.dpcourse-panel-image")
+        for index in range(panels.count()):
+            panels.nth(index).scroll_into_view_if_needed()
+            page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=panels.nth(index).element_handle(),
+                                   timeout=60_000)
+        failure = page.locator(".jp-OutputArea-output").filter(has_text="✗ ").first
+        failure.scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / f"student_{name[:2]}_wrong_answers_a_check.png"))
     finally:
         page.close()
 
