@@ -43,16 +43,23 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-venv: $(STAMP)
+# JupyterLab's settings defaults for everyone using this environment: no news pop-up over the figures on first
+# start, no update check (jupyter/overrides.json; Binder's postBuild installs the same file).
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+$(LAB_OVERRIDES): jupyter/overrides.json $(STAMP)
+	mkdir -p $(dir $@)
+	cp jupyter/overrides.json $@
+
+venv: $(STAMP) $(LAB_OVERRIDES)
 
 # Students work in their own copy (git-ignored): exercises as stubs, no stored answers.
 STUDENT ?= student
 
-lab: $(STAMP)
+lab: $(STAMP) $(LAB_OVERRIDES)
 	$(BIN)/python -m dpcourse release $(STUDENT) --keep-changed
 	$(BIN)/jupyter lab --ServerApp.root_dir=$(STUDENT) $(ROOT_FLAG) $(ARGS)
 
-lab-solutions: $(STAMP)
+lab-solutions: $(STAMP) $(LAB_OVERRIDES)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG) $(ARGS)
 
 # Two test workers share two cores: one BLAS thread each (and in the kernels they start), or OpenBLAS's
@@ -86,7 +93,7 @@ $(E2E_STAMP): requirements-e2e.txt $(STAMP)
 	touch $(E2E_STAMP)
 
 # The browser suite needs Debian's Chromium (apt-get install chromium); without it, it is skipped.
-e2e: $(STAMP) $(TEST_STAMP)
+e2e: $(STAMP) $(TEST_STAMP) $(LAB_OVERRIDES)
 ifeq ($(CHROMIUM),)
 	@echo "Chromium not found: browser tests skipped (apt-get install chromium to run them)"
 else

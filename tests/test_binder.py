@@ -7,6 +7,7 @@ pip section on PyPI, for the Python it names, checks what Binder installs.
 from __future__ import annotations
 
 import os
+import json
 import re
 import stat
 import subprocess
@@ -76,3 +77,11 @@ def test_binder_requirements_resolve_together_on_pypi(tmp_path):
                              "--disable-pip-version-check", *target, "-r", str(requirements)],
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_jupyterlab_news_and_update_pop_ups_are_off_for_make_lab_and_binder():
+    overrides = json.loads((ROOT / "jupyter" / "overrides.json").read_text())
+    assert overrides["@jupyterlab/apputils-extension:notification"] == {"fetchNews": "false", "checkForUpdates": False}
+    assert "cp jupyter/overrides.json" in (ROOT / "postBuild").read_text()
+    makefile = (ROOT / "Makefile").read_text()
+    assert "cp jupyter/overrides.json $@" in makefile and re.search(r"^lab: .*\$\(LAB_OVERRIDES\)", makefile, re.M)

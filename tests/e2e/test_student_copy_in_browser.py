@@ -82,6 +82,8 @@ def test_run_all_with_a_wrong_answer_in_every_exercise_reaches_the_last_cell(lab
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
         _open_and_run_all(page, _upload(lab, name, wrong=True))
+        # the shipped settings (jupyter/overrides.json) keep JupyterLab's news question off the figures
+        assert page.get_by_text("official Jupyter news").count() == 0
         page.screenshot(path=str(artifacts / f"student_{name[:2]}_wrong_answers_end.png"))
         page.locator(".jp-Notebook").click()
         page.keyboard.press("Control+s")  # what JupyterLab ran, with its outputs, read back from the server
