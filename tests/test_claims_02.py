@@ -80,7 +80,7 @@ def test_randomized_response_and_laplace_cross_near_root_n(nb):
 
 def test_the_attack(nb):
     nb.states("c13a0001", "Answers within $E = 0.1\\sqrt n$ give away every bit; at $E = \\sqrt n$ the attack still recovers 78% of them; the 1-DP answers leave it at guessing")
-    nb.states("ccbfc210", "✗ [LP/LS]; measured: every bit at $E = 0.1\\sqrt n$", "the attack measured: 78% at $E = \\sqrt n$")
+    nb.states("c13a0010", "✗ [LP/LS]; measured: every bit at $E = 0.1\\sqrt n$", "the attack measured: 78% at $E = \\sqrt n$")
     lines = nb.printed_lines("9b6d577c")
     recovered = {number_after(line, "E ="): number_after(line, "√n:") for line in lines if line.startswith("E =")}
     assert recovered[0.1] == 1.0 and round(100 * recovered[1.0]) == 78
@@ -130,7 +130,7 @@ def test_all_subsets_formula_against_the_package():
 
 
 def test_randomized_response_needs_its_square_root_log(nb):
-    nb.states("ccbfc210", "the lecture's \"O(1/√n) by randomized response\" drops this $\\sqrt{\\log}$ factor")
+    nb.states("c13a0011", "the lecture's \"O(1/√n) by randomized response\" drops this $\\sqrt{\\log}$ factor")
     scaled = [bounds.rr_max_error_bound(n=n, num_queries=n, beta=0.05, epsilon=1.0) * np.sqrt(n) for n in (10**3, 10**5, 10**7)]
     assert scaled == sorted(scaled) and scaled[-1] / scaled[0] > 1.2  # not O(1/√n) at k = n
 

@@ -109,7 +109,7 @@ def test_allocation_and_dwork_roth(nb):
     nb.states("c62125e5", "it is, with SVT-S 1:1, one of the two worst, and the two differ by less than 0.15 everywhere, "
                           "each ahead of the other somewhere",
               "NCR is below NCS for every method at every ε",
-              "giving the queries most of the budget (1:c, 1:(2c)^{2/3}) is much better, and exploiting monotonicity is better still")
+              "giving the queries most of the budget ($1 : c$ and $1 : (2c)^{2/3}$) is much better, and exploiting monotonicity is better still")
     tables = _table(nb.printed("a7ec7ac3"))
     assert set(tables) == {"F-measure", "NCS", "NCR"}
     ahead_somewhere = set()

@@ -67,19 +67,27 @@ def test_stubs_name_only_what_the_check_reads_and_keep_the_code_around(released)
                 continue
             exercise = before.metadata["dpcourse"]["exercise"]
             lines = before.source.splitlines()
-            begin, end = lines.index(next(x for x in lines if x.strip() == student_copy.BEGIN)), \
-                lines.index(next(x for x in lines if x.strip() == student_copy.END))
+            begins = [i for i, x in enumerate(lines) if x.strip() == student_copy.BEGIN]
+            ends = [i for i, x in enumerate(lines) if x.strip() == student_copy.END]
+            # the code around the regions is kept as it is, and each region becomes its stub (a cell may have several)
+            outside = [lines[: begins[0]], *(lines[e + 1: b] for e, b in zip(ends, begins[1:], strict=False)),
+                       lines[ends[-1] + 1:]]
             stub = after.source.splitlines()
-            assert stub[:begin] == lines[:begin] and stub[len(stub) - (len(lines) - end - 1):] == lines[end + 1:]
-            region = stub[begin:len(stub) - (len(lines) - end - 1)]
-            indent = lines[begin][: len(lines[begin]) - len(lines[begin].lstrip())]
-            if indent:
-                indented += 1
-                assert region[-1] == f'{indent}raise NotImplementedError("exercise {exercise}: write your answer here")'
-            else:
-                top_level += 1
-                names = [STUB_LINE.fullmatch(line).group(1) for line in region]  # every line is `name = ...`
-                assert names and set(names) <= _check_reads(original, exercise), (exercise, region)
+            assert stub[: len(outside[0])] == outside[0]
+            position = len(outside[0])
+            for begin, following in zip(begins, outside[1:], strict=True):
+                end = next((j for j in range(position, len(stub) + 1) if following and stub[j: j + len(following)] == following
+                            and (following is not outside[-1] or j + len(following) == len(stub))), len(stub))
+                region, position = stub[position:end], end + len(following)
+                indent = lines[begin][: len(lines[begin]) - len(lines[begin].lstrip())]
+                if indent:
+                    indented += 1
+                    assert region[-1] == f'{indent}raise NotImplementedError("exercise {exercise}: write your answer here")'
+                else:
+                    top_level += 1
+                    names = [STUB_LINE.fullmatch(line).group(1) for line in region]  # every line is `name = ...`
+                    assert names and set(names) <= _check_reads(original, exercise), (exercise, region)
+            assert position == len(stub), (exercise, stub[position:])
     assert top_level >= 10 and indented >= 3
 
 
