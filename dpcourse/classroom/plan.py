@@ -293,15 +293,23 @@ def _wrap_check(source: str, exercise: str, nonce: str, seed: int) -> str:
 
 
 def source_for(path: Path, submission: Any, sources: Mapping[str, Any]) -> str | None:
-    """The source notebook's stem: by file name, else the one sharing the most cell ids and exercise ids."""
+    """The source notebook's stem: by file name, else the one sharing the most cell ids and exercise ids, and among
+    those (two notebooks may share exercise ids) the one whose cells the submission's resemble most."""
     if path.stem in sources:
         return path.stem
     submitted = {_cell_id(c) for c in submission.cells} | {meta_exercise(c) for c in submission.cells}
     submitted.discard(None)
     score = {stem: len(submitted & ({_cell_id(c) for c in nb.cells} | {meta_exercise(c) for c in nb.cells}))
              for stem, nb in sources.items()}
-    best = max(score, key=lambda stem: score[stem], default=None)
-    return best if best is not None and score[best] > 0 else None
+    top = max(score.values(), default=0)
+    if top == 0:
+        return None
+    tied = [stem for stem in sources if score[stem] == top]
+    if len(tied) == 1:
+        return tied[0]
+    cells = [_normalise(c.source) for c in submission.cells]
+    return max(tied, key=lambda stem: difflib.SequenceMatcher(
+        a=cells, b=[_normalise(c.source) for c in sources[stem].cells], autojunk=False).ratio())
 
 
 def pick_graded(paths: Sequence[Path], stem: str) -> Path:

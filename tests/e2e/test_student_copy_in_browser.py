@@ -1,4 +1,5 @@
-"""What a student sees: the released notebook in JupyterLab, Run All to the end, then a wrong answer.
+"""What a student sees: the released notebook in JupyterLab, Run All to the end, then a wrong answer; and the
+helpers the workbook test uses to run every notebook's student copy with a wrong answer in every exercise.
 
 The released notebooks are uploaded through the Jupyter contents API into the server the suite
 started (so the solution notebooks it serves stay as they are). Screenshots of the check outputs
@@ -69,53 +70,43 @@ def _check_the_run_reached_the_end(page, artifacts, name: str) -> None:
     not_attempted.first.screenshot(path=str(artifacts / f"student_{name[:2]}_not_attempted.png"))
 
 
-NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+def check_wrong_answers_ran_to_the_end(page, lab: str, name: str, artifacts) -> None:
+    """After Run All on the copy of ``name`` with a wrong answer in every exercise (``_upload(..., wrong=True)``):
+    every cell ran, every exercise shows its ✗, every figure and panel was drawn, and no news pop-up covers them.
 
-
-@pytest.mark.e2e
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_run_all_with_a_wrong_answer_in_every_exercise_reaches_the_last_cell(lab, browser, artifacts, name):
-    """A wrong answer shows its ✗ and the run goes on: every cell runs, every figure and panel is drawn."""
+    What JupyterLab ran is saved and read back from the server, since it keeps only the cells in view in the page.
+    """
     released = release_notebook(nbformat.read(ROOT / "notebooks" / name, as_version=4))
     exercises = sorted({c.metadata["dpcourse"]["exercise"] for c in released.cells if "check" in c.metadata.get("tags", [])})
     figures = sum(1 for c in released.cells if c.cell_type == "code" and "plt.show()" in c.source)
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    try:
-        _open_and_run_all(page, _upload(lab, name, wrong=True))
-        # the shipped settings (jupyter/overrides.json) keep JupyterLab's news question off the figures
-        assert page.get_by_text("official Jupyter news").count() == 0
-        page.screenshot(path=str(artifacts / f"student_{name[:2]}_wrong_answers_end.png"))
-        page.locator(".jp-Notebook").click()
-        page.keyboard.press("Control+s")  # what JupyterLab ran, with its outputs, read back from the server
-        saved = name.replace(".ipynb", "_wrong.ipynb")
-        page.wait_for_function(f"() => !document.title.startsWith('●') && document.title.includes('{saved[:10]}')",
-                               timeout=30_000)
-        page.wait_for_timeout(1000)
-        with urllib.request.urlopen(f"{lab}/api/contents/student/{saved}?token={TOKEN}", timeout=30) as response:
-            ran = nbformat.from_dict(json.loads(response.read())["content"])
-        code = [c for c in ran.cells if c.cell_type == "code" and c.source.strip()]
-        assert all(c.execution_count is not None for c in code), "Run All stopped before the last cell"
-        assert not [o for c in code for o in c.outputs if o.output_type == "error"]
-        failed = {c.metadata["dpcourse"]["exercise"] for c in code if "check" in c.metadata.get("tags", [])
-                  and any("✗ " in "".join(o.get("data", {}).get("text/plain", "")) for o in c.outputs)}
-        assert sorted(failed) == exercises
-        def has_png(cell):
-            return any("image/png" in o.get("data", {}) for o in cell.outputs)
+    # the shipped settings (jupyter/overrides.json) keep JupyterLab's news question off the figures
+    assert page.get_by_text("official Jupyter news").count() == 0
+    page.screenshot(path=str(artifacts / f"student_{name[:2]}_wrong_answers_end.png"))
+    page.locator(".jp-Notebook").click()
+    page.keyboard.press("Control+s")
+    saved = name.replace(".ipynb", "_wrong.ipynb")
+    page.wait_for_function(f"() => !document.title.startsWith('●') && document.title.includes('{saved[:10]}')",
+                           timeout=30_000)
+    page.wait_for_timeout(1000)
+    with urllib.request.urlopen(f"{lab}/api/contents/student/{saved}?token={TOKEN}", timeout=30) as response:
+        ran = nbformat.from_dict(json.loads(response.read())["content"])
+    code = [c for c in ran.cells if c.cell_type == "code" and c.source.strip()]
+    assert all(c.execution_count is not None for c in code), "Run All stopped before the last cell"
+    assert not [o for c in code for o in c.outputs if o.output_type == "error"]
+    failed = {c.metadata["dpcourse"]["exercise"] for c in code if "check" in c.metadata.get("tags", [])
+              and any("✗ " in "".join(o.get("data", {}).get("text/plain", "")) for o in c.outputs)}
+    assert sorted(failed) == exercises
 
-        panels_shown = [c for c in code if any("".join(o.get("data", {}).get("text/plain", "")).startswith("[panel:")
-                                               for o in c.outputs)]
-        pictures = [c for c in code if "plt.show()" in c.source] + panels_shown
-        assert len(pictures) >= figures and panels_shown and all(has_png(c) for c in pictures)
-        panels = page.locator(".dpcourse-panel img.dpcourse-panel-image")
-        for index in range(panels.count()):
-            panels.nth(index).scroll_into_view_if_needed()
-            page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=panels.nth(index).element_handle(),
-                                   timeout=60_000)
-        failure = page.locator(".jp-OutputArea-output").filter(has_text="✗ ").first
-        failure.scroll_into_view_if_needed()
-        page.screenshot(path=str(artifacts / f"student_{name[:2]}_wrong_answers_a_check.png"))
-    finally:
-        page.close()
+    def has_png(cell):
+        return any("image/png" in o.get("data", {}) for o in cell.outputs)
+
+    panels_shown = [c for c in code if any("".join(o.get("data", {}).get("text/plain", "")).startswith("[panel:")
+                                           for o in c.outputs)]
+    pictures = [c for c in code if "plt.show()" in c.source] + panels_shown
+    assert len(pictures) >= figures and panels_shown and all(has_png(c) for c in pictures)
+    failure = page.locator(".jp-OutputArea-output").filter(has_text="✗ ").first
+    failure.scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / f"student_{name[:2]}_wrong_answers_a_check.png"))
 
 
 @pytest.mark.e2e
@@ -124,6 +115,7 @@ def test_run_all_then_a_wrong_answer_shows_one_short_block_without_traceback(lab
 
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
+        # Run All on a student copy is tested on every notebook in test_workbook_in_browser.py
         _open_and_run_all(page, _upload(lab, "01_laplace_utility.ipynb"))
         _check_the_run_reached_the_end(page, artifacts, "01_laplace_utility.ipynb")
         stub = page.locator(".jp-CodeCell").filter(has_text="K_max = ...").first

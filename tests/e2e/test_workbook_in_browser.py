@@ -1,4 +1,5 @@
-"""Every notebook in a real JupyterLab: run all cells, no errors, and every panel reacts to its first slider.
+"""Every notebook's student copy in a real JupyterLab, with a wrong answer in every exercise: Run All reaches
+the end with every ✗ shown and every figure drawn, and every panel reacts to its first slider.
 
 For each panel (``.dpcourse-panel``) the test presses the first slider's handle a few times and
 measures, in the page's own clock, the time from the key press to the new image
@@ -19,6 +20,7 @@ import numpy as np
 import pytest
 
 from .conftest import ROOT, TOKEN
+from .test_student_copy_in_browser import _upload, check_wrong_answers_ran_to_the_end
 
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 PRESSES = 5
@@ -56,7 +58,8 @@ def test_notebook_runs_and_its_panels_react(lab, browser, artifacts, name):
 
     page = browser.new_page(viewport={"width": 1400, "height": 1000}, device_scale_factor=2)
     try:
-        page.goto(f"{lab}/lab/tree/notebooks/{name}?token={TOKEN}&reset")
+        # the student copy, with a wrong answer in every exercise: the run must still reach the end
+        page.goto(_upload(lab, name, wrong=True))
         expect(page.locator("#jp-main-statusbar")).to_contain_text("Idle", timeout=90_000)
         page.wait_for_timeout(1000)  # the status bar reads "Idle" briefly before the kernel is attached
         expect(page.locator("#jp-main-statusbar")).to_contain_text("Python 3 (ipykernel) | Idle", timeout=90_000)
@@ -71,6 +74,7 @@ def test_notebook_runs_and_its_panels_react(lab, browser, artifacts, name):
         errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
         texts = [errors.nth(i).inner_text() for i in range(errors.count())]
         assert not [t for t in texts if "Traceback" in t or "Error" in t], texts
+        check_wrong_answers_ran_to_the_end(page, lab, name, artifacts)
 
         panels = page.locator(".dpcourse-panel")
         assert panels.count() >= 1, "no panel on the page"
