@@ -124,21 +124,21 @@ def unreadable_files() -> dict[str, dict[str, object]]:
     }
 
 
-def odd_metadata():
-    """The right answers, with metadata of every wrong shape (graded as usual, by position)."""
-    nb = right()
-    max_queries, icu = answer_index(nb, "max-queries"), answer_index(nb, "icu-sensitivity")
+def with_odd_metadata(nb):
+    """``nb`` with metadata of every wrong shape: a string for ``dpcourse``, a list for an exercise id, a string
+    for the tags (graded as usual, by position). The answers are found by their source."""
+    nb = copy.deepcopy(nb)
+    cells = {c.source: c for c in nb.cells}
     nb.cells[0].metadata["dpcourse"] = "a string"
-    nb.cells[max_queries].metadata["dpcourse"] = {"exercise": ["max-queries"]}
-    nb.cells[icu].metadata["tags"] = "solution"
-    nb.cells[1]["id"] = uuid.uuid4().hex[:8]
+    cells["K_max = 538"].metadata["dpcourse"] = {"exercise": ["max-queries"]}
+    cells["icu_sensitivity = 10"].metadata["tags"] = "solution"
     return nb
 
 
-def pasted_twice(first: str, second: str):
-    """The max-queries answer cell pasted twice (Jupyter keeps the metadata), ``first`` above ``second``."""
-    nb = right()
-    index = answer_index(nb, "max-queries")
+def pasted_twice(nb, exercise: str, first: str, second: str):
+    """``exercise``'s answer cell pasted twice (Jupyter keeps the metadata), ``first`` above ``second``."""
+    nb = copy.deepcopy(nb)
+    index = answer_index(nb, exercise)
     copy_cell = copy.deepcopy(nb.cells[index])
     copy_cell["id"] = uuid.uuid4().hex[:8]
     nb.cells[index].source = first

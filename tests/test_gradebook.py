@@ -158,28 +158,3 @@ def test_a_plain_roster_is_one_student_per_line(tmp_path):
     path.write_text("# course 2026\nada\n\nbob\n")
     assert [e.student for e in gradebook.read_roster(path)] == ["ada", "bob"]
 
-
-@pytest.mark.slow
-def test_grading_three_students_gives_the_whole_gradebook(tmp_path):
-    """Real grading (unconfined, so it runs everywhere): ada hands in both notebooks, bob only the first
-    (one named mistake), carol is only on the roster."""
-    from tests.grading_scenarios import WRONG, right, with_answers
-
-    source = course(tmp_path)
-    for student, files in {"ada": {"01_first": right(), "02_second": right()},
-                           "bob": {"01_first": with_answers(right(), max_queries=WRONG["max_queries"])}}.items():
-        (tmp_path / "submissions" / student).mkdir(parents=True)
-        for name, nb in files.items():
-            nbformat.write(nb, tmp_path / "submissions" / student / f"{name}.ipynb")
-    (tmp_path / "roster.txt").write_text("ada\nbob\ncarol\n")
-    out = tmp_path / "grades.csv"
-    status = main(["grade", *map(str, sorted((tmp_path / "submissions").glob("*/*.ipynb"))), "--source", str(source),
-                   "--report", str(out), "--sandbox", "none", "--jobs", "2", "--roster", str(tmp_path / "roster.txt"),
-                   "--gradebook", "canvas", "--gradebook", "gradescope", "--feedback", str(tmp_path / "feedback")])
-    assert status == 0
-    totals = {line[0]: line[1:] for line in read_csv(tmp_path / "grades_totals.csv")[1:]}
-    assert totals == {"ada": ["3", "6", "9", "9"], "bob": ["2", "0", "2", "9"], "carol": ["0", "0", "0", "9"]}
-    assert len(read_csv(tmp_path / "grades_canvas.csv")) == 2 + 3 and len(read_csv(tmp_path / "grades_gradescope.csv")) == 1 + 3
-    page = (tmp_path / "grades_summary.html").read_text()
-    assert "1 × you dropped the logarithm" in page
-    assert len(list((tmp_path / "feedback").rglob("*.md"))) == 3 * 2

@@ -14,7 +14,12 @@ import pytest
 from dpcourse.classroom import reports
 from dpcourse.classroom.cli import main
 from dpcourse.classroom.grade import UNCONFINED
-from tests.grading_scenarios import EXERCISES, NAME, WRONG, released, right, unreadable_files, with_answers, write_course
+import csv
+
+import nbformat
+
+from tests.grading_scenarios import (EXERCISES, NAME, WRONG, released, right, source_notebook, unreadable_files,
+                                     with_answers, write_course)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -50,10 +55,20 @@ def unconfined(tmp_path_factory):
                    "flooder": {NAME: with_answers(right(), max_queries=FLOODER)},
                    "zed": {NAME: right()}, **unreadable_files()}
     paths = write_course(root, submissions)
+    # a second notebook of the course, worth 2 points an exercise, which nobody handed in; carol is only on the roster
+    second = source_notebook()
+    for cell in second.cells:
+        if "check" in cell.metadata.get("tags", []):
+            cell.metadata["dpcourse"]["points"] = 2
+    nbformat.write(second, root / "source" / "second.ipynb")
+    (root / "roster.txt").write_text("alice\nbob\ncarol\n")
     report = root / "grades.csv"
     status = main(["grade", *map(str, paths), "--source", str(root / "source"), "--report", str(report),
-                   "--sandbox", "none", "--jobs", "2", "--cell-timeout", "20", "--notebook-timeout", "90"])
-    return {"status": status, "rows": reports.read_report(report), "report": report}
+                   "--sandbox", "none", "--jobs", "2", "--cell-timeout", "20", "--notebook-timeout", "90",
+                   "--roster", str(root / "roster.txt"), "--gradebook", "canvas", "--gradebook", "gradescope",
+                   "--feedback", str(root / "feedback")])
+    return {"status": status, "rows": reports.read_report(report), "report": report, "root": root,
+            "students": {r.student for r in reports.read_report(report)} | {"carol"}}
 
 
 def statuses(result, student):
@@ -87,3 +102,23 @@ def test_a_flood_loses_at_most_that_submission(unconfined):
 
 def test_every_row_says_the_run_was_unconfined(unconfined):
     assert all(UNCONFINED in r.integrity for r in unconfined["rows"])
+
+
+def _csv(path):
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.reader(handle))
+
+
+def test_the_gradebook_is_over_the_whole_course_and_the_roster(unconfined):
+    """Issue 21: a notebook nobody handed in counts 0 of its points; a student only on the roster is a row of 0."""
+    root = unconfined["root"]
+    totals = {line[0]: line[1:] for line in _csv(root / "grades_totals.csv")[1:]}
+    assert _csv(root / "grades_totals.csv")[0] == ["student", "second", "small", "total", "max"]
+    assert totals["alice"] == ["0", "3", "3", "9"] and totals["bob"] == ["0", "0", "0", "9"]
+    assert totals["carol"] == ["0", "0", "0", "9"] and set(totals) == unconfined["students"]
+    canvas = _csv(root / "grades_canvas.csv")
+    assert canvas[1] == ["Points Possible", "", "", "", "6", "3"] and len(canvas) == 2 + len(totals)
+    assert len(_csv(root / "grades_gradescope.csv")) == 1 + len(totals)
+    page = (root / "grades_summary.html").read_text()
+    assert "1 × you dropped the logarithm" in page  # bob's, the one wrong max-queries of the class
+    assert len(list((root / "feedback").rglob("*.md"))) == 2 * len(totals)
