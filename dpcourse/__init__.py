@@ -24,9 +24,10 @@ Modules, one idea each:
 - :mod:`dpcourse.plotting`: one colour per method, theory as lines, measurements as points.
 - :mod:`dpcourse.widgets`: ipywidgets panels that redraw a figure, testable without a browser.
 - :mod:`dpcourse.checks`: the exercises' checks: a probe in the student's kernel, a pure judge.
-- :mod:`dpcourse.student_copy`: the students' release (``python -m dpcourse release``).
-- :mod:`dpcourse.grading`: grading in a sandbox, judged outside it (``python -m dpcourse grade``);
-  :mod:`dpcourse.instructor` keeps the old names of both.
+- :mod:`dpcourse.classroom`: the instructor's operations, on top of the rest: the students' release
+  (``python -m dpcourse release``), grading in a sandbox and judging outside it, the gradebook
+  (``python -m dpcourse grade``). The old names :mod:`dpcourse.student_copy`, :mod:`dpcourse.grading`,
+  :mod:`dpcourse.instructor` and :mod:`dpcourse._grade_worker` re-export from it for one release.
 """
 
 __version__ = "0.1.0"
