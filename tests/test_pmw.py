@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import sparse, stats
 
-from dpcourse import bounds, pmw, svt
+from dpcourse import bounds, conjunctions, pmw, svt
 from dpcourse.svt import HaltedError
 
 
@@ -130,10 +130,10 @@ def test_conjunction_query_matches_dense_and_sparse(rng):
     np.testing.assert_array_equal(q.dense(), mask.astype(float))
     assert q.view(v).sum() == pytest.approx(v[mask].sum())
     w = v.copy()
-    pmw._as_query(q, 2**7).scale(w, np.log(2))
+    conjunctions._as_query(q, 2**7).scale(w, np.log(2))
     np.testing.assert_allclose(w, np.where(mask, 2 * v, v))
     row = sparse.csr_array(mask.astype(float)[None, :])
-    assert pmw._as_query(row, 2**7).dot(v) == pytest.approx(v[mask].sum())
+    assert conjunctions._as_query(row, 2**7).dot(v) == pytest.approx(v[mask].sum())
 
 
 def test_workload_rows_are_the_checked_queries():
