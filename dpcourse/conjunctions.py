@@ -95,7 +95,7 @@ class ConjunctionQuery:
         layout = self.__dict__.get("_layout_cache")
         if layout is None:
             shape, index, high = [], [], self.num_bits
-            for a, v in sorted(zip(self.attributes, self.values), reverse=True):
+            for a, v in sorted(zip(self.attributes, self.values, strict=True), reverse=True):
                 shape += [2 ** (high - a - 1), 2]
                 index += [slice(None), v]
                 high = a
@@ -137,7 +137,8 @@ class ConjunctionWorkload:
 
     def __getitem__(self, i: int) -> ConjunctionQuery:
         i = operator.index(i)  # one query; a slice would not be a row
-        return ConjunctionQuery._checked(self.num_bits, tuple(self.attributes[i].tolist()), tuple(self.values[i].tolist()))
+        return ConjunctionQuery._checked(self.num_bits, tuple(self.attributes[i].tolist()),
+                                         tuple(self.values[i].tolist()))
 
     def __iter__(self):
         return (self[i] for i in range(len(self)))

@@ -255,7 +255,9 @@ def mw_query_release(histogram, queries, *, alpha: float, eta: float | None = No
     p = x / x.sum()
     truth = np.asarray(w @ p).ravel()
     synthetic = np.full(d, 1.0 / d)
-    chosen, gaps, potential = [], [], [kl_potential(p, synthetic)]
+    chosen: list[int] = []
+    gaps: list[float] = []
+    potential = [kl_potential(p, synthetic)]
     order = iter(range(w.shape[0]))
     while len(chosen) < cap:
         if adversarial:
@@ -265,9 +267,10 @@ def mw_query_release(histogram, queries, *, alpha: float, eta: float | None = No
             if gap < a:
                 break
         else:
-            i = next(order, None)
-            if i is None:
+            step = next(order, None)
+            if step is None:
                 break
+            i = step
             row = w[[i]] if sparse.issparse(w) else w[i]
             gap = abs(float(np.asarray(row @ synthetic).ravel()[0]) - truth[i])
             if gap < a:

@@ -81,7 +81,8 @@ class PrivateMW:
         budget ε₀ (sensitivity 1/n, which assumes n public: neighbours replace one record) on
         |q·p̃ₜ − q·p| with threshold α: noisy threshold
         α + Lap(2/(nε₀)), query noise Lap(4/(nε₀)); the N rounds are run by one
-        :class:`~dpcourse.svt.OnlineSparseVector` (c = N, budget Nε₀). On ⊤ it releases y = q·p + Lap(1/(nε₀)), updates with ℓ = sign(q·p̃ₜ − y)·q and η = α/4,
+        :class:`~dpcourse.svt.OnlineSparseVector` (c = N, budget Nε₀). On ⊤ it releases
+        y = q·p + Lap(1/(nε₀)), updates with ℓ = sign(q·p̃ₜ − y)·q and η = α/4,
         and the next query starts a fresh run. Accurate (:func:`bounds.pmw_notes_error_bound`)
         when ε₀ ≥ 16 ln(3k/β)/(nα).
 
@@ -163,7 +164,7 @@ class PrivateMW:
         if self.calibration == "notes":
             self.max_updates = max(1, int(np.floor(bounds.pmw_update_count_bound(domain_size=self.domain_size,
                                                                                  alpha=self.alpha))))
-            self.epsilon0 = self.epsilon / (2 * self.max_updates)
+            self.epsilon0: float | None = self.epsilon / (2 * self.max_updates)
             self.eta = self.alpha / 4
             self.threshold = self.alpha
             # N AboveThreshold rounds with ε₀ each, threshold α: SparseVector with c = N and budget Nε₀ = ε/2
@@ -185,7 +186,7 @@ class PrivateMW:
                                                delta=self.delta, rng=self._rng)
             scales = numeric_sparse_scales(epsilon=self.epsilon, c=self.max_updates, sensitivity=self.sensitivity,
                                            delta=self.delta)
-            self.noise_scales = dict(zip(("threshold", "query", "release"), map(float, scales)))
+            self.noise_scales = dict(zip(("threshold", "query", "release"), map(float, scales), strict=True))
         self._synthetic = np.full(self.domain_size, 1.0 / self.domain_size)
         self.updates = 0
         self.answered = 0
@@ -222,6 +223,7 @@ class PrivateMW:
         if not self.answered:
             return 0.0
         if self.calibration == "notes":
+            assert self.epsilon0 is not None  # set for the notes calibration (narrows the type for mypy)
             return self._sparse.privacy_spent + self.epsilon0 * self._laplace_releases
         return self._sparse.privacy_spent
 
@@ -331,7 +333,8 @@ def _query_stream(queries, domain_size: int):
         if rows.ndim != 2 or rows.shape[1] != domain_size:
             raise ValueError(f"queries must have shape (k, {domain_size}); got {rows.shape}")
         return [rows[[i]] for i in range(rows.shape[0])]
-    if isinstance(queries, (list, tuple)) and all(isinstance(q, ConjunctionQuery) or sparse.issparse(q) for q in queries):
+    if isinstance(queries, (list, tuple)) and all(isinstance(q, ConjunctionQuery) or sparse.issparse(q)
+                                                  for q in queries):
         return list(queries)  # each query object is checked when it is asked
     return check_unit_interval_array(queries, "queries", shape=(None, domain_size))
 
