@@ -26,8 +26,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bounds import above_threshold_scales, numeric_sparse_scales, numeric_sparse_share, sparse_vector_scales
-from .svt_variants import BOTTOM, HALTED, TOP, VARIANTS
 from ._validation import (
     as_generator,
     check_answers_and_threshold,
@@ -38,6 +36,8 @@ from ._validation import (
     check_probability,
     check_trials,
 )
+from .bounds_svt import above_threshold_scales, numeric_sparse_scales, numeric_sparse_share, sparse_vector_scales
+from .svt_variants import BOTTOM, HALTED, TOP, VARIANTS
 
 __all__ = [
     "BOTTOM",
