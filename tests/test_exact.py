@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from dpcourse import exact, svt_variants as sv
+from dpcourse import exact, exact_above_threshold, exact_variants, svt_variants as sv
 
 
 def independent_probability(key, q, t, pattern, *, epsilon, c):
@@ -133,12 +133,12 @@ def test_fast_laplace_gives_scipy_s_numbers_exactly():
     p = np.concatenate([rng.random(2000), [1e-18, 1e-9, 0.5, 1 - 1e-12]])
     for loc, scale in [(0.0, 2.0), (0.0, 4.0 / 0.3), (1.5, 0.7)]:
         frozen = stats.laplace(loc=loc, scale=scale)
-        fast = exact._fast(frozen)
-        assert isinstance(fast, exact._Laplace)
+        fast = exact_above_threshold._fast(frozen)
+        assert isinstance(fast, exact_above_threshold._Laplace)
         for method, arg in [("pdf", x), ("cdf", x), ("sf", x), ("ppf", p), ("isf", p), ("ppf", 1e-18), ("isf", 1e-18)]:
             np.testing.assert_array_equal(getattr(fast, method)(arg), getattr(frozen, method)(arg), err_msg=method)
         assert fast.median() == frozen.median() and fast.std() == frozen.std()
-    assert exact._fast(stats.norm()) is not None and not isinstance(exact._fast(stats.norm()), exact._Laplace)
+    assert exact_above_threshold._fast(stats.norm()) is not None and not isinstance(exact_above_threshold._fast(stats.norm()), exact_above_threshold._Laplace)
 
 
 def test_pmf_and_loss_with_the_fast_laplace_equal_the_generic_path():
@@ -167,14 +167,14 @@ def test_shipped_variant_losses_match_a_fresh_computation(tmp_path):
             np.testing.assert_allclose(stored[key], row, rtol=1e-12)
     for key, row in stored.items():
         variant, m, c = key.rsplit("-", 2)
-        assert np.array_equal(row[3:], exact._variant_loss_fingerprint(variant, int(m), 1.0, int(c), 1.0)), key
-    long = exact._computed_variant_loss("alg2", 150, epsilon=1.0, c=3, sensitivity=1.0)
+        assert np.array_equal(row[3:], exact_variants._variant_loss_fingerprint(variant, int(m), 1.0, int(c), 1.0)), key
+    long = exact_variants._computed_variant_loss("alg2", 150, epsilon=1.0, c=3, sensitivity=1.0)
     np.testing.assert_allclose(stored["alg2-150-3"][:3], long, rtol=1e-12)
     needed = ([f"alg4-{m}-{c}" for c in (1, 2, 3) for m in range(c + 1, c + 40, 2)] + [f"alg6-{m}-1" for m in range(2, 41, 2)]
               + [f"{k}-150-{c}" for k in ("alg1", "alg2", "svt_s") for c in (1, 2, 3)]
               + [f"{k}-{m}-{c}" for k in sv.VARIANTS for c in range(1, 6) for m in range(max(c, 1), 41)])
     assert set(needed) <= set(stored)
     assert exact.exact_variant_loss("alg4", 41, epsilon=1.0, c=2) == tuple(stored["alg4-41-2"][:3])
-    assert exact._stored_variant_loss("alg4", 41, 0.5, 2, 1.0) is None
-    assert exact._stored_variant_loss("alg4", 41, 1.0, 2, 2.0) is None
-    assert exact._stored_variant_loss("alg4", 43, 1.0, 2, 1.0) is None
+    assert exact_variants._stored_variant_loss("alg4", 41, 0.5, 2, 1.0) is None
+    assert exact_variants._stored_variant_loss("alg4", 41, 1.0, 2, 2.0) is None
+    assert exact_variants._stored_variant_loss("alg4", 43, 1.0, 2, 1.0) is None
