@@ -101,7 +101,7 @@ def _fast(noise):
     if getattr(dist, "name", None) != "laplace" or not hasattr(noise, "kwds"):
         return noise
     # the Laplace has no shape parameters: stats.laplace(loc, scale), positionally or by keyword
-    given = dict(zip(("loc", "scale"), noise.args)) | noise.kwds
+    given = dict(zip(("loc", "scale"), noise.args, strict=False)) | noise.kwds
     loc, scale = given.get("loc", 0.0), given.get("scale", 1.0)
     if not (np.isscalar(loc) and np.isscalar(scale) and np.isfinite(loc) and np.isfinite(scale) and scale > 0):
         return noise
@@ -109,7 +109,10 @@ def _fast(noise):
 
 
 def _calibrated(epsilon, sensitivity):
-    """AboveThreshold's threshold and query noise (:func:`dpcourse.svt.above_threshold_scales`), as :class:`_Laplace`."""
+    """AboveThreshold's threshold and query noise, as :class:`_Laplace`.
+
+    The scales are :func:`dpcourse.svt.above_threshold_scales`.
+    """
     threshold_scale, query_scale = above_threshold_scales(epsilon=epsilon, sensitivity=sensitivity)
     return _Laplace(0.0, threshold_scale), _Laplace(0.0, query_scale)
 
@@ -134,7 +137,8 @@ def _gauss_legendre(lo: float, hi: float, kinks, max_piece: float):
     kinks = np.asarray(kinks, dtype=float)
     edges = np.unique(np.concatenate([[lo, hi], kinks[(kinks > lo) & (kinks < hi)]]))
     pieces = np.maximum(1, np.ceil(np.diff(edges) / max_piece).astype(int))
-    cuts = np.concatenate([np.linspace(a, b, n + 1)[:-1] for a, b, n in zip(edges[:-1], edges[1:], pieces)] + [[hi]])
+    cuts = np.concatenate([np.linspace(a, b, n + 1)[:-1]
+                           for a, b, n in zip(edges[:-1], edges[1:], pieces, strict=False)] + [[hi]])
     half = np.diff(cuts) / 2
     mid = (cuts[:-1] + cuts[1:]) / 2
     return (mid[:, None] + half[:, None] * _NODES).ravel(), (half[:, None] * _WEIGHTS).ravel()
@@ -298,7 +302,7 @@ def proof_steps(answers_d, answers_d_prime, outcome: int, *, threshold: float, e
     shifted = sum(
         integrate.quad(lambda u: outcome_integrand(u - delta_q, k, a, threshold=t, threshold_noise=rho,
                                                    query_noise=nu)[0], left, right, epsabs=1e-14, epsrel=1e-12)[0]
-        for left, right in zip(np.r_[lo, inside], np.r_[inside, hi])
+        for left, right in zip(np.r_[lo, inside], np.r_[inside, hi], strict=False)
     )
     threshold_factor = float(np.max(rho.pdf(z - delta_q) / rho.pdf(z)))
     gain = nu.cdf(t + z[:, None] + delta_q - b[:k]) - nu.cdf(t + z[:, None] - a[:k])

@@ -63,7 +63,8 @@ def _pattern_items(pattern, m):
         elif np.isneginf(item):
             kinds.append(("bottom",))
         else:
-            raise ValueError("pattern entries are -inf (⊥), inf (⊤), nan (not answered) or (lo, hi) for a released number")
+            raise ValueError("pattern entries are -inf (⊥), inf (⊤), nan (not answered) "
+                             "or (lo, hi) for a released number")
     return kinds
 
 
@@ -121,7 +122,8 @@ def variant_pattern_probability(variant, answers, pattern, *, threshold, epsilon
                 lower = _laplace_cdf(np.maximum(t[i] + z, kind[1]) - q[i], spec.query_scale)
                 integrand = integrand * np.clip(upper - lower, 0.0, None)
             else:
-                released = _laplace_cdf(kind[2] - q[i], spec.numeric_scale) - _laplace_cdf(kind[1] - q[i], spec.numeric_scale)
+                released = (_laplace_cdf(kind[2] - q[i], spec.numeric_scale)
+                            - _laplace_cdf(kind[1] - q[i], spec.numeric_scale))
                 integrand = integrand * (1.0 - below) * released
         probability *= float(np.clip(w @ integrand, 0.0, 1.0))
     return probability
@@ -156,7 +158,8 @@ def counterexample(variant_key: str, num_queries: int, *, c: int = 1, sensitivit
         return d, d_prime, 0.5 * delta_q, [bottom] * (m - 1) + [top]
     if variant_key == "alg2":
         if m < c:
-            raise ValueError(f"num_queries must be an integer in [c, inf] for alg2's counterexample; got {num_queries!r}")
+            raise ValueError(f"num_queries must be an integer in [c, inf] for alg2's counterexample; "
+                             f"got {num_queries!r}")
         sizes = np.full(c, m // c)
         sizes[0] += m % c
         blocks = [adversarial_pair(int(size), sensitivity=delta_q) for size in sizes]
@@ -224,7 +227,7 @@ def _variant_loss_fingerprint(variant_key, num_queries, epsilon, c, sensitivity)
 @lru_cache(maxsize=1)
 def _variant_loss_table() -> dict:
     table = load_table(VARIANT_LOSS_TABLE.name)
-    return dict(zip(table["keys"].tolist(), table["rows"])) if table else {}
+    return dict(zip(table["keys"].tolist(), table["rows"], strict=False)) if table else {}
 
 
 def _stored_variant_loss(variant_key, num_queries, epsilon, c, sensitivity):
