@@ -3,7 +3,7 @@ import pytest
 from scipy import sparse
 from scipy.sparse import linalg as sparse_linalg
 
-from dpcourse import factorization as f, mechanisms, queries
+from dpcourse import factorization as f, matrix_mechanism, mechanisms, queries
 from tests.test_workloads import explicit
 
 STRATEGIES = {
@@ -196,11 +196,11 @@ def test_shipped_all_range_traces_match_a_fresh_computation(tmp_path):
         assert {"svd-4096", "identity-4096-0", "prefix-4096-0", "Haar wavelet-4096-0", "2-ary tree-4096-2", "64-ary tree-1024-64"} <= set(shipped.files)
     w = queries.all_range_workload(64)
     tree = f.hierarchical_strategy(64, 4)
-    direct = f._trace_gram_inverse(w.gram(), tree.gram()) * 2 * (tree.l1_sensitivity / 0.5) ** 2 / w.num_queries
+    direct = matrix_mechanism._trace_gram_inverse(w.gram(), tree.gram()) * 2 * (tree.l1_sensitivity / 0.5) ** 2 / w.num_queries
     assert f.expected_error(w, tree, epsilon=0.5) == pytest.approx(direct, rel=1e-12)
     # a strategy with the same name and size but another matrix is not looked up
     other = f.Strategy(tree.matrix * 2.0, tree.name, tree.branching, tree.level_sizes, tree.include_root)
-    assert f._stored_all_range_trace(w, other) is None
+    assert matrix_mechanism._stored_all_range_trace(w, other) is None
 
 
 def test_sampled_error_of_all_range_queries_by_prefix_sums_matches_the_gram_form():
