@@ -15,6 +15,7 @@ strategy meets. The strategies themselves are in :mod:`dpcourse.strategies`.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import scipy.linalg
@@ -92,7 +93,7 @@ def tree_least_squares(strategy: Strategy, noisy_answers) -> np.ndarray:
         raise ValueError(f"noisy_answers must have {strategy.num_queries} entries on the last axis; got {y.shape}")
     single = y.ndim == 1
     y = np.atleast_2d(y)
-    b, counts = strategy.branching, strategy.level_counts()
+    b, counts = cast(int, strategy.branching), strategy.level_counts()  # a tree has its branching
     levels = np.split(y, np.cumsum(counts)[:-1], axis=1)
     # without a root, the top level's nodes have no parent and are simply estimated independently
     z, var = [levels[0]], [np.ones(counts[0])]
@@ -149,7 +150,7 @@ def matrix_mechanism(histogram, strategy: Strategy, *, epsilon: float, noise: st
     if x.size != strategy.domain_size:
         raise ValueError(f"histogram must have {strategy.domain_size} cells; got {x.size}")
     sd = np.sqrt(noise_variance(strategy, epsilon=epsilon, noise=noise, delta=delta))
-    shape = (1 if trials is None else check_trials(trials), strategy.num_queries)
+    shape = (1 if trials is None else cast(int, check_trials(trials)), strategy.num_queries)
     gen = as_generator(rng)
     z = gen.laplace(0.0, sd / np.sqrt(2), size=shape) if noise == "laplace" else gen.normal(0.0, sd, size=shape)
     estimate = least_squares(strategy, strategy.matrix @ x + z)
@@ -216,7 +217,8 @@ def expected_error(workload: Workload, strategy: Strategy, *, epsilon: float, no
     stored = _stored_all_range_trace(workload, strategy)
     if stored is not None:
         trace = stored
-    elif a.shape[0] == a.shape[1] and a.nnz == a.shape[0] and np.all(a.indices == np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))):
+    elif (a.shape[0] == a.shape[1] and a.nnz == a.shape[0]
+          and np.all(a.indices == np.repeat(np.arange(a.shape[0]), np.diff(a.indptr)))):
         # a diagonal strategy (the identity): (AᵀA)⁻¹ is diagonal too
         trace = float(np.sum(np.diag(workload.gram()) / a.diagonal() ** 2))
     else:
@@ -260,10 +262,12 @@ def _stored_all_range_trace(workload, strategy: Strategy) -> float | None:
 def write_all_range_table(path: Path = ALL_RANGE_TABLE, domain_sizes=ALL_RANGE_TABLE_SIZES) -> Path:
     """Compute trace(WᵀW (AᵀA)⁻¹) for the all-range workload and the identity, prefix, wavelet and tree strategies
     (every branching of :data:`ALL_RANGE_TABLE_BRANCHINGS` up to d) and store it with each strategy's
-    fingerprint; also Σ√λ(WᵀW) for :func:`svd_lower_bound` (key ``svd-d``). ``python -m dpcourse.data`` runs this; ``tests/test_factorization.py`` checks it."""
+    fingerprint; also Σ√λ(WᵀW) for :func:`svd_lower_bound` (key ``svd-d``). ``python -m dpcourse.data``
+    runs this; ``tests/test_factorization.py`` checks it.
+    """
     from .queries import all_range_workload
 
-    entries = {}
+    entries: dict[str, Any] = {}
     for d in domain_sizes:
         gram_w = all_range_workload(d).gram()
         strategies = [identity_strategy(d), prefix_strategy(d), wavelet_strategy(d)]

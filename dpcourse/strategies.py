@@ -184,11 +184,12 @@ def hierarchical_strategy(d: int, branching: int = 2, include_root: bool = True)
     if not include_root and len(sizes) > 1:
         sizes = sizes[:-1]
     cells = np.arange(d)
-    rows, offset = [], 0
+    level_rows: list[np.ndarray] = []
+    offset = 0
     for size in sizes:
-        rows.append(offset + cells // size)
+        level_rows.append(offset + cells // size)
         offset += -(-d // size)
-    rows = np.concatenate(rows)
+    rows = np.concatenate(level_rows)
     cols = np.tile(cells, len(sizes))
     name = f"{b}-ary tree" + ("" if include_root else " (no root)")
     return _csr(rows, cols, np.ones(rows.size), (offset, d), name, branching=b, level_sizes=tuple(sizes),
