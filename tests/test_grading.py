@@ -121,8 +121,10 @@ icu_sensitivity = 10 if all(refused) else -1""",
         # nothing in the sandbox's view holds a nonce: the notebook came on a pipe
         max_queries="""import os
 seen = []
+writable = os.stat('/tmp').st_dev  # the sandbox's own tmpfs; the environment may be bound below /tmp (a CI clone)
 for top in ('.', '/tmp'):
-    for folder, _, files in os.walk(top):
+    for folder, folders, files in os.walk(top):
+        folders[:] = [f for f in folders if os.stat(os.path.join(folder, f)).st_dev == writable]
         for name in files:
             try:
                 seen.append(open(os.path.join(folder, name), errors='ignore').read())
