@@ -38,23 +38,32 @@ from .exact_above_threshold import (
     proof_steps,
 )
 from .exact_variants import (
-    VARIANT_LOSS_TABLE,
-    VARIANT_LOSS_TABLE_CS,
-    VARIANT_LOSS_TABLE_LONG,
-    VARIANT_LOSS_TABLE_MAX_QUERIES,
+    VARIANT_LOSS_TABLE as VARIANT_LOSS_TABLE,
+)
+from .exact_variants import (
+    VARIANT_LOSS_TABLE_CS as VARIANT_LOSS_TABLE_CS,
+)
+from .exact_variants import (
+    VARIANT_LOSS_TABLE_LONG as VARIANT_LOSS_TABLE_LONG,
+)
+from .exact_variants import (
+    VARIANT_LOSS_TABLE_MAX_QUERIES as VARIANT_LOSS_TABLE_MAX_QUERIES,
+)
+from .exact_variants import (
+    _pattern_items as _pattern_items,  # dpcourse.audit re-exports it
+)
+from .exact_variants import (
     counterexample,
     exact_variant_loss,
     variant_pattern_probability,
-    write_variant_loss_table,
+)
+from .exact_variants import (
+    write_variant_loss_table as write_variant_loss_table,
 )
 
 __all__ = [
     "PrivacyLoss",
     "ProofSteps",
-    "VARIANT_LOSS_TABLE",
-    "VARIANT_LOSS_TABLE_CS",
-    "VARIANT_LOSS_TABLE_LONG",
-    "VARIANT_LOSS_TABLE_MAX_QUERIES",
     "above_threshold_pmf",
     "adversarial_pair",
     "counterexample",
@@ -65,5 +74,4 @@ __all__ = [
     "privacy_loss",
     "proof_steps",
     "variant_pattern_probability",
-    "write_variant_loss_table",
 ]
