@@ -27,9 +27,15 @@ the SVD lower bound).
 from __future__ import annotations
 
 from .matrix_mechanism import (
-    ALL_RANGE_TABLE,
-    ALL_RANGE_TABLE_BRANCHINGS,
-    ALL_RANGE_TABLE_SIZES,
+    ALL_RANGE_TABLE as ALL_RANGE_TABLE,
+)
+from .matrix_mechanism import (
+    ALL_RANGE_TABLE_BRANCHINGS as ALL_RANGE_TABLE_BRANCHINGS,
+)
+from .matrix_mechanism import (
+    ALL_RANGE_TABLE_SIZES as ALL_RANGE_TABLE_SIZES,
+)
+from .matrix_mechanism import (
     expected_error,
     least_squares,
     matrix_mechanism,
@@ -37,7 +43,9 @@ from .matrix_mechanism import (
     sampled_error,
     svd_lower_bound,
     tree_least_squares,
-    write_all_range_table,
+)
+from .matrix_mechanism import (
+    write_all_range_table as write_all_range_table,
 )
 from .strategies import (
     NEIGHBOURS,
@@ -53,10 +61,6 @@ from .strategies import (
 )
 
 __all__ = [
-    "ALL_RANGE_TABLE",
-    "ALL_RANGE_TABLE_BRANCHINGS",
-    "ALL_RANGE_TABLE_SIZES",
-    "NEIGHBOURS",
     "NOISES",
     "Strategy",
     "answer_by_decomposition",
@@ -67,11 +71,11 @@ __all__ = [
     "l1_sensitivity",
     "least_squares",
     "matrix_mechanism",
+    "NEIGHBOURS",
     "noise_variance",
     "prefix_strategy",
     "sampled_error",
     "svd_lower_bound",
     "tree_least_squares",
     "wavelet_strategy",
-    "write_all_range_table",
 ]
