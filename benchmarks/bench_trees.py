@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse import linalg as sparse_linalg
 
-from dpcourse import factorization as fz, queries
+from dpcourse import factorization as fz
+from dpcourse import queries
 from dpcourse.widgets import tree_panel
 
 from ._harness import Section

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from dpcourse import exact, exact_above_threshold, exact_variants, svt_variants as sv
+from dpcourse import exact, exact_above_threshold, exact_variants
+from dpcourse import svt_variants as sv
 
 
 def independent_probability(key, q, t, pattern, *, epsilon, c):

@@ -3,7 +3,8 @@ import pytest
 from scipy import sparse
 from scipy.sparse import linalg as sparse_linalg
 
-from dpcourse import factorization as f, matrix_mechanism, mechanisms, queries
+from dpcourse import factorization as f
+from dpcourse import matrix_mechanism, mechanisms, queries
 from tests.test_workloads import explicit
 
 STRATEGIES = {
