@@ -95,7 +95,7 @@ class ConjunctionQuery:
         layout = self.__dict__.get("_layout_cache")
         if layout is None:
             shape, index, high = [], [], self.num_bits
-            for a, v in sorted(zip(self.attributes, self.values, strict=True), reverse=True):
+            for a, v in sorted(zip(self.attributes, self.values, strict=False), reverse=True):
                 shape += [2 ** (high - a - 1), 2]
                 index += [slice(None), v]
                 high = a

@@ -186,7 +186,7 @@ class PrivateMW:
                                                delta=self.delta, rng=self._rng)
             scales = numeric_sparse_scales(epsilon=self.epsilon, c=self.max_updates, sensitivity=self.sensitivity,
                                            delta=self.delta)
-            self.noise_scales = dict(zip(("threshold", "query", "release"), map(float, scales), strict=True))
+            self.noise_scales = dict(zip(("threshold", "query", "release"), map(float, scales), strict=False))
         self._synthetic = np.full(self.domain_size, 1.0 / self.domain_size)
         self.updates = 0
         self.answered = 0
