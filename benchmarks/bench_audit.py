@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from dpcourse import audit
-from dpcourse.peer_suites import PEER_MECHANISMS, checkdp_mechanisms
+from dpcourse.audit.peer_suites import PEER_MECHANISMS, checkdp_mechanisms
 from dpcourse.svt_variants import VARIANTS
 
 from ._harness import Section

@@ -17,7 +17,7 @@ Modules, one idea each:
   privacy loss they imply, and the AboveThreshold proof's steps.
 - :mod:`dpcourse.audit`: the empirical auditor of any mechanism (StatDP's inputs, encoded outputs,
   events chosen on selection runs and tested on fresh ones, the p-value over test ε).
-- :mod:`dpcourse.peer_suites`: the SVT-family test suites of StatDP, DP-Sniper and CheckDP.
+- :mod:`dpcourse.audit.peer_suites`: the SVT-family test suites of StatDP, DP-Sniper and CheckDP.
 - :mod:`dpcourse.pmw`: Hedge, multiplicative weights and Private MW for query release.
 - :mod:`dpcourse.exponential`: the exponential mechanism exactly (pmf, privacy loss, utility) and
   the lecture's pricing example.

@@ -17,9 +17,9 @@ Each idea lives in its own module, and this one gathers them for the notebooks (
   (calibration is theory; :mod:`dpcourse.svt` samples with them) and accuracy bounds;
 * :mod:`dpcourse.bounds_pmw`: notebook 06, Hedge, MW and Private MW.
 
-The theory is the floor of the library: these modules import no sampler of the package
-(:mod:`dpcourse.bounds_laplace` still takes the Laplace, Gaussian and randomized-response
-calibrations from :mod:`dpcourse.mechanisms`, where they live beside their mechanisms).
+The theory is the floor of the library: these modules import no sampler of the package. The
+Laplace, Gaussian and randomized-response calibrations they need come from
+:mod:`dpcourse.calibration`, which sits below both the theory and the samplers.
 """
 
 from __future__ import annotations

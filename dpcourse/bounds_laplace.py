@@ -17,7 +17,7 @@ from ._validation import (
     check_positive,
     check_probability,
 )
-from .mechanisms import laplace_scale, rr_keep_probability
+from .calibration import laplace_scale, rr_keep_probability
 
 __all__ = [
     "composed_laplace_max_error_bound",
@@ -223,7 +223,7 @@ def gaussian_laplace_crossover(*, epsilon: float, delta: float, calibration: str
     σ(Δ₂ = √k)² = k·σ₁², since σ is linear in Δ₂ (σ₁ = σ at Δ₂ = 1). They cross at
     k* = ε²σ₁²/2; with the classic σ₁² = 2 ln(1.25/δ)/ε² this is k* = ln(1.25/δ).
     """
-    from .mechanisms import gaussian_sigma
+    from .calibration import gaussian_sigma
 
     sigma_one = gaussian_sigma(l2_sensitivity=1.0, epsilon=epsilon, delta=delta, calibration=calibration)
     return check_epsilon(epsilon) ** 2 * sigma_one**2 / 2

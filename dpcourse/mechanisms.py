@@ -5,27 +5,27 @@ Every sampler takes ``rng`` (a seed or a ``numpy.random.Generator``) and ``trial
 ``(T, *shape)`` array of independent releases drawn in one call.
 
 The theory that goes with each mechanism (variances, tail bounds, error rates) lives in
-:mod:`dpcourse.bounds`; this module holds only what is needed to *run* the mechanism.
+:mod:`dpcourse.bounds`; the calibrations (Laplace's scale, Gaussian σ, randomized response's
+probability) live in :mod:`dpcourse.calibration`, below both, and are re-exported here. This module
+holds what is needed to *run* the mechanisms.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 from ._validation import (
     as_generator,
     check_array,
     check_binary,
-    check_choice,
     check_epsilon,
     check_integer,
     check_positive,
-    check_probability,
     check_trials,
     row_blocks,
     sample_shape,
 )
+from .calibration import GAUSSIAN_CALIBRATIONS, gaussian_sigma, laplace_scale, rr_keep_probability
 
 __all__ = [
     "GAUSSIAN_CALIBRATIONS",
@@ -44,9 +44,6 @@ __all__ = [
     "rr_keep_probability",
 ]
 
-GAUSSIAN_CALIBRATIONS = ("analytic", "classic")
-
-
 def _answers(true_answers) -> np.ndarray:
     return check_array(true_answers, "true_answers", ndim=(0, 1))
 
@@ -54,19 +51,6 @@ def _answers(true_answers) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 # Laplace
 # --------------------------------------------------------------------------------------
-def laplace_scale(*, sensitivity: float, epsilon: float) -> float:
-    """The Laplace mechanism's scale b = Δf/ε (Lecture 2; Dwork & Roth, Def. 3.3).
-
-    Parameters
-    ----------
-    sensitivity : float
-        The L1 sensitivity Δf = max over neighbours ‖f(x) − f(y)‖₁, > 0.
-    epsilon : float
-        The privacy parameter ε > 0.
-    """
-    return check_positive(sensitivity, "sensitivity") / check_epsilon(epsilon)
-
-
 def laplace_mechanism(true_answers, *, sensitivity: float, epsilon: float, rng=None, trials: int | None = None):
     """Release ``true_answers + Z`` with Z_i ~ Lap(Δf/ε) i.i.d.
 
@@ -113,76 +97,6 @@ def laplace_mechanism(true_answers, *, sensitivity: float, epsilon: float, rng=N
 # --------------------------------------------------------------------------------------
 # Gaussian
 # --------------------------------------------------------------------------------------
-def _classic_sigma(l2_sensitivity: float, epsilon: float, delta: float) -> float:
-    if epsilon >= 1:
-        raise ValueError(
-            "epsilon must be < 1 for the classic Gaussian calibration "
-            f"σ = Δ₂·√(2 ln(1.25/δ))/ε (Dwork & Roth, Theorem A.1); got {epsilon!r}. "
-            "Use calibration='analytic', which is valid for every ε > 0."
-        )
-    return l2_sensitivity * np.sqrt(2.0 * np.log(1.25 / delta)) / epsilon
-
-
-def analytic_gaussian_delta(sigma, *, l2_sensitivity: float, epsilon: float):
-    """The exact δ(σ) of the Gaussian mechanism with noise N(0, σ²) (Balle & Wang 2018, Thm. 8).
-
-    δ(σ) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ); the mechanism is (ε, δ)-DP exactly
-    when δ ≥ δ(σ). The second term is evaluated in log space so that large ε does not
-    overflow.
-    """
-    sigma = np.asarray(sigma, dtype=float)
-    a = l2_sensitivity / (2.0 * sigma)
-    b = epsilon * sigma / l2_sensitivity
-    return special.ndtr(a - b) - np.exp(epsilon + special.log_ndtr(-a - b))
-
-
-def _analytic_sigma(l2_sensitivity: float, epsilon: float, delta: float) -> float:
-    from scipy import optimize  # on first use: importing scipy.optimize costs notebooks that never call it
-
-    def excess(log_sigma):
-        return analytic_gaussian_delta(np.exp(log_sigma), l2_sensitivity=l2_sensitivity, epsilon=epsilon) - delta
-
-    # δ(σ) falls from 1 (σ → 0) to 0 (σ → ∞); bracket the crossing on a log scale.
-    lo = np.log(l2_sensitivity) - 1.0
-    while excess(lo) <= 0:
-        lo -= 2.0
-    hi = lo + 2.0
-    while excess(hi) > 0:
-        hi += 2.0
-    return float(np.exp(optimize.brentq(excess, lo, hi, xtol=1e-14, rtol=1e-14)))
-
-
-def gaussian_sigma(*, l2_sensitivity: float, epsilon: float, delta: float, calibration: str = "analytic") -> float:
-    """The noise standard deviation σ that makes the Gaussian mechanism (ε, δ)-DP.
-
-    Parameters
-    ----------
-    l2_sensitivity : float
-        Δ₂ = max over neighbours ‖f(x) − f(y)‖₂, > 0.
-    epsilon : float
-        ε > 0 (``"classic"`` requires ε < 1).
-    delta : float
-        δ ∈ (0, 1).
-    calibration : {"analytic", "classic"}
-        ``"classic"``: σ = Δ₂·√(2 ln(1.25/δ))/ε (Dwork & Roth, Theorem A.1, valid for ε < 1).
-        ``"analytic"``: the smallest σ with δ(σ) ≤ δ, where δ(σ) is the exact privacy
-        profile of Balle & Wang (2018), found by root finding; never larger than the
-        classic σ, and valid for every ε > 0.
-
-    Returns
-    -------
-    float
-        σ.
-    """
-    l2 = check_positive(l2_sensitivity, "l2_sensitivity")
-    eps = check_epsilon(epsilon)
-    dlt = check_probability(delta, "delta")
-    check_choice(calibration, "calibration", GAUSSIAN_CALIBRATIONS)
-    if calibration == "classic":
-        return _classic_sigma(l2, eps, dlt)
-    return _analytic_sigma(l2, eps, dlt)
-
-
 def gaussian_mechanism(
     true_answers,
     *,
@@ -213,11 +127,6 @@ def gaussian_mechanism(
 # --------------------------------------------------------------------------------------
 # Randomized response
 # --------------------------------------------------------------------------------------
-def rr_keep_probability(epsilon: float) -> float:
-    """p = e^ε/(1 + e^ε), the probability that randomized response reports the true bit."""
-    return float(special.expit(check_epsilon(epsilon)))
-
-
 def randomized_response(bits, *, epsilon: float, rng=None, trials: int | None = None):
     """Each person reports their bit with probability p = e^ε/(1+e^ε), and its flip otherwise.
 

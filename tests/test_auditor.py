@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 from dpcourse import audit, mechanisms
-from dpcourse.peer_suites import PEER_MECHANISMS, checkdp_mechanisms
+from dpcourse.audit.peer_suites import PEER_MECHANISMS, checkdp_mechanisms
 from dpcourse.svt_variants import VARIANTS
 
 
