@@ -69,30 +69,53 @@ def run() -> Section:
     section = Section("Notebook 05 (flawed SVT variants and the auditor)")
     answers = np.r_[np.ones(5), np.zeros(5)]
     gen = np.random.default_rng(0)
-    ratio = section.ratio("Alg. 1 runner, 20,000 trials × 10 queries",
-                          lambda: VARIANTS["alg1"].run(answers, threshold=0.5, epsilon=1.0, c=2, trials=20_000, rng=gen),
-                          "a plain Python loop over trials", lambda: _python_loop(answers, 0.5, 1.0, 2, 20_000, gen), repeat=3)
+    ratio = section.ratio(
+        "Alg. 1 runner, 20,000 trials × 10 queries",
+        lambda: VARIANTS["alg1"].run(answers, threshold=0.5, epsilon=1.0, c=2, trials=20_000, rng=gen),
+        "a plain Python loop over trials",
+        lambda: _python_loop(answers, 0.5, 1.0, 2, 20_000, gen),
+        repeat=3,
+    )
     section.notes.append(f"The vectorised runner draws {1 / ratio:.0f}× as many samples per second as the loop.")
 
     isvt2 = PEER_MECHANISMS["statdp_isvt2"]
     d, d_prime = audit.statdp_pairs(10)["X shape (m = 10)"]
-    one_pair, r1 = _timed(lambda: audit.audit(isvt2, d, d_prime, epsilon=0.2, trials=500_000,
-                                              selection_trials=100_000, rng=1))
-    section.rows.append(("auditor, StatDP's iSVT2 at ε = 0.2, one pair (X shape, m = 10), 100,000 + 500,000 runs",
-                         f"{one_pair:.3g} s", f"p = {r1.p_value:.2g}"))
+    one_pair, r1 = _timed(
+        lambda: audit.audit(isvt2, d, d_prime, epsilon=0.2, trials=500_000, selection_trials=100_000, rng=1)
+    )
+    section.rows.append(
+        (
+            "auditor, StatDP's iSVT2 at ε = 0.2, one pair (X shape, m = 10), 100,000 + 500,000 runs",
+            f"{one_pair:.3g} s",
+            f"p = {r1.p_value:.2g}",
+        )
+    )
     full, r2 = _timed(lambda: audit.audit(isvt2, epsilon=0.2, trials=500_000, selection_trials=100_000, rng=1))
-    section.rows.append(("auditor, same, full search over StatDP's 16 pairs", f"{full:.3g} s",
-                         f"p = {r2.p_value:.2g}; input {r2.pair}"))
+    section.rows.append(
+        ("auditor, same, full search over StatDP's 16 pairs", f"{full:.3g} s", f"p = {r2.p_value:.2g}; input {r2.pair}")
+    )
     if os.path.exists(STATDP_PYTHON):
         s1 = _statdp_seconds([d.tolist(), d_prime.tolist()])
-        section.rows.append(("StatDP (2 processes), same mechanism, pair and run counts, one test ε", f"{s1['seconds']:.3g} s",
-                             f"p = {s1['p']:.2g}; auditor is {s1['seconds'] / one_pair:.3g}× faster"))
+        section.rows.append(
+            (
+                "StatDP (2 processes), same mechanism, pair and run counts, one test ε",
+                f"{s1['seconds']:.3g} s",
+                f"p = {s1['p']:.2g}; auditor is {s1['seconds'] / one_pair:.3g}× faster",
+            )
+        )
         s2 = _statdp_seconds(None)
-        section.rows.append(("StatDP, its full input family (16 pairs), one test ε", f"{s2['seconds']:.3g} s",
-                             f"p = {s2['p']:.2g}; auditor's full search is {s2['seconds'] / full:.3g}× faster"))
-        section.notes.append(f"On one input pair the auditor is {s1['seconds'] / one_pair:.3g}× faster than StatDP; its "
-                             f"search over all 16 pairs takes {full / s2['seconds']:.3g}× the time StatDP needs for one "
-                             "test ε over the same pairs.")
+        section.rows.append(
+            (
+                "StatDP, its full input family (16 pairs), one test ε",
+                f"{s2['seconds']:.3g} s",
+                f"p = {s2['p']:.2g}; auditor's full search is {s2['seconds'] / full:.3g}× faster",
+            )
+        )
+        section.notes.append(
+            f"On one input pair the auditor is {s1['seconds'] / one_pair:.3g}× faster than StatDP; its "
+            f"search over all 16 pairs takes {full / s2['seconds']:.3g}× the time StatDP needs for one "
+            "test ε over the same pairs."
+        )
     else:
         section.notes.append(f"StatDP's interpreter {STATDP_PYTHON} is missing: StatDP was not timed.")
 
@@ -106,26 +129,38 @@ def _power(section, seeds=(1, 2, 3)):
     600,000 runs per input, at the suite's ε, for
     several seeds (correct mechanisms: the first seed only; their level is a unit test). The unit tests audit
     each flawed mechanism on the pair found here, with runs sized from the frequencies recorded here."""
-    mechanisms = [*PEER_MECHANISMS.items(), *((key, m) for key, m in checkdp_mechanisms(0.2).items() if m.flawed),
-                  *((key, key) for key in ("alg3", "alg4", "alg5", "alg6"))]
+    mechanisms = [
+        *PEER_MECHANISMS.items(),
+        *((key, m) for key, m in checkdp_mechanisms(0.2).items() if m.flawed),
+        *((key, key) for key in ("alg3", "alg4", "alg5", "alg6")),
+    ]
     caught = 0
     for key, m in mechanisms:
         flawed = getattr(m, "flawed", True)
         epsilon = getattr(m, "epsilon", 0.2)
         results, seconds = [], 0.0
         for seed in seeds if flawed else seeds[:1]:
-            s, r = _timed(lambda: audit.audit(m, epsilon=epsilon, trials=600_000, selection_trials=400_000,
-                                              threshold=1.0, rng=seed))
+            s, r = _timed(
+                lambda m=m, epsilon=epsilon, seed=seed: audit.audit(
+                    m, epsilon=epsilon, trials=600_000, selection_trials=400_000, threshold=1.0, rng=seed
+                )
+            )
             seconds += s
             results.append(r)
         flags = sum(r.flagged for r in results)
         caught += flawed and flags == len(results)
         first = results[0]
-        section.rows.append((f"power: {key} at ε = {epsilon:g} ({'flawed' if flawed else 'correct'}), full search, "
-                             f"400,000 + 600,000 runs, seeds {', '.join(str(x) for x in seeds[:len(results)])}",
-                             f"{seconds / len(results):.3g} s per audit",
-                             f"flagged {flags} of {len(results)}; p = {', '.join(f'{r.p_value:.2g}' for r in results)}; "
-                             f"seed {seeds[0]}: input {first.pair}; event: {first.event}; tests: {first.tests}; "
-                             f"Pr[E|D] = {first.p_d:.4g}, Pr[E|D′] = {first.p_d_prime:.4g}"))
-    section.notes.append(f"Power at 10⁶ runs per input: {caught} of {sum(getattr(m, 'flawed', True) for _, m in mechanisms)} "
-                         f"flawed mechanisms flagged for every one of seeds {', '.join(map(str, seeds))} (rows 'power:').")
+        section.rows.append(
+            (
+                f"power: {key} at ε = {epsilon:g} ({'flawed' if flawed else 'correct'}), full search, "
+                f"400,000 + 600,000 runs, seeds {', '.join(str(x) for x in seeds[: len(results)])}",
+                f"{seconds / len(results):.3g} s per audit",
+                f"flagged {flags} of {len(results)}; p = {', '.join(f'{r.p_value:.2g}' for r in results)}; "
+                f"seed {seeds[0]}: input {first.pair}; event: {first.event}; tests: {first.tests}; "
+                f"Pr[E|D] = {first.p_d:.4g}, Pr[E|D′] = {first.p_d_prime:.4g}",
+            )
+        )
+    section.notes.append(
+        f"Power at 10⁶ runs per input: {caught} of {sum(getattr(m, 'flawed', True) for _, m in mechanisms)} "
+        f"flawed mechanisms flagged for every one of seeds {', '.join(map(str, seeds))} (rows 'power:')."
+    )

@@ -53,12 +53,24 @@ def run() -> Section:
             return section
         one = _seconds(paths, jobs=1)
         two = _seconds(paths, jobs=2)
-        section.rows.append((f"{SUBMISSIONS} submissions, --jobs 1", f"{one:.1f} s", f"{one / SUBMISSIONS:.1f} s per submission"))
-        section.rows.append((f"{SUBMISSIONS} submissions, --jobs 2", f"{two:.1f} s",
-                             f"{two / one:.2f}× --jobs 1 ({one / two:.2f}× the throughput) on 2 cores"))
+        section.rows.append(
+            (f"{SUBMISSIONS} submissions, --jobs 1", f"{one:.1f} s", f"{one / SUBMISSIONS:.1f} s per submission")
+        )
+        section.rows.append(
+            (
+                f"{SUBMISSIONS} submissions, --jobs 2",
+                f"{two:.1f} s",
+                f"{two / one:.2f}× --jobs 1 ({one / two:.2f}× the throughput) on 2 cores",
+            )
+        )
         few = paths[:4]
         sandboxed = _seconds(few, jobs=1, sandbox="bwrap") / len(few)
         bare = _seconds(few, jobs=1, sandbox="none") / len(few)
-        section.rows.append(("one notebook in bubblewrap", f"{sandboxed:.2f} s",
-                             f"{sandboxed / bare:.3g}× the same run unconfined, --sandbox none ({bare:.2f} s)"))
+        section.rows.append(
+            (
+                "one notebook in bubblewrap",
+                f"{sandboxed:.2f} s",
+                f"{sandboxed / bare:.3g}× the same run unconfined, --sandbox none ({bare:.2f} s)",
+            )
+        )
     return section

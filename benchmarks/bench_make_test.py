@@ -22,8 +22,15 @@ def run() -> Section:
     start = time.perf_counter()
     done = subprocess.run(["make", "test"], cwd=ROOT, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
-    tail = [line for line in done.stdout.splitlines() if line.startswith("=") and ("passed" in line or "failed" in line)]
-    section.rows.append(("`make test` (unit + nbval on 2 workers, then the browser suite)", f"{seconds:.0f} s",
-                         f"{'within' if seconds <= LIMIT_S else 'OVER'} {LIMIT_S // 60} min; exit {done.returncode}; "
-                         + " / ".join(t.strip("= ") for t in tail)))
+    tail = [
+        line for line in done.stdout.splitlines() if line.startswith("=") and ("passed" in line or "failed" in line)
+    ]
+    section.rows.append(
+        (
+            "`make test` (unit + nbval on 2 workers, then the browser suite)",
+            f"{seconds:.0f} s",
+            f"{'within' if seconds <= LIMIT_S else 'OVER'} {LIMIT_S // 60} min; exit {done.returncode}; "
+            + " / ".join(t.strip("= ") for t in tail),
+        )
+    )
     return section

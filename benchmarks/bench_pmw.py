@@ -55,14 +55,25 @@ def run() -> Section:
     pmw.run_stream(probe, workload)
     seconds = best_time(package, repeat=3)
     base = best_time(baseline, repeat=3)
-    section.notes.append(f"With |X| = 2^{BITS}, {QUERIES} two-way marginal queries, n = {N_RECORDS:.0e}, ε = {EPSILON}, "
-                         f"α = {ALPHA}: {probe.updates} updates of N = {probe.max_updates}.")
-    section.rows.append((f"PrivateMW, {QUERIES} queries over 2^{BITS} cells (strided views, O(support) per query)",
-                         f"{seconds * 1e3:.3g} ms",
-                         f"{seconds / base:.3g}× straightforward dense PMW ({base * 1e3:.3g} ms); "
-                         f"{QUERIES / seconds:,.0f} vs {QUERIES / base:,.0f} queries/s"))
+    section.notes.append(
+        f"With |X| = 2^{BITS}, {QUERIES} two-way marginal queries, n = {N_RECORDS:.0e}, ε = {EPSILON}, "
+        f"α = {ALPHA}: {probe.updates} updates of N = {probe.max_updates}."
+    )
+    section.rows.append(
+        (
+            f"PrivateMW, {QUERIES} queries over 2^{BITS} cells (strided views, O(support) per query)",
+            f"{seconds * 1e3:.3g} ms",
+            f"{seconds / base:.3g}× straightforward dense PMW ({base * 1e3:.3g} ms); "
+            f"{QUERIES / seconds:,.0f} vs {QUERIES / base:,.0f} queries/s",
+        )
+    )
 
     panel = pmw_panel(seed=2026)
-    section.panel_redraw("PMW panel: one redraw (α slider → new PNG, PMW re-run on 200 queries)", panel, "alpha",
-                         [0.05, 0.2, 0.1, 0.3, 0.08], repeat=10)
+    section.panel_redraw(
+        "PMW panel: one redraw (α slider → new PNG, PMW re-run on 200 queries)",
+        panel,
+        "alpha",
+        [0.05, 0.2, 0.1, 0.3, 0.08],
+        repeat=10,
+    )
     return section

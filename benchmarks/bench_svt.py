@@ -35,8 +35,11 @@ def run() -> Section:
     section.notes.append(f"The vectorised sampler runs {1 / ratio:.0f}× as many trials per second as the loop.")
     for m in (10, 100, 1000):
         q = np.random.default_rng(m).normal(0, 3, size=m)
-        section.timing(f"above_threshold_pmf, m = {m}", lambda q=q: audit.above_threshold_pmf(q, threshold=1.0, epsilon=1.0),
-                       repeat=3)
+        section.timing(
+            f"above_threshold_pmf, m = {m}",
+            lambda q=q: audit.above_threshold_pmf(q, threshold=1.0, epsilon=1.0),
+            repeat=3,
+        )
     panel = above_threshold_panel()
     values = iter(np.tile([8, 30, 4, 40], 50))
     section.timing("notebook 04 panel: one redraw (m slider)", lambda: panel.set(m=int(next(values))), repeat=10)

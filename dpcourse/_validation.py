@@ -11,10 +11,17 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
+from typing import TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+#: What every ``rng`` parameter accepts (see :func:`as_generator`).
+RngLike: TypeAlias = np.random.Generator | np.random.SeedSequence | int | None
 
 __all__ = [
+    "ArrayLike",
+    "RngLike",
     "as_generator",
     "check_answers_and_threshold",
     "check_array",
@@ -131,7 +138,7 @@ def check_array(
             want = " or ".join(str(a) for a in allowed)
             raise ValueError(f"{name} must be a {want}-dimensional array; got shape {arr.shape}")
     if shape is not None:
-        if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape)):
+        if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape, strict=True)):
             want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
             raise ValueError(f"{name} must have shape {want}; got {arr.shape}")
     if arr.size < min_size:
@@ -182,7 +189,7 @@ def check_unit_interval_array(value, name: str, **kwargs) -> np.ndarray:
     return arr
 
 
-def as_generator(rng) -> np.random.Generator:
+def as_generator(rng: RngLike) -> np.random.Generator:
     """A NumPy ``Generator`` from ``None`` (fresh entropy), a seed, a ``SeedSequence`` or a ``Generator``.
 
     Every function that draws noise passes its ``rng`` argument through here, so a notebook

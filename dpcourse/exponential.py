@@ -34,7 +34,9 @@ __all__ = [
 def _check_factor(factor) -> float:
     f = check_positive(factor, "factor")
     if f not in (1.0, 2.0):
-        raise ValueError(f"factor must be 2 (the mechanism) or 1 (the notes' formula with the 2 missing); got {factor!r}")
+        raise ValueError(
+            f"factor must be 2 (the mechanism) or 1 (the notes' formula with the 2 missing); got {factor!r}"
+        )
     return f
 
 
@@ -81,8 +83,9 @@ class ExponentialPrivacyLoss:
         return float(np.max(np.abs(self.loss)))
 
 
-def exponential_privacy_loss(scores_d, scores_d_prime, *, epsilon: float, sensitivity: float = 1.0,
-                             factor: float = 2.0) -> ExponentialPrivacyLoss:
+def exponential_privacy_loss(
+    scores_d, scores_d_prime, *, epsilon: float, sensitivity: float = 1.0, factor: float = 2.0
+) -> ExponentialPrivacyLoss:
     """The exponential mechanism's exact privacy loss on neighbours x, y, and the two factors of the lecture's proof.
 
     The proof writes Pr[M(x) = r]/Pr[M(y) = r] as (a) exp(ε(u(x, r) − u(y, r))/(2Δu)) times
@@ -100,9 +103,13 @@ def exponential_privacy_loss(scores_d, scores_d_prime, *, epsilon: float, sensit
     weight = check_epsilon(epsilon) / (f * delta_u)
     log_pmf_d = weight * u - special.logsumexp(weight * u)
     log_pmf_d_prime = weight * v - special.logsumexp(weight * v)
-    return ExponentialPrivacyLoss(np.exp(log_pmf_d), np.exp(log_pmf_d_prime), log_pmf_d - log_pmf_d_prime,
-                                  float(np.exp(np.max(weight * (u - v)))),
-                                  float(np.exp(special.logsumexp(weight * v) - special.logsumexp(weight * u))))
+    return ExponentialPrivacyLoss(
+        np.exp(log_pmf_d),
+        np.exp(log_pmf_d_prime),
+        log_pmf_d - log_pmf_d_prime,
+        float(np.exp(np.max(weight * (u - v)))),
+        float(np.exp(special.logsumexp(weight * v) - special.logsumexp(weight * u))),
+    )
 
 
 def adversarial_scores(num_outcomes: int, *, sensitivity: float = 1.0) -> tuple[np.ndarray, np.ndarray]:

@@ -27,10 +27,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import as_generator, check_array, check_binary, check_choice, check_integer, check_nonnegative, check_trials
+from ._validation import (
+    as_generator,
+    check_array,
+    check_binary,
+    check_choice,
+    check_integer,
+    check_nonnegative,
+    check_trials,
+)
 
-__all__ = ["NOISE_KINDS", "AttackResult", "least_squares_estimate", "pseudo_inverse", "reconstruct", "run_attack",
-           "subset_sum_queries"]
+__all__ = [
+    "NOISE_KINDS",
+    "AttackResult",
+    "least_squares_estimate",
+    "pseudo_inverse",
+    "reconstruct",
+    "run_attack",
+    "subset_sum_queries",
+]
 
 NOISE_KINDS = ("bounded", "laplace")
 
@@ -96,8 +111,9 @@ class AttackResult:
         return float(np.mean(self.fraction_recovered))
 
 
-def run_attack(secret_bits, *, num_queries: int, noise_scale: float, noise: str = "bounded", rng=None,
-               trials: int | None = None) -> AttackResult:
+def run_attack(
+    secret_bits, *, num_queries: int, noise_scale: float, noise: str = "bounded", rng=None, trials: int | None = None
+) -> AttackResult:
     """Answer m random subset-sum queries with noise, reconstruct, and score the attack.
 
     Parameters
@@ -122,4 +138,3 @@ def run_attack(secret_bits, *, num_queries: int, noise_scale: float, noise: str 
     guesses = reconstruct(a, a @ x + errors)
     fraction = np.mean(guesses == x, axis=1)
     return AttackResult(fraction[0] if trials is None else fraction, scale)
-

@@ -370,7 +370,9 @@ def _selection_masks(selected, k: int) -> np.ndarray:
     """One 0/1 mask of length k, or a ``(trials, k)`` array of them, as booleans."""
     masks = check_binary(selected, "selected").astype(bool)
     if masks.ndim not in (1, 2) or masks.shape[-1] != k:
-        raise ValueError(f"selected must be one mask of length {k} or a (trials, {k}) array of them; got shape {masks.shape}")
+        raise ValueError(
+            f"selected must be one mask of length {k} or a (trials, {k}) array of them; got shape {masks.shape}"
+        )
     return masks
 
 

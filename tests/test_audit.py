@@ -26,15 +26,20 @@ def test_every_outcome_against_adaptive_quadrature():
     kinks = np.sort(np.r_[0.0, q - t])
     edges = np.r_[-120.0, kinks, 120.0]
     for k in range(q.size + 1):
-        def f(z):
+        def f(z, k=k):
             return audit.outcome_integrand(z, k, q, threshold=t, threshold_noise=rho, query_noise=nu)[0]
-        value = sum(integrate.quad(f, a, b, epsabs=1e-15, epsrel=1e-13, limit=200)[0] for a, b in zip(edges[:-1], edges[1:]))
+        value = sum(
+            integrate.quad(f, a, b, epsabs=1e-15, epsrel=1e-13, limit=200)[0]
+            for a, b in zip(edges[:-1], edges[1:], strict=True)
+        )
         assert p[k] == pytest.approx(value, abs=1e-9)
     assert p.sum() == pytest.approx(1.0, abs=1e-12)
 
 
 def test_per_query_thresholds_and_no_noise_cases():
-    p = audit.generalized_above_threshold_pmf([0.0, 2.0, 5.0], threshold=[1.0, 1.0, 1.0], threshold_noise=None, query_noise=None)
+    p = audit.generalized_above_threshold_pmf(
+        [0.0, 2.0, 5.0], threshold=[1.0, 1.0, 1.0], threshold_noise=None, query_noise=None
+    )
     assert p.tolist() == [0.0, 1.0, 0.0, 0.0]
     rho, _ = svt.above_threshold_noise(epsilon=1.0)
     p = audit.generalized_above_threshold_pmf([0.0], threshold=1.0, threshold_noise=rho, query_noise=None)
@@ -50,8 +55,10 @@ def test_privacy_loss_conventions():
 
 @pytest.mark.parametrize("epsilon", [0.3, 1.0, 3.0])
 def test_adversarial_loss_approaches_epsilon_and_never_exceeds_it(epsilon):
-    losses = [audit.max_privacy_loss(*audit.adversarial_pair(m), threshold=0.5, epsilon=epsilon).max_loss
-              for m in (1, 4, 16, 64)]
+    losses = [
+        audit.max_privacy_loss(*audit.adversarial_pair(m), threshold=0.5, epsilon=epsilon).max_loss
+        for m in (1, 4, 16, 64)
+    ]
     assert np.all(np.diff(losses) > 0)
     assert max(losses) <= epsilon * (1 + 1e-9)
     assert losses[-1] >= 0.97 * epsilon
@@ -64,7 +71,9 @@ def test_loss_never_exceeds_epsilon_on_random_neighbours(rng):
         d = rng.normal(0, 3 * sensitivity, size=m)
         d_prime = d + sensitivity * rng.uniform(-1, 1, size=m)
         epsilon = float(rng.uniform(0.1, 3.0))
-        result = audit.max_privacy_loss(d, d_prime, threshold=float(rng.normal()), epsilon=epsilon, sensitivity=sensitivity)
+        result = audit.max_privacy_loss(
+            d, d_prime, threshold=float(rng.normal()), epsilon=epsilon, sensitivity=sensitivity
+        )
         assert result.max_loss <= epsilon * (1 + 1e-9)
 
 
@@ -72,9 +81,11 @@ def test_loss_never_exceeds_epsilon_on_random_neighbours(rng):
 def test_broken_variants_exceed_epsilon(broken):
     epsilon = 1.0
     d, d_prime = audit.adversarial_pair(10)
-    noise = {"halved query noise": dict(query_noise=stats.laplace(scale=2 / epsilon)),
-             "no threshold noise": dict(threshold_noise=None),
-             "no query noise": dict(query_noise=None)}[broken]
+    noise = {
+        "halved query noise": dict(query_noise=stats.laplace(scale=2 / epsilon)),
+        "no threshold noise": dict(threshold_noise=None),
+        "no query noise": dict(query_noise=None),
+    }[broken]
     assert audit.max_privacy_loss(d, d_prime, threshold=0.5, epsilon=epsilon, **noise).max_loss > 1.2 * epsilon
 
 
@@ -103,7 +114,10 @@ def test_accuracy_bound_holds_empirically(rng):
     [
         (lambda: audit.above_threshold_pmf([0.0], threshold=0.0, epsilon=-1), "epsilon"),
         (lambda: audit.max_privacy_loss([0.0, 0.0], [2.0, 0.0], threshold=0.0, epsilon=1), "differ by at most"),
-        (lambda: audit.max_privacy_loss([0.0, 0.0], [0.0], threshold=0.0, epsilon=1), "answers_d_prime must have shape"),
+        (
+            lambda: audit.max_privacy_loss([0.0, 0.0], [0.0], threshold=0.0, epsilon=1),
+            "answers_d_prime must have shape",
+        ),
         (lambda: audit.proof_steps([0.0], [1.0], 3, threshold=0.0, epsilon=1), "outcome must be an integer"),
         (lambda: audit.adversarial_pair(0), "num_queries"),
     ],

@@ -42,7 +42,7 @@ def test_the_p_value_is_valid_under_the_null():
     n, eps, q = 4000, 0.5, 0.02
     x = rng.binomial(n, np.exp(eps) * q, size=400)
     y = rng.binomial(n, q, size=400)
-    rejected = sum(audit.thinned_fisher_p_value(a, b, n, eps) < 0.1 for a, b in zip(x, y))
+    rejected = sum(audit.thinned_fisher_p_value(a, b, n, eps) < 0.1 for a, b in zip(x, y, strict=True))
     assert rejected <= stats.binom.ppf(0.999, 400, 0.1)
 
 
@@ -59,25 +59,40 @@ def test_a_flawed_variant_is_flagged_on_a_given_pair_and_verdict_and_bound_agree
 def test_any_callable_numbers_categories_and_the_users_pairs():
     pairs = [(np.array([0.0]), np.array([1.0])), (np.array([2.0]), np.array([1.0]))]
     bad = audit.audit(laplace_first(0.4), epsilon=1.0, pairs=pairs, trials=20_000, rng=1)
-    assert bad.flagged and bad.epsilon_lower_bound > 1.0 and bad.pair in ("pair 0", "pair 1", "pair 0 (D and D′ swapped)",
-                                                                          "pair 1 (D and D′ swapped)")
+    assert (
+        bad.flagged
+        and bad.epsilon_lower_bound > 1.0
+        and bad.pair in ("pair 0", "pair 1", "pair 0 (D and D′ swapped)", "pair 1 (D and D′ swapped)")
+    )
     good = audit.audit(laplace_first(1.0), epsilon=1.0, pairs=pairs, trials=20_000, rng=1)
     assert not good.flagged
 
     def noisy_max(answers, *, trials, rng):
         return mechanisms.report_noisy_max(answers, epsilon=0.5, rng=rng, trials=trials)
+
     assert not audit.audit(noisy_max, [1.0, 1.0, 0.0], [0.0, 1.0, 1.0], epsilon=0.5, trials=10_000, rng=2).flagged
 
     def noisy_max_value(answers, *, trials, rng):  # StatDP's noisy_max_v1b: returns the value, not the index
         return np.max(answers + np.random.default_rng(rng).laplace(0, 2 / 0.5, size=(trials, len(answers))), axis=1)
-    assert audit.audit(noisy_max_value, [1.0, 1.0, 1.0, 1.0, 1.0], [2.0, 2.0, 2.0, 2.0, 2.0], epsilon=0.5,
-                       trials=40_000, rng=2).flagged
+
+    assert audit.audit(
+        noisy_max_value, [1.0, 1.0, 1.0, 1.0, 1.0], [2.0, 2.0, 2.0, 2.0, 2.0], epsilon=0.5, trials=40_000, rng=2
+    ).flagged
 
 
 def test_scan_gives_one_monotone_curve_from_one_sample():
     d, d_prime = audit.adversarial_pair(4)
-    s = audit.scan("alg4", d, d_prime, epsilon=0.5, c=1, threshold=0.5, trials=20_000, rng=3,
-                   test_epsilons=np.linspace(0.1, 1.5, 15))
+    s = audit.scan(
+        "alg4",
+        d,
+        d_prime,
+        epsilon=0.5,
+        c=1,
+        threshold=0.5,
+        trials=20_000,
+        rng=3,
+        test_epsilons=np.linspace(0.1, 1.5, 15),
+    )
     assert np.all(np.diff(s.p_values) >= 0)
     assert s.largest_rejected <= s.epsilon_lower_bound + 1e-9
     assert s.p_values[0] < 0.01 and s.p_values[-1] > 0.01
@@ -101,8 +116,10 @@ def test_variant_objects_and_keys_agree():
         (lambda: audit.audit("alg1", [0.0], [1.0], epsilon=1.0, trials=2 * 10**6), "trials must be an integer"),
         (lambda: audit.audit("alg1", [0.0], [1.0], epsilon=-1.0, trials=1000), "epsilon"),
         (lambda: audit.audit("alg9", [0.0], [1.0], epsilon=1.0), "mechanism must be"),
-        (lambda: audit.audit(lambda a, *, trials, rng: np.zeros(3), [0.0], [1.0], epsilon=1.0, trials=1000),
-         "first axis"),
+        (
+            lambda: audit.audit(lambda a, *, trials, rng: np.zeros(3), [0.0], [1.0], epsilon=1.0, trials=1000),
+            "first axis",
+        ),
         (lambda: audit.audit("alg1", [0.0], [1.0], epsilon=1.0, pairs=[([0.0], [1.0])]), "not both"),
     ],
 )
@@ -113,8 +130,10 @@ def test_bad_input_is_rejected(call, message):
 
 def test_level_over_many_seeds_for_a_correct_mechanism():
     # 300 audits of a correct mechanism at level 0.1: the number flagged is Binomial(300, ≤ 0.1)
-    flags = sum(audit.audit(laplace_first(1.0), [0.0], [1.0], epsilon=1.0, trials=2000, level=0.1, rng=seed).flagged
-                for seed in range(300))
+    flags = sum(
+        audit.audit(laplace_first(1.0), [0.0], [1.0], epsilon=1.0, trials=2000, level=0.1, rng=seed).flagged
+        for seed in range(300)
+    )
     assert flags <= stats.binom.ppf(0.999, 300, 0.1)
 
 
@@ -132,8 +151,12 @@ def test_correct_mechanisms_are_not_flagged_beyond_the_level_in_the_full_search(
     for key in _CORRECT:
         mechanism = PEER_MECHANISMS.get(key, key)
         epsilon = getattr(mechanism, "epsilon", 0.2)
-        flags[key] = sum(audit.audit(mechanism, epsilon=epsilon, trials=5000, selection_trials=2000, level=0.1,
-                                     threshold=1.0, rng=seed).flagged for seed in seeds)
+        flags[key] = sum(
+            audit.audit(
+                mechanism, epsilon=epsilon, trials=5000, selection_trials=2000, level=0.1, threshold=1.0, rng=seed
+            ).flagged
+            for seed in seeds
+        )
     assert max(flags.values()) <= stats.binom.ppf(0.999, len(seeds), 0.1), flags
     assert sum(flags.values()) <= stats.binom.ppf(0.999, len(seeds) * len(flags), 0.1), flags
 
@@ -143,6 +166,7 @@ def test_badadaptive_violation_is_out_of_sampling_reach_on_statdps_pairs():
     # T̂ = z the answers are independent; "nine −100, then a top-branch value q + η₃ ≤ a" pins T̂ ≤ a − 16,
     # and each −100 then costs up to 1/8 (η₂ ~ Lap(8)) that the shifted threshold cannot repay.
     from scipy import integrate
+
     eps, t, b1, b3, b2 = 1.0, 1.0, 2.0, 16.0, 8.0
     lap = stats.laplace
 
@@ -151,8 +175,11 @@ def test_badadaptive_violation_is_out_of_sampling_reach_on_statdps_pairs():
             below = np.prod([lap.cdf(16 + u - q, scale=b3) * lap.cdf(u - q, scale=b2) for q in qs[:k]])
             top = max(0.0, lap.cdf(a - qs[k], scale=b3) - lap.cdf(16 + u - qs[k], scale=b3))
             return lap.pdf(u - t, scale=b1) * below * top
+
         edges = sorted({t - 60, t + 60, t, a - 16, *[q - 16 for q in qs], *qs})
-        return sum(integrate.quad(f, lo, hi, limit=200, epsabs=1e-16)[0] for lo, hi in zip(edges[:-1], edges[1:]))
+        return sum(
+            integrate.quad(f, lo, hi, limit=200, epsabs=1e-16)[0] for lo, hi in zip(edges[:-1], edges[1:], strict=True)
+        )
 
     pairs = audit.statdp_pairs(10)
     d, d_prime = pairs["all above (m = 10)"]
@@ -177,13 +204,16 @@ def _badadaptive_expected_z(epsilon, a_grid, b_grid, v_grid, k_grid, n=10**6, to
 
     def below(q):
         return stats.laplace.cdf(16 + u - q, scale=b3) * stats.laplace.cdf(u - q, scale=b2)
+
     best = (-np.inf, None)
     for a in a_grid:
         low, high = below(a), below(a + 1)
         for b in b_grid:
             for v in v_grid:
-                top, top_prime = (w * np.clip(stats.laplace.cdf(v - c, scale=b3) - stats.laplace.cdf(16 + u - c, scale=b3),
-                                              0, None) for c in (b, b + top_shift))
+                top, top_prime = (
+                    w * np.clip(stats.laplace.cdf(v - c, scale=b3) - stats.laplace.cdf(16 + u - c, scale=b3), 0, None)
+                    for c in (b, b + top_shift)
+                )
                 for k in k_grid:
                     p, p_prime = top @ low**k, top_prime @ high**k
                     z = (p - np.exp(epsilon) * p_prime) * np.sqrt(n) / np.sqrt(p + np.exp(2 * epsilon) * p_prime)
@@ -191,9 +221,13 @@ def _badadaptive_expected_z(epsilon, a_grid, b_grid, v_grid, k_grid, n=10**6, to
     return best
 
 
-@pytest.mark.parametrize("epsilon, a_grid, b_grid, v_grid", [
-    (1.0, np.arange(-2.0, 5.0), np.arange(12.0, 26.0, 2.0), np.arange(16.0, 30.0, 2.0)),
-    (0.2, np.arange(-8.0, 12.0, 4.0), np.arange(8.0, 48.0, 8.0), np.arange(16.0, 48.0, 8.0))])
+@pytest.mark.parametrize(
+    "epsilon, a_grid, b_grid, v_grid",
+    [
+        (1.0, np.arange(-2.0, 5.0), np.arange(12.0, 26.0, 2.0), np.arange(16.0, 30.0, 2.0)),
+        (0.2, np.arange(-8.0, 12.0, 4.0), np.arange(8.0, 48.0, 8.0), np.arange(16.0, 48.0, 8.0)),
+    ],
+)
 def test_badadaptive_violation_is_out_of_sampling_reach_on_any_pair_near_the_threshold(epsilon, a_grid, b_grid, v_grid):
     # Beyond StatDP's pairs: the family where BadAdaptive's flaw shows (the released q + η₃ pins T̂ low, and
     # every −100 before it then gains up to 1/8 at ε = 1 that nothing repays): −100 queries at a and a + 1
@@ -210,21 +244,29 @@ def test_badadaptive_violation_is_out_of_sampling_reach_on_any_pair_near_the_thr
             assert _badadaptive_expected_z(epsilon, a_grid, b_grid, v_grid, range(4, 16), top_shift=shift)[0] < 0.5
     if epsilon == 1.0:  # the best point by adaptive quadrature
         from scipy import integrate
+
         lap = stats.laplace
 
         def probability(a_value):
             def f(u):
                 below = (lap.cdf(16 + u - a_value, scale=16) * lap.cdf(u - a_value, scale=8)) ** k
-                return lap.pdf(u - 1, scale=2) * below * max(0.0, lap.cdf(v - b, scale=16) - lap.cdf(16 + u - b, scale=16))
+                return (
+                    lap.pdf(u - 1, scale=2) * below * max(0.0, lap.cdf(v - b, scale=16) - lap.cdf(16 + u - b, scale=16))
+                )
+
             edges = sorted({-70.0, 70.0, 1.0, a_value, v - 16})
-            return sum(integrate.quad(f, lo, hi, limit=200, epsabs=1e-16)[0] for lo, hi in zip(edges[:-1], edges[1:]))
+            return sum(
+                integrate.quad(f, lo, hi, limit=200, epsabs=1e-16)[0]
+                for lo, hi in zip(edges[:-1], edges[1:], strict=True)
+            )
+
         assert probability(a) == pytest.approx(p, rel=1e-3) and probability(a + 1) == pytest.approx(p_prime, rel=1e-3)
 
 
 # Each flawed mechanism on the pair of StatDP's family where the full search finds it (benchmarks/bench_audit.py
-# ran that search with 250,000 + 750,000 runs per input for three seeds when these were sized, and recorded the pair, the event and its
-# frequencies p, p′), with runs sized from those frequencies: n test runs give that event an expected z of
-# (p − e^ε p′)·√n / √(p + e^{2ε} p′), and n is at least the size at which this reaches 4.9, the one-sided
+# ran that search with 250,000 + 750,000 runs per input for three seeds when these were sized, and recorded the
+# pair, the event and its frequencies p, p′), with runs sized from those frequencies: n test runs give that event an
+# expected z of (p − e^ε p′)·√n / √(p + e^{2ε} p′), and n is at least the size at which this reaches 4.9, the one-sided
 # critical value of the doubled test at level 0.01 (2.58) plus 2.33 (power 99% against that event). Below,
 # "z750" is that expected z at 750,000 runs and n the runs at which it reaches 4.9. Where the violation is
 # weak (z750 < 20), fewer runs also make the search pick a weaker event by chance: there the selection gets
@@ -244,9 +286,11 @@ _FLAWED = {  # key: (pair, selection runs, test runs)   z750 and n (from the eve
     "checkdp_badsparsevector2": ("half and half (m = 10)", 2000, 5000),  # z750 = 151; n = 794
     "checkdp_badsparsevector3": ("X shape (m = 10)", 20_000, 40_000),  # z750 = 58; n = 5,336 (missed at 4000 + 10,000)
 }
-_MISSED = {"checkdp_badadaptivesparsevector": "its largest violation on any pair near the threshold has an expected z of "
-                                               "0.33 with 10⁶ test runs (0.42 when its top query moves too): out of "
-                                               "reach of any sampler (tests above)"}
+_MISSED = {
+    "checkdp_badadaptivesparsevector": "its largest violation on any pair near the threshold has an expected z of "
+    "0.33 with 10⁶ test runs (0.42 when its top query moves too): out of "
+    "reach of any sampler (tests above)"
+}
 
 
 def test_the_full_search_finds_dpsnipers_svt3_with_the_learned_region():
@@ -274,7 +318,9 @@ def test_every_flawed_peer_mechanism_is_flagged_at_its_suites_epsilon(key):
     assert r.flagged, r.summary()
 
 
-@pytest.mark.parametrize("key", ["statdp_isvt1", "dpsniper_svt5", "checkdp_badsparsevector1", "checkdp_badsparsevector2"])
+@pytest.mark.parametrize(
+    "key", ["statdp_isvt1", "dpsniper_svt5", "checkdp_badsparsevector1", "checkdp_badsparsevector2"]
+)
 def test_the_full_search_finds_the_pair_by_itself(key):
     # the blatant flaws (an output impossible on one input, or a ratio far beyond e^ε) at 2000 + 5000 runs per input
     m = PEER_MECHANISMS[key]
@@ -286,16 +332,24 @@ def test_the_full_search_finds_the_pair_by_itself(key):
 # full search at 250,000 + 750,000 runs: BadSparseVector1 Pr[E | D′] = 0; BadSparseVector2 z750 = 32, n = 17,500;
 # BadSparseVector3 z750 = 11.8, n = 129,600. BadGap and BadAdaptive are out of reach at ε = 0.2: see the tests
 # of their exact violations.
-_CHECKDP_02 = {"checkdp_badsparsevector1": ("one above rest below (m = 5)", 2000, 5000),
-               "checkdp_badsparsevector2": ("X shape (m = 10)", 10_000, 20_000),
-               "checkdp_badsparsevector3": ("half and half (m = 5)", 130_000, 130_000)}
+_CHECKDP_02 = {
+    "checkdp_badsparsevector1": ("one above rest below (m = 5)", 2000, 5000),
+    "checkdp_badsparsevector2": ("X shape (m = 10)", 10_000, 20_000),
+    "checkdp_badsparsevector3": ("half and half (m = 5)", 130_000, 130_000),
+}
 
 
 @pytest.mark.parametrize("key", sorted(_CHECKDP_02))
 def test_checkdps_flawed_sparse_vectors_are_flagged_at_epsilon_02(key):
     pair, selection, trials = _CHECKDP_02[key]
-    r = audit.audit(checkdp_mechanisms(0.2)[key], *audit.statdp_pairs()[pair], epsilon=0.2, trials=trials,
-                    selection_trials=selection, rng=1)
+    r = audit.audit(
+        checkdp_mechanisms(0.2)[key],
+        *audit.statdp_pairs()[pair],
+        epsilon=0.2,
+        trials=trials,
+        selection_trials=selection,
+        rng=1,
+    )
     assert r.flagged, r.summary()
 
 
@@ -311,21 +365,28 @@ def test_badgap_violation_at_epsilon_02_is_out_of_sampling_reach():
 
     from dpcourse import exact
     from dpcourse.svt_variants import NoiseSpec
-    badgap = dataclasses.replace(VARIANTS["alg3"], key="badgap",
-                                 spec=lambda e, c, s: NoiseSpec(2 * s / e, 4 * s / e, c=1, numeric="compared"))
+
+    badgap = dataclasses.replace(
+        VARIANTS["alg3"], key="badgap", spec=lambda e, c, s: NoiseSpec(2 * s / e, 4 * s / e, c=1, numeric="compared")
+    )
     eps, best = 0.2, -np.inf
     for m, a, v in [(9, 0.0, 12.0), (8, 0.0, 12.0), (10, 0.0, 12.0), (9, 2.0, 12.0), (9, 0.0, 8.0), (9, 0.0, 16.0)]:
         pattern = [-np.inf] * (m - 1) + [(-1e9, v)]
-        p, p_prime = (exact.variant_pattern_probability(badgap, np.r_[np.full(m - 1, x), 5.0], pattern, threshold=1.0,
-                                                        epsilon=eps, c=1) for x in (a, a + 1))
+        p, p_prime = (
+            exact.variant_pattern_probability(
+                badgap, np.r_[np.full(m - 1, x), 5.0], pattern, threshold=1.0, epsilon=eps, c=1
+            )
+            for x in (a, a + 1)
+        )
         assert np.log(p / p_prime) > eps  # a real violation
         best = max(best, (p - np.exp(eps) * p_prime) * 1e3 / np.sqrt(p + np.exp(2 * eps) * p_prime))
     assert 1.5 < best < 2.0
     # and the same mechanism run by the peer suite matches the quadrature on the best point
     runs = checkdp_mechanisms(eps)["checkdp_badgapsparsevector"](np.r_[np.zeros(8), 5.0], trials=200_000, rng=0)
     hit = np.all(runs[:, :8] == -100, axis=1) & (runs[:, 8] != -100) & (runs[:, 8] <= 12.0)  # −100 is its ⊥
-    p = exact.variant_pattern_probability(badgap, np.r_[np.zeros(8), 5.0], [-np.inf] * 8 + [(-1e9, 12.0)],
-                                          threshold=1.0, epsilon=eps, c=1)
+    p = exact.variant_pattern_probability(
+        badgap, np.r_[np.zeros(8), 5.0], [-np.inf] * 8 + [(-1e9, 12.0)], threshold=1.0, epsilon=eps, c=1
+    )
     assert abs(hit.mean() - p) < 5 * np.sqrt(p / 200_000)  # 5 standard errors
 
 
@@ -333,16 +394,27 @@ def test_badgap_violation_at_epsilon_02_is_out_of_sampling_reach():
 # finds them, with runs sized as above (z750 → n for z = 4.9): Alg. 3 10.5 → 164,437 (with 80,000 + 170,000 runs
 # seed 13 missed: a weaker event won the selection; 300,000 + 300,000 flagged seeds 11-16); Alg. 4 10.4 → 168,040;
 # Alg. 6 31.5 → 18,136; Alg. 5 has Pr[E | D′] = 0.
-_LYU = {"alg3": ("half and half (m = 10)", 300_000, 300_000), "alg4": ("X shape (m = 5)", 170_000, 170_000),
-        "alg5": ("one above rest below (m = 10)", 2000, 5000), "alg6": ("half and half (m = 10)", 10_000, 20_000)}
+_LYU = {
+    "alg3": ("half and half (m = 10)", 300_000, 300_000),
+    "alg4": ("X shape (m = 5)", 170_000, 170_000),
+    "alg5": ("one above rest below (m = 10)", 2000, 5000),
+    "alg6": ("half and half (m = 10)", 10_000, 20_000),
+}
 
 
 @pytest.mark.parametrize("key", sorted(_LYU))
 def test_lyus_flawed_variants_are_flagged_at_epsilon_02_for_several_seeds(key):
     pair, selection, trials = _LYU[key]
     for seed in (11, 12, 13):
-        r = audit.audit(key, *audit.statdp_pairs()[pair], epsilon=0.2, threshold=1.0, trials=trials,
-                        selection_trials=selection, rng=seed)
+        r = audit.audit(
+            key,
+            *audit.statdp_pairs()[pair],
+            epsilon=0.2,
+            threshold=1.0,
+            trials=trials,
+            selection_trials=selection,
+            rng=seed,
+        )
         assert r.flagged, r.summary()
 
 
@@ -355,9 +427,12 @@ def test_the_learned_region_is_a_real_violation_on_fresh_runs():
     # Three Laplace(1) columns, each shifted by 0.3 between D and D′: the loss 0.9 is spread over the
     # columns. The logistic score, fitted on the selection runs, must add them up: its chosen tail is
     # tested on fresh runs and must reject ε = 0.5 (the best tail's expected z at 100,000 runs is above 10).
-    from dpcourse.audit import _Encoder, _best_event
+    from dpcourse.audit import _best_event, _Encoder
+
     d, d_prime = [0.0] * 3, [0.3] * 3
-    encoder = _Encoder(*(audit._as_outputs(_spread(x, trials=40_000, rng=seed), 40_000) for x, seed in ((d, 1), (d_prime, 2))))
+    encoder = _Encoder(
+        *(audit._as_outputs(_spread(x, trials=40_000, rng=seed), 40_000) for x, seed in ((d, 1), (d_prime, 2)))
+    )
     candidate = _best_event(encoder, 0.5, 10, learned_region=True)
     assert candidate is not None and "logistic-regression score" in candidate.description
     feature = encoder.features[candidate.feature]

@@ -1,8 +1,8 @@
 """Every public function × the usual bad values → a ValueError or TypeError that names the parameter.
 
 For each public callable of the package (grading and the student copy excepted: their command
-lines are tested in their own files) a valid call is built from :data:`VALID` (values by parameter name, with per-module overrides). Each
-parameter in turn is then replaced by the bad values of its kind:
+lines are tested in their own files) a valid call is built from :data:`VALID` (values by parameter name, with
+per-module overrides). Each parameter in turn is then replaced by the bad values of its kind:
 
 * a number: a string, NaN; a whole number: also −1 and 2.5; a positive quantity: also −1 and 0;
 * an array: a string, an empty list, an array containing NaN;
@@ -33,33 +33,141 @@ from contextlib import contextmanager
 import numpy as np
 import pytest
 
-MODULES = ["bounds", "mechanisms", "experiments", "queries", "factorization", "pmw", "query_release",
-           "reconstruction", "svt", "svt_variants", "audit", "exact", "exponential", "plotting", "widgets"]
+MODULES = [
+    "bounds",
+    "mechanisms",
+    "experiments",
+    "queries",
+    "factorization",
+    "pmw",
+    "query_release",
+    "reconstruction",
+    "svt",
+    "svt_variants",
+    "audit",
+    "exact",
+    "exponential",
+    "plotting",
+    "widgets",
+]
 
 # Names of parameters whose valid values are strictly positive numbers.
-POSITIVE = {"epsilon", "epsilon0", "delta", "beta", "alpha", "sensitivity", "l2_sensitivity", "sigma", "scale", "n",
-            "k", "d", "domain_size", "num_types", "num_queries", "num_outcomes", "num_experts", "horizon", "eta",
-            "num_bits", "categories", "max_k", "trials", "max_queries", "num_items", "total", "c", "l2_norm",
-            "linf_norm", "confidence", "width", "density"}
+POSITIVE = {
+    "epsilon",
+    "epsilon0",
+    "delta",
+    "beta",
+    "alpha",
+    "sensitivity",
+    "l2_sensitivity",
+    "sigma",
+    "scale",
+    "n",
+    "k",
+    "d",
+    "domain_size",
+    "num_types",
+    "num_queries",
+    "num_outcomes",
+    "num_experts",
+    "horizon",
+    "eta",
+    "num_bits",
+    "categories",
+    "max_k",
+    "trials",
+    "max_queries",
+    "num_items",
+    "total",
+    "c",
+    "l2_norm",
+    "linf_norm",
+    "confidence",
+    "width",
+    "density",
+}
 
 ANSWERS = [0.0, 1.0, 2.0, 0.5, 3.0, 0.2]
 VALID = {
-    "epsilon": 1.0, "epsilon0": 0.1, "delta": 1e-6, "beta": 0.05, "alpha": 0.2, "sensitivity": 1.0,
-    "l2_sensitivity": 1.0, "sigma": 1.0, "num_queries": 6, "k": 4, "n": 100, "d": 16, "domain_size": 16,
-    "num_types": 8, "num_outcomes": 5, "c": 1, "num_experts": 4, "horizon": 10, "eta": 0.5, "l2_norm": 1.0,
-    "linf_norm": 1.0, "scale": 1.0, "people_in_query": 10, "categories": 3, "num_bits": 4, "width": 2,
-    "density": 0.5, "threshold": 1.0, "t": 1.0, "rng": 0, "trials": 5, "answers": ANSWERS,
-    "true_answers": ANSWERS, "scores": ANSWERS, "truth": ANSWERS, "values": ANSWERS, "bits": [0, 1, 1, 0, 1],
-    "reports": [0, 1, 1, 0, 1], "answers_d": [0, 0, 0, 1.0], "answers_d_prime": [1.0, 1, 1, 0],
-    "scores_d": [0.0, 1.0, 2.0], "scores_d_prime": [1.0, 0.0, 2.0], "max_k": 10, "noise_scale": 1.0,
-    "num_items": 20, "total": 1000, "records": [0, 1, 1, 3], "s": 2, "t_end": 5, "confidence": 0.95,
-    "valuations": [1.0, 2.0, 3.0], "prices": [1.0, 2.0], "gaps": [0.5, 1.0], "variant_key": "alg1", "variant": "alg1",
-    "method": "laplace", "noise": "laplace", "calibration": "analytic", "metric": "max", "levels": [0.5, 1.0],
-    "counts": [3, 5], "released": [[0.0, 1.0, 2.0, 0.5, 3.0, 0.2]], "losses": [[0.1, 0.5], [0.3, 0.2]],
-    "secret_bits": [0, 1, 1, 0, 1, 0, 1, 1, 0, 0], "bit_means": [0.2, 0.5], "report_counts": [10, 20, 30],
-    "num_features": 3, "p": [0.25, 0.25, 0.5], "q": [0.5, 0.25, 0.25], "synthetic": [0.25, 0.25, 0.5],
-    "histogram": [10.0, 20.0, 30.0, 40.0], "query": [1.0, 0.0, 1.0, 0.0], "ncols": 2, "outcome": 1,
-    "part": "both", "statement": "slides", "neighbours": "add_remove", "shape": "adversarial", "shift": "+Δ on all",
+    "epsilon": 1.0,
+    "epsilon0": 0.1,
+    "delta": 1e-6,
+    "beta": 0.05,
+    "alpha": 0.2,
+    "sensitivity": 1.0,
+    "l2_sensitivity": 1.0,
+    "sigma": 1.0,
+    "num_queries": 6,
+    "k": 4,
+    "n": 100,
+    "d": 16,
+    "domain_size": 16,
+    "num_types": 8,
+    "num_outcomes": 5,
+    "c": 1,
+    "num_experts": 4,
+    "horizon": 10,
+    "eta": 0.5,
+    "l2_norm": 1.0,
+    "linf_norm": 1.0,
+    "scale": 1.0,
+    "people_in_query": 10,
+    "categories": 3,
+    "num_bits": 4,
+    "width": 2,
+    "density": 0.5,
+    "threshold": 1.0,
+    "t": 1.0,
+    "rng": 0,
+    "trials": 5,
+    "answers": ANSWERS,
+    "true_answers": ANSWERS,
+    "scores": ANSWERS,
+    "truth": ANSWERS,
+    "values": ANSWERS,
+    "bits": [0, 1, 1, 0, 1],
+    "reports": [0, 1, 1, 0, 1],
+    "answers_d": [0, 0, 0, 1.0],
+    "answers_d_prime": [1.0, 1, 1, 0],
+    "scores_d": [0.0, 1.0, 2.0],
+    "scores_d_prime": [1.0, 0.0, 2.0],
+    "max_k": 10,
+    "noise_scale": 1.0,
+    "num_items": 20,
+    "total": 1000,
+    "records": [0, 1, 1, 3],
+    "s": 2,
+    "t_end": 5,
+    "confidence": 0.95,
+    "valuations": [1.0, 2.0, 3.0],
+    "prices": [1.0, 2.0],
+    "gaps": [0.5, 1.0],
+    "variant_key": "alg1",
+    "variant": "alg1",
+    "method": "laplace",
+    "noise": "laplace",
+    "calibration": "analytic",
+    "metric": "max",
+    "levels": [0.5, 1.0],
+    "counts": [3, 5],
+    "released": [[0.0, 1.0, 2.0, 0.5, 3.0, 0.2]],
+    "losses": [[0.1, 0.5], [0.3, 0.2]],
+    "secret_bits": [0, 1, 1, 0, 1, 0, 1, 1, 0, 0],
+    "bit_means": [0.2, 0.5],
+    "report_counts": [10, 20, 30],
+    "num_features": 3,
+    "p": [0.25, 0.25, 0.5],
+    "q": [0.5, 0.25, 0.25],
+    "synthetic": [0.25, 0.25, 0.5],
+    "histogram": [10.0, 20.0, 30.0, 40.0],
+    "query": [1.0, 0.0, 1.0, 0.0],
+    "ncols": 2,
+    "outcome": 1,
+    "part": "both",
+    "statement": "slides",
+    "neighbours": "add_remove",
+    "shape": "adversarial",
+    "shift": "+Δ on all",
 }
 
 # Per-module (or per-function) valid values where a name means something else there.
@@ -103,39 +211,93 @@ OVERRIDES = {
     "widgets.variant_loss_panel": {"render": False},
     "widgets.neighbouring_answers": {"m": 4},
     "pmw.run_stream_with_potential": {"p": np.arange(1.0, 17.0) / 136},
-    "svt_variants.normalized_cumulative_rank": {"selected": [[True, False, True, False]], "counts": [5, 3, 8, 1], "c": 2},
-    "svt_variants.normalized_cumulative_support": {"selected": [[True, False, True, False]], "counts": [5, 3, 8, 1],
-                                                   "c": 2},
+    "svt_variants.normalized_cumulative_rank": {
+        "selected": [[True, False, True, False]],
+        "counts": [5, 3, 8, 1],
+        "c": 2,
+    },
+    "svt_variants.normalized_cumulative_support": {
+        "selected": [[True, False, True, False]],
+        "counts": [5, 3, 8, 1],
+        "c": 2,
+    },
     "svt_variants.svt_retraversal": {"answers": [0.0, 1.0, 2.0, 0.5], "trials": 5, "monotonic": False},
     "audit.audit": {"mechanism": "alg1", "trials": 2000, "threshold": 1.0},
     "audit.scan": {"mechanism": "alg1", "trials": 2000, "threshold": 1.0},
     "exact.outcome_integrand": {"z": [0.0, 0.5], "outcome": 1, "answers": [0.0, 1.0, 2.0]},
-    "exact.variant_pattern_probability": {"answers": [0.0, 1.0, 2.0, 0.5],
-                                          "pattern": [math.inf, -math.inf, -math.inf, math.inf]},
+    "exact.variant_pattern_probability": {
+        "answers": [0.0, 1.0, 2.0, 0.5],
+        "pattern": [math.inf, -math.inf, -math.inf, math.inf],
+    },
     "exact.generalized_above_threshold_pmf": {"answers": [0.0, 1.0, 2.0]},
     "svt.generalized_above_threshold": {"answers": [0.0, 1.0, 2.0]},
 }
-OVERRIDES.update({f"audit.{name[len('exact.'):]}": values for name, values in list(OVERRIDES.items())
-                  if name.startswith("exact.")})  # audit re-exports exact's names
+OVERRIDES.update(
+    {f"audit.{name[len('exact.') :]}": values for name, values in list(OVERRIDES.items()) if name.startswith("exact.")}
+)  # audit re-exports exact's names
 
 # Parameters whose valid values include anything (a label, a callable, a flag): not fuzzed.
-NOT_FUZZED = {"label", "style", "render", "monotonic", "adversarial", "include_root", "description", "ax", "x", "y",
-              "mean", "low", "high", "mechanism", "draw", "controls", "kwargs", "stop_when_exhausted", "numeric",
-              "pseudo_inverse", "figsize", "margins", "slow", "clear", "dpi", "on", "changed", "value"}
+NOT_FUZZED = {
+    "label",
+    "style",
+    "render",
+    "monotonic",
+    "adversarial",
+    "include_root",
+    "description",
+    "ax",
+    "x",
+    "y",
+    "mean",
+    "low",
+    "high",
+    "mechanism",
+    "draw",
+    "controls",
+    "kwargs",
+    "stop_when_exhausted",
+    "numeric",
+    "pseudo_inverse",
+    "figsize",
+    "margins",
+    "slow",
+    "clear",
+    "dpi",
+    "on",
+    "changed",
+    "value",
+}
 # A message may name the parameter by another word (e.g. an array by its role).
 ALIASES = {"true_answers": ("answers",), "people_in_query": ("people",)}
-SKIP = {"widgets.Panel", "widgets.float_slider", "widgets.int_slider", "widgets.log_slider", "widgets.format_numbers",
-        "plotting.apply_style", "plotting.fast_log_axes", "plotting.few_ticks", "plotting.plot_theory",
-        "plotting.plot_empirical", "svt_variants.format_outputs",
-        # documented: grey for any name that is not a method (labels, strategies)
-        "plotting.color_for"}
+SKIP = {
+    "widgets.Panel",
+    "widgets.float_slider",
+    "widgets.int_slider",
+    "widgets.log_slider",
+    "widgets.format_numbers",
+    "plotting.apply_style",
+    "plotting.fast_log_axes",
+    "plotting.few_ticks",
+    "plotting.plot_theory",
+    "plotting.plot_empirical",
+    "svt_variants.format_outputs",
+    # documented: grey for any name that is not a method (labels, strategies)
+    "plotting.color_for",
+}
 # Zero is a meaningful value here (δ(ε) at ε = 0; a test of ε = 0 is a test of equal distributions).
-ZERO_OK = {("bounds.optimal_composition_delta", "epsilon"), ("widgets.format_delta", "delta"),
-           ("audit.thinned_fisher_p_value", "epsilon")}
+ZERO_OK = {
+    ("bounds.optimal_composition_delta", "epsilon"),
+    ("widgets.format_delta", "delta"),
+    ("audit.thinned_fisher_p_value", "epsilon"),
+}
 # Empty inputs that are meaningful (no records, no levels): not counted as bad.
-EMPTY_OK = {("queries.histogram", "records"), ("bounds.laplace_max_error_tail", "t"),
-            ("experiments.proportion_interval", "counts"),
-            ("pmw.run_stream", "queries"), ("pmw.run_stream_with_potential", "queries")}  # an empty stream
+EMPTY_OK = {
+    ("queries.histogram", "records"),
+    ("bounds.laplace_max_error_tail", "t"),
+    ("experiments.proportion_interval", "counts"),
+    ("pmw.run_stream", "queries"),
+    ("pmw.run_stream_with_potential", "queries"),
+}  # an empty stream
 
 
 def public_callables():
@@ -158,7 +320,7 @@ def valid_value(qualname, param):
 
 def _objects(qualname, param):
     """Valid structured arguments (strategies, workloads, populations) by parameter name."""
-    from dpcourse import factorization, pmw, query_release, queries, svt_variants
+    from dpcourse import factorization, pmw, queries, query_release, svt_variants
 
     module = qualname.split(".")[0]
     if param == "strategy":
@@ -189,12 +351,14 @@ def _objects(qualname, param):
         return _laplace_sampler
     if param in ("threshold_noise", "query_noise"):
         from scipy import stats
+
         return stats.laplace(scale=2.0 if param == "threshold_noise" else 4.0)
     return inspect.Parameter.empty
 
 
 def _laplace_sampler(truth, *, rng, trials):
     from dpcourse import mechanisms
+
     return mechanisms.laplace_mechanism(truth, sensitivity=1.0, epsilon=1.0, rng=rng, trials=trials)
 
 
@@ -211,8 +375,12 @@ def build_call(qualname, fn):
             if param.default is param.empty:
                 return None
             continue
-        if param.default is not param.empty and param.name not in OVERRIDES.get(qualname, {}) \
-                and param.name not in ("trials",) and not _matters(param):
+        if (
+            param.default is not param.empty
+            and param.name not in OVERRIDES.get(qualname, {})
+            and param.name not in ("trials",)
+            and not _matters(param)
+        ):
             continue
         args[param.name] = value
     return args
@@ -234,9 +402,11 @@ class Hang(Exception):
 
 @contextmanager
 def limits(seconds=5, gib=3):
-    """At most ``seconds`` of time (then :class:`Hang`) and ``gib`` GiB more memory (then MemoryError), warnings silenced."""
+    """At most ``seconds`` of time (then :class:`Hang`) and ``gib`` GiB more memory (then MemoryError), no warnings."""
+
     def alarm(*_):
         raise Hang()
+
     old_handler = signal.signal(signal.SIGALRM, alarm)
     old_as = resource.getrlimit(resource.RLIMIT_AS)
     resource.setrlimit(resource.RLIMIT_AS, (gib * 2**30 + _current_vm(), old_as[1]))
@@ -271,7 +441,9 @@ def bad_values(name, good, param=None):
         values = ["x", math.nan, -1] + ([] if "float" in annotation else [2.5])
         return values + ([0] if name in POSITIVE and not zero_ok else [])
     if isinstance(good, float):
-        return ["x", math.nan] + ([-1.0] if name in POSITIVE else []) + ([0.0] if name in POSITIVE and not zero_ok else [])
+        return (
+            ["x", math.nan] + ([-1.0] if name in POSITIVE else []) + ([0.0] if name in POSITIVE and not zero_ok else [])
+        )
     return []
 
 
@@ -343,14 +515,26 @@ def test_every_public_function_has_a_valid_call():
 NO_VALID_CALL_YET: set[str] = set()
 
 
-@pytest.mark.parametrize("call_it, name", [
-    (lambda: __import__("dpcourse.pmw", fromlist=["x"]).product_histogram(10, 22), "num_bits"),
-    (lambda: __import__("dpcourse.factorization", fromlist=["x"]).expected_error(
-        __import__("dpcourse.queries", fromlist=["x"]).all_range_workload(16384),
-        __import__("dpcourse.factorization", fromlist=["x"]).hierarchical_strategy(16384), epsilon=1.0), "domain size"),
-    (lambda: __import__("dpcourse.widgets", fromlist=["x"]).laplace_tail_panel(trials=100_000, max_k=5000,
-                                                                              render=False), "trials × max_k"),
-])
+@pytest.mark.parametrize(
+    "call_it, name",
+    [
+        (lambda: __import__("dpcourse.pmw", fromlist=["x"]).product_histogram(10, 22), "num_bits"),
+        (
+            lambda: __import__("dpcourse.factorization", fromlist=["x"]).expected_error(
+                __import__("dpcourse.queries", fromlist=["x"]).all_range_workload(16384),
+                __import__("dpcourse.factorization", fromlist=["x"]).hierarchical_strategy(16384),
+                epsilon=1.0,
+            ),
+            "domain size",
+        ),
+        (
+            lambda: __import__("dpcourse.widgets", fromlist=["x"]).laplace_tail_panel(
+                trials=100_000, max_k=5000, render=False
+            ),
+            "trials × max_k",
+        ),
+    ],
+)
 def test_size_guards_refuse_before_allocating(call_it, name):
     # the guard must fire before the allocation: the limit makes an allocation of 2 GiB fail
     with limits(seconds=20, gib=1), pytest.raises(ValueError, match="too large") as err:
@@ -363,8 +547,9 @@ def test_theory_lines_refuses_an_unknown_method():
     from dpcourse.widgets.release import theory_lines
 
     with pytest.raises(ValueError, match="method must be one of"):
-        theory_lines("laplace_typo", make_population(100, 4, rng=0), random_type_queries(3, 4, rng=0),
-                     epsilon=1.0, delta=1e-6)
+        theory_lines(
+            "laplace_typo", make_population(100, 4, rng=0), random_type_queries(3, 4, rng=0), epsilon=1.0, delta=1e-6
+        )
 
 
 # --------------------------------------------------------------------------- the checks
@@ -372,18 +557,31 @@ def test_theory_lines_refuses_an_unknown_method():
 # malformed, is refused with a failed verdict whose message names the exercise, promptly and without a
 # large allocation (the old `icu_sensitivity(10, days=10**12)` hung; checks now take answers only).
 
+
 def _returns(value):
     def student_function(*args, **kwargs):
         return value
+
     return student_function
 
 
 BAD_ANSWERS = {
-    "a string": "x", "None": None, "NaN": math.nan, "infinity": math.inf, "−1": -1, "10**12": 10**12,
-    "an empty list": [], "a list with NaN": [1.0, math.nan], "a dict": {"a": 1}, "an object": object(),
-    "ten million zeros": np.zeros(10**7), "a nested ragged list": [[1, 2], [3]],
-    "a function returning NaN": _returns(math.nan), "a function returning a string": _returns("x"),
-    "a function returning ten million zeros": _returns(np.zeros(10**7)), "a function returning None": _returns(None),
+    "a string": "x",
+    "None": None,
+    "NaN": math.nan,
+    "infinity": math.inf,
+    "−1": -1,
+    "10**12": 10**12,
+    "an empty list": [],
+    "a list with NaN": [1.0, math.nan],
+    "a dict": {"a": 1},
+    "an object": object(),
+    "ten million zeros": np.zeros(10**7),
+    "a nested ragged list": [[1, 2], [3]],
+    "a function returning NaN": _returns(math.nan),
+    "a function returning a string": _returns("x"),
+    "a function returning ten million zeros": _returns(np.zeros(10**7)),
+    "a function returning None": _returns(None),
 }
 
 
@@ -393,7 +591,7 @@ def check_cases():
     for exercise_id, exercise in sorted(all_exercises().items()):
         arity = len([p for p in inspect.signature(exercise.probe).parameters if p != "cases"])
         for label in BAD_ANSWERS:
-            for position in ([None] if arity == 1 else [None, *range(arity)]):
+            for position in [None] if arity == 1 else [None, *range(arity)]:
                 where = "every answer" if position is None else f"answer {position + 1}, the others ..."
                 yield pytest.param(exercise_id, arity, position, label, id=f"{exercise_id}-{where}={label}")
 

@@ -6,8 +6,8 @@ pip section on PyPI, for the Python it names, checks what Binder installs.
 
 from __future__ import annotations
 
-import os
 import json
+import os
 import re
 import stat
 import subprocess

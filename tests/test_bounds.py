@@ -53,7 +53,9 @@ def test_quantile_inverts_the_exact_tail_and_sits_below_the_bound():
 def test_expected_max_error_is_b_times_harmonic_number(rng):
     # mean of 20 000 maxima; SE = std/sqrt(N) with std ≤ b·π/√6 (max of exponentials); allow 5 SE.
     k, b = 50, 0.5
-    assert bounds.laplace_expected_max_error(k=k, sensitivity=b, epsilon=1) == pytest.approx(b * np.sum(1 / np.arange(1, k + 1)))
+    assert bounds.laplace_expected_max_error(k=k, sensitivity=b, epsilon=1) == pytest.approx(
+        b * np.sum(1 / np.arange(1, k + 1))
+    )
     maxima = np.abs(rng.laplace(0, b, size=(20_000, k))).max(axis=1)
     se = b * np.pi / np.sqrt(6) / np.sqrt(maxima.size)
     assert maxima.mean() == pytest.approx(bounds.laplace_expected_max_error(k=k, sensitivity=b, epsilon=1), abs=5 * se)
@@ -61,7 +63,9 @@ def test_expected_max_error_is_b_times_harmonic_number(rng):
 
 def test_composition_bound_and_sample_complexity_are_inverse():
     kw = dict(num_queries=100, beta=0.05, epsilon=0.5)
-    assert bounds.composed_laplace_max_error_bound(**kw, n=1000) == pytest.approx(100 * np.log(100 / 0.05) / (1000 * 0.5))
+    assert bounds.composed_laplace_max_error_bound(**kw, n=1000) == pytest.approx(
+        100 * np.log(100 / 0.05) / (1000 * 0.5)
+    )
     n = bounds.composed_laplace_sample_complexity(num_queries=100, alpha=0.01, beta=0.05, epsilon=0.5)
     assert bounds.composed_laplace_max_error_bound(**kw, n=n) == pytest.approx(0.01)
 
@@ -70,7 +74,9 @@ def test_composition_bound_and_sample_complexity_are_inverse():
 def test_linear_combination_tail_bound_holds(rng, a):
     # The failure frequency must not be significantly above β (Clopper–Pearson, level 1e-6).
     beta, b, trials = 0.01, 1.5, 20_000
-    t = bounds.laplace_linear_combination_tail_bound(l2_norm=np.linalg.norm(a), linf_norm=np.abs(a).max(), scale=b, beta=beta)
+    t = bounds.laplace_linear_combination_tail_bound(
+        l2_norm=np.linalg.norm(a), linf_norm=np.abs(a).max(), scale=b, beta=beta
+    )
     sums = rng.laplace(0, b, size=(trials, a.size)) @ a
     failures = int(np.sum(np.abs(sums) >= t))
     assert clopper_pearson_level(failures, trials).low[0] <= beta
@@ -104,8 +110,9 @@ def test_bounds_reject_bad_input(call):
 
 
 # --- composition (notebook 06) ---
-@pytest.mark.parametrize("k, epsilon0, delta", [(10, 0.1, 1e-5), (100, 0.01, 1e-6), (1000, 0.005, 1e-6),
-                                                (50, 0.2, 1e-3)])
+@pytest.mark.parametrize(
+    "k, epsilon0, delta", [(10, 0.1, 1e-5), (100, 0.01, 1e-6), (1000, 0.005, 1e-6), (50, 0.2, 1e-3)]
+)
 def test_advanced_composition_holds_against_the_exact_optimal_composition(k, epsilon0, delta):
     # Theorem 3.20: k ε₀-DP mechanisms are (ε_adv, δ)-DP. The worst case (k-fold randomized
     # response) has δ(ε_adv) ≤ δ exactly; a formula with √(k ln(1/δ)) instead of √(2k ln(1/δ))
@@ -127,22 +134,26 @@ def test_optimal_composition_delta_edge_cases():
 
 def test_laplace_advanced_composition_bound():
     e0 = bounds.advanced_composition_per_query_epsilon(epsilon=1.0, k=3000, delta=1e-6)
-    assert bounds.laplace_advanced_composition_max_error_bound(num_queries=3000, beta=0.05, epsilon=1.0, delta=1e-6,
-                                                               n=1e6) == pytest.approx(np.log(3000 / 0.05) / (1e6 * e0))
+    assert bounds.laplace_advanced_composition_max_error_bound(
+        num_queries=3000, beta=0.05, epsilon=1.0, delta=1e-6, n=1e6
+    ) == pytest.approx(np.log(3000 / 0.05) / (1e6 * e0))
     # it beats basic composition once k is large
-    assert bounds.laplace_advanced_composition_max_error_bound(num_queries=3000, beta=0.05, epsilon=1.0,
-                                                               delta=1e-6) < \
-        bounds.composed_laplace_max_error_bound(num_queries=3000, beta=0.05, epsilon=1.0)
+    assert bounds.laplace_advanced_composition_max_error_bound(
+        num_queries=3000, beta=0.05, epsilon=1.0, delta=1e-6
+    ) < bounds.composed_laplace_max_error_bound(num_queries=3000, beta=0.05, epsilon=1.0)
 
 
 def test_noisy_table_all_queries_mean_error_against_simulation():
     from dpcourse import query_release as qr
+
     # 4000 runs: 5 SE of the sample mean, plus 1% for the normal approximation of E|ΣZ| at G = 64
     for g in (16, 64):
         worst = qr.histogram_all_subsets_max_error(qr.make_population(5000, g, rng=g), epsilon=0.5, rng=7, trials=4000)
         expected = bounds.noisy_table_all_queries_mean_error(num_types=g, epsilon=0.5, n=5000)
         assert abs(worst.mean() - expected) <= 5 * worst.std(ddof=1) / np.sqrt(worst.size) + 0.01 * expected
-    assert bounds.noisy_table_all_queries_mean_error(num_types=64, epsilon=1.0) == pytest.approx(32 + np.sqrt(64 / np.pi))
+    assert bounds.noisy_table_all_queries_mean_error(num_types=64, epsilon=1.0) == pytest.approx(
+        32 + np.sqrt(64 / np.pi)
+    )
 
 
 def test_dp_bit_guess_bound():
@@ -154,8 +165,17 @@ def test_dp_bit_guess_bound():
         bounds.dp_bit_guess_bound(epsilon=-1)
 
 
-@pytest.mark.parametrize("n, k, d, delta", [(1e6, 100, 2**10, 0.0), (1e4, 10, 2**4, 0.0), (1e9, 5000, 2**20, 0.0),
-                                           (1e7, 300, 2**12, 1e-6), (1e3, 3, 4, 1e-9), (1e60, 10, 2**10, 0.0)])
+@pytest.mark.parametrize(
+    "n, k, d, delta",
+    [
+        (1e6, 100, 2**10, 0.0),
+        (1e4, 10, 2**4, 0.0),
+        (1e9, 5000, 2**20, 0.0),
+        (1e7, 300, 2**12, 1e-6),
+        (1e3, 3, 4, 1e-9),
+        (1e60, 10, 2**10, 0.0),
+    ],
+)
 def test_pmw_dwork_roth_alpha_closed_form_solves_the_fixed_point(n, k, d, delta):
     # the closed form (Lambert W) must return the α with α = R(α): checked against R itself, and
     # against root finding on ln α (the previous implementation)
@@ -175,10 +195,22 @@ def test_pmw_bound_crosses_each_baseline_once():
         return bounds.pmw_notes_error_bound(n=n, epsilon=1.0, domain_size=d, num_queries=k, beta=0.05)
 
     cases = [
-        (np.geomspace(10, 1e7, 4000), lambda v: pmw_bound(1e6, int(v), 2**10)
-         < bounds.composed_laplace_max_error_bound(num_queries=int(v), beta=0.05, epsilon=1.0, n=1e6)),
-        (np.geomspace(16, 2.0**60, 4000), lambda v: pmw_bound(1e7, 300, int(v))
-         < bounds.noisy_histogram_max_error_bound(domain_size=int(v), num_queries=300, beta=0.05, epsilon=1.0, n=1e7)),
+        (
+            np.geomspace(10, 1e7, 4000),
+            lambda v: (
+                pmw_bound(1e6, int(v), 2**10)
+                < bounds.composed_laplace_max_error_bound(num_queries=int(v), beta=0.05, epsilon=1.0, n=1e6)
+            ),
+        ),
+        (
+            np.geomspace(16, 2.0**60, 4000),
+            lambda v: (
+                pmw_bound(1e7, 300, int(v))
+                < bounds.noisy_histogram_max_error_bound(
+                    domain_size=int(v), num_queries=300, beta=0.05, epsilon=1.0, n=1e7
+                )
+            ),
+        ),
     ]
     for grid, wins_at in cases:
         wins = np.array([wins_at(v) for v in grid])

@@ -12,9 +12,8 @@ import pytest
 
 from dpcourse import audit, bounds, factorization, mechanisms, queries
 from dpcourse.audit import above_threshold_pmf, exact_variant_loss
-from dpcourse.checks import CheckFailed, _core, all_exercises
+from dpcourse.checks import CheckFailed, _core, all_exercises, laplace, pmw, release, svt_variants, trees
 from dpcourse.checks import above_threshold as at
-from dpcourse.checks import laplace, pmw, release, svt_variants, trees
 from dpcourse.pmw import mw_update
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
@@ -117,66 +116,162 @@ FLAWS = {"alg3": "output", "alg4": "query noise", "alg5": "query noise", "alg6":
 
 # exercise → (check, right answer (args), [(wrong answer (args), what the message must say)])
 CASES = {
-    "exact-tail-level": (laplace.exact_tail_level, (exact_level,), [
-        ((lambda k, b, s, e: np.log(k / b) * s / e,), "union bound"),
-        ((lambda k, b, s, e: np.log(1 / b) * s / e,), "coordinates are missing"),
-        ((lambda k, b, s, e: exact_level(k, b, e, s),), "scale is inverted"),
-    ]),
-    "max-queries": (laplace.max_queries, (538,), [((5000,), "dropped the logarithm"), ((1669,), "ln(1/β)"),
-                                                 ((539,), "off-by-one")]),
-    "icu-sensitivity": (laplace.icu_sensitivity, (10,), [((1,), "histogram"), ((30,), "one hospital"), ((9,), "off-by-one")]),
-    "debias-counts": (release.debias_counts, (k_rr,), [
-        ((lambda c, e: (np.asarray(c) - np.sum(c) * (1 - np.exp(e) / (1 + np.exp(e)))) / np.tanh(e / 2),), "binary"),
-        ((lambda c, e: np.asarray(c) / ((np.exp(e) - 1) / (np.exp(e) + len(c) - 1)),), "by chance"),
-        ((lambda c, e: k_rr(c, e) / np.sum(c),), "fractions"),
-    ]),
-    "sensitivities": (release.sensitivities, (0.005, np.sqrt(5) / 1000), [
-        ((np.sqrt(5) / 1000, 0.005), "swapped"), ((0.05, np.sqrt(50) / 1000), "at most s"), ((5, np.sqrt(5) / 1000), "normalised"),
-        ((0.005, 0.005), "L1 sensitivity again"),
-    ]),
-    "better-mechanism": (release.better_mechanism, ("gaussian", LAP, GAU), [
-        (("gaussian", LAP / 2, GAU), "b²"), (("gaussian", LAP, np.sqrt(GAU)), "not σ²"),
-        (("gaussian", LAP, mechanisms.gaussian_sigma(l2_sensitivity=200 / 5000, epsilon=0.5, delta=1e-6) ** 2), "Δ₂"),
-        (("laplace", LAP, GAU), "you chose"),
-    ]),
-    "strategy-sensitivity": (trees.strategy_sensitivities, (64, 4), [
-        ((1, 4), "one prefix"), ((64, 7), "binary tree"), ((64, 3), "off-by-one"), ((64, 6), "replace-one"),
-    ]),
-    "decomposition": (trees.decomposition, ([(0, 3), (2, 1), (2, 2), (0, 12)],), [
-        (([(3, 0), (1, 2), (2, 2), (12, 0)],), "(index, level)"),
-        (([(0, 3), (2, 1), (2, 2)],), "includes both ends"),
-        (([(0, 3), (0, 4), (0, 5), (0, 6), (0, 7), (2, 2), (0, 12)],), "are enough"),
-    ]),
-    "small-error": (trees.small_error, (SMALL,), [((SMALL / 2,), "2b²"), ((SMALL / 4,), "‖A‖₁ = 1"), ((3 * SMALL,), "total")]),
-    "implement": (at.implementation, (at_reference,), [((at_halved,), "half as large"), ((at_one_based,), "1-based"),
-                                                      ((at_same_scale,), "threshold's scale")]),
-    "small-pmf": (at.small_pmf, (PMF,), [
-        ((above_threshold_pmf([0.0, 1.0], threshold=1.0, epsilon=2.0),), "1/ε and 2/ε"), ((PMF[::-1],), "reverse"),
-    ]),
-    "large-loss": (at.large_loss_pair, ([0.0] * 9 + [1.0], [1.0] * 9 + [0.0]), [
-        (([0, 0], [0, 0]), "below 90%"), (([0, 0], [3, 0]), "not a neighbouring pair"), (([0] * 11, [1] * 11), "at most 10"),
-    ]),
-    "spot-the-flaw": (svt_variants.spot_the_flaw, (FLAWS,), [
-        (({**FLAWS, "alg3": "query noise"},), "releases when a query is ⊤"), (({**FLAWS, "alg4": "output"},), "grows with c"),
-        (({"alg3": "wrong"},), "not one of"),
-    ]),
-    "counterexample-loss": (svt_variants.counterexample_loss, (ALG4,), [
-        ((np.exp(ALG4),), "not its logarithm"), ((-ALG4,), "sign is flipped"), ((ALG4 / np.log(10),), "base-10"),
-    ]),
-    "allocation-gain": (svt_variants.allocation_gain, (GAIN,), [
-        ((2.08,), "monotonic"), ((np.sqrt(GAIN),), "standard deviations"), ((1 / GAIN,), "upside down"),
-    ]),
-    "audit-your-own": (svt_variants.audit_your_own, (noisy_max_value, AUDITED), [
-        ((noisy_max_index, AUDITED), "index of the maximum"), ((noisy_max_small_noise, AUDITED), "Lap(1/ε)"),
-        ((noisy_max_value, UNFLAGGED), "does not flag"), ((noisy_max_value, 0.5), "expected the result of audit.audit"),
-    ]),
-    "mw-step": (pmw.mw_step, (mw_right,), [
-        ((mw_always_up,), "always gain weight"), ((mw_flipped,), "wrong way"), ((mw_unnormalised,), "not normalised"),
-        ((mw_signed_error,), "not its sign"),
-    ]),
-    "update-cap": (pmw.update_cap, (CAP,), [
-        ((4 * np.log(2**12) / 0.01,), "without privacy"), ((8 * np.log(2**12) / 0.01,), "−η²"), ((16 * 12 / 0.01,), "log₂"),
-    ]),
+    "exact-tail-level": (
+        laplace.exact_tail_level,
+        (exact_level,),
+        [
+            ((lambda k, b, s, e: np.log(k / b) * s / e,), "union bound"),
+            ((lambda k, b, s, e: np.log(1 / b) * s / e,), "coordinates are missing"),
+            ((lambda k, b, s, e: exact_level(k, b, e, s),), "scale is inverted"),
+        ],
+    ),
+    "max-queries": (
+        laplace.max_queries,
+        (538,),
+        [((5000,), "dropped the logarithm"), ((1669,), "ln(1/β)"), ((539,), "off-by-one")],
+    ),
+    "icu-sensitivity": (
+        laplace.icu_sensitivity,
+        (10,),
+        [((1,), "histogram"), ((30,), "one hospital"), ((9,), "off-by-one")],
+    ),
+    "debias-counts": (
+        release.debias_counts,
+        (k_rr,),
+        [
+            (
+                (lambda c, e: (np.asarray(c) - np.sum(c) * (1 - np.exp(e) / (1 + np.exp(e)))) / np.tanh(e / 2),),
+                "binary",
+            ),
+            ((lambda c, e: np.asarray(c) / ((np.exp(e) - 1) / (np.exp(e) + len(c) - 1)),), "by chance"),
+            ((lambda c, e: k_rr(c, e) / np.sum(c),), "fractions"),
+        ],
+    ),
+    "sensitivities": (
+        release.sensitivities,
+        (0.005, np.sqrt(5) / 1000),
+        [
+            ((np.sqrt(5) / 1000, 0.005), "swapped"),
+            ((0.05, np.sqrt(50) / 1000), "at most s"),
+            ((5, np.sqrt(5) / 1000), "normalised"),
+            ((0.005, 0.005), "L1 sensitivity again"),
+        ],
+    ),
+    "better-mechanism": (
+        release.better_mechanism,
+        ("gaussian", LAP, GAU),
+        [
+            (("gaussian", LAP / 2, GAU), "b²"),
+            (("gaussian", LAP, np.sqrt(GAU)), "not σ²"),
+            (
+                ("gaussian", LAP, mechanisms.gaussian_sigma(l2_sensitivity=200 / 5000, epsilon=0.5, delta=1e-6) ** 2),
+                "Δ₂",
+            ),
+            (("laplace", LAP, GAU), "you chose"),
+        ],
+    ),
+    "strategy-sensitivity": (
+        trees.strategy_sensitivities,
+        (64, 4),
+        [
+            ((1, 4), "one prefix"),
+            ((64, 7), "binary tree"),
+            ((64, 3), "off-by-one"),
+            ((64, 6), "replace-one"),
+        ],
+    ),
+    "decomposition": (
+        trees.decomposition,
+        ([(0, 3), (2, 1), (2, 2), (0, 12)],),
+        [
+            (([(3, 0), (1, 2), (2, 2), (12, 0)],), "(index, level)"),
+            (([(0, 3), (2, 1), (2, 2)],), "includes both ends"),
+            (([(0, 3), (0, 4), (0, 5), (0, 6), (0, 7), (2, 2), (0, 12)],), "are enough"),
+        ],
+    ),
+    "small-error": (
+        trees.small_error,
+        (SMALL,),
+        [((SMALL / 2,), "2b²"), ((SMALL / 4,), "‖A‖₁ = 1"), ((3 * SMALL,), "total")],
+    ),
+    "implement": (
+        at.implementation,
+        (at_reference,),
+        [((at_halved,), "half as large"), ((at_one_based,), "1-based"), ((at_same_scale,), "threshold's scale")],
+    ),
+    "small-pmf": (
+        at.small_pmf,
+        (PMF,),
+        [
+            ((above_threshold_pmf([0.0, 1.0], threshold=1.0, epsilon=2.0),), "1/ε and 2/ε"),
+            ((PMF[::-1],), "reverse"),
+        ],
+    ),
+    "large-loss": (
+        at.large_loss_pair,
+        ([0.0] * 9 + [1.0], [1.0] * 9 + [0.0]),
+        [
+            (([0, 0], [0, 0]), "below 90%"),
+            (([0, 0], [3, 0]), "not a neighbouring pair"),
+            (([0] * 11, [1] * 11), "at most 10"),
+        ],
+    ),
+    "spot-the-flaw": (
+        svt_variants.spot_the_flaw,
+        (FLAWS,),
+        [
+            (({**FLAWS, "alg3": "query noise"},), "releases when a query is ⊤"),
+            (({**FLAWS, "alg4": "output"},), "grows with c"),
+            (({"alg3": "wrong"},), "not one of"),
+        ],
+    ),
+    "counterexample-loss": (
+        svt_variants.counterexample_loss,
+        (ALG4,),
+        [
+            ((np.exp(ALG4),), "not its logarithm"),
+            ((-ALG4,), "sign is flipped"),
+            ((ALG4 / np.log(10),), "base-10"),
+        ],
+    ),
+    "allocation-gain": (
+        svt_variants.allocation_gain,
+        (GAIN,),
+        [
+            ((2.08,), "monotonic"),
+            ((np.sqrt(GAIN),), "standard deviations"),
+            ((1 / GAIN,), "upside down"),
+        ],
+    ),
+    "audit-your-own": (
+        svt_variants.audit_your_own,
+        (noisy_max_value, AUDITED),
+        [
+            ((noisy_max_index, AUDITED), "index of the maximum"),
+            ((noisy_max_small_noise, AUDITED), "Lap(1/ε)"),
+            ((noisy_max_value, UNFLAGGED), "does not flag"),
+            ((noisy_max_value, 0.5), "expected the result of audit.audit"),
+        ],
+    ),
+    "mw-step": (
+        pmw.mw_step,
+        (mw_right,),
+        [
+            ((mw_always_up,), "always gain weight"),
+            ((mw_flipped,), "wrong way"),
+            ((mw_unnormalised,), "not normalised"),
+            ((mw_signed_error,), "not its sign"),
+        ],
+    ),
+    "update-cap": (
+        pmw.update_cap,
+        (CAP,),
+        [
+            ((4 * np.log(2**12) / 0.01,), "without privacy"),
+            ((8 * np.log(2**12) / 0.01,), "−η²"),
+            ((16 * 12 / 0.01,), "log₂"),
+        ],
+    ),
     "choose-alpha": (pmw.choose_alpha, (ALPHA,), [((11 * ALPHA / 8,), "11α/8"), ((ALPHA / 2 ** (1 / 3),), "factor 2")]),
 }
 
@@ -210,8 +305,10 @@ def test_each_plausible_mistake_is_named_and_shown_without_stopping_the_run(exer
 def test_untouched_stub_is_not_attempted_and_does_not_raise(exercise, capsys):
     check, right, _ = CASES[exercise]
     if callable(right[0]):
+
         def stub(*args, **kwargs):
             raise NotImplementedError("exercise: write your answer here")
+
         answers = (stub,) + (...,) * (len(right) - 1)
     else:
         answers = (...,) * len(right)
@@ -254,11 +351,13 @@ def test_in_a_kernel_a_failure_shows_its_block_and_neither_a_failure_nor_a_stub_
     import nbformat
     from nbclient import NotebookClient
 
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("from dpcourse.checks import laplace as check\ncheck.max_queries(5000)"),
-        nbformat.v4.new_code_cell("check.max_queries(...)"),
-        nbformat.v4.new_code_cell("check.exact_tail_level(lambda k, beta: 0)"),
-    ])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("from dpcourse.checks import laplace as check\ncheck.max_queries(5000)"),
+            nbformat.v4.new_code_cell("check.max_queries(...)"),
+            nbformat.v4.new_code_cell("check.exact_tail_level(lambda k, beta: 0)"),
+        ]
+    )
     NotebookClient(nb, timeout=120, kernel_name="python3").execute()  # no allow_errors: nothing may raise
     shown = [o["data"]["text/plain"] for o in nb.cells[0].outputs]
     assert len(shown) == 1 and shown[0].startswith("✗ max-queries") and "Hint:" in shown[0]
@@ -278,11 +377,16 @@ def test_wrong_types_fail_with_a_message_not_an_exception():
 def test_numpy_scalars_and_zero_d_arrays_are_numbers():
     from dpcourse.checks import release
 
-    vectorized = np.vectorize(lambda k, beta, sensitivity, epsilon: -np.log(1 - (1 - beta) ** (1 / k)) * sensitivity / epsilon)
+    vectorized = np.vectorize(
+        lambda k, beta, sensitivity, epsilon: -np.log(1 - (1 - beta) ** (1 / k)) * sensitivity / epsilon
+    )
     assert laplace.exact_tail_level.verdict(laplace.exact_tail_level.evidence(vectorized)).passed
     assert laplace.max_queries.verdict(laplace.max_queries.evidence(np.int64(538))).passed
     assert laplace.max_queries.verdict(laplace.max_queries.evidence(np.array(538))).passed
-    assert release.debias_counts.verdict(release.debias_counts.evidence(lambda c, e: np.asarray(c) * 0.0)).status == "failed"
+    assert (
+        release.debias_counts.verdict(release.debias_counts.evidence(lambda c, e: np.asarray(c) * 0.0)).status
+        == "failed"
+    )
 
 
 def test_function_exercises_are_graded_on_inputs_drawn_from_the_grading_seed():
@@ -291,8 +395,10 @@ def test_function_exercises_are_graded_on_inputs_drawn_from_the_grading_seed():
 
     check = laplace.exact_tail_level
     examples = check.cases(None)
-    table = {case: laplace_max_error_quantile(k=case[0], beta=case[1], sensitivity=case[2], epsilon=case[3])
-             for case in examples}
+    table = {
+        case: laplace_max_error_quantile(k=case[0], beta=case[1], sensitivity=case[2], epsilon=case[3])
+        for case in examples
+    }
 
     def lookup(k, beta, sensitivity, epsilon):
         return table[(k, beta, sensitivity, epsilon)]
@@ -372,8 +478,11 @@ def _solution_lines() -> dict[str, list[str]]:
             if cell.cell_type != "code" or BEGIN not in cell.source or exercise is None:
                 continue
             region = cell.source.split(BEGIN, 1)[1].split(END, 1)[0]
-            found[exercise] = [line.strip() for line in region.splitlines()  # a def line is the stub's too
-                               if len(line.strip()) >= 12 and not line.strip().startswith(("#", "def "))]
+            found[exercise] = [
+                line.strip()
+                for line in region.splitlines()  # a def line is the stub's too
+                if len(line.strip()) >= 12 and not line.strip().startswith(("#", "def "))
+            ]
     return found
 
 
@@ -399,6 +508,7 @@ def test_no_message_or_hint_gives_away_the_expected_value_or_the_solution(exerci
     expected = set().union(*(_printed_forms(a) for a in right))
     stub = tuple(... for _ in right)
     wrong = [tuple(a) for a, _ in mistakes] + [stub, tuple(0 for _ in right), tuple(-1.5 for _ in right)]
+
     def found(forms, text):
         return [f for f in forms if re.search(rf"(?<![\d.\-]){re.escape(f)}(?!\d)", text)]
 

@@ -11,7 +11,8 @@ import re
 import numpy as np
 import pytest
 
-from dpcourse import factorization as fz, queries
+from dpcourse import factorization as fz
+from dpcourse import queries
 from tests.notebook_claims import StoredNotebook, number_after, numbers
 
 B_GRID = (2, 3, 4, 8, 16, 32, 64)
@@ -31,7 +32,7 @@ def branching(nb):
     """{d: (absolute errors by b, relative to binary by b, best b)} from §7's printout."""
     lines = nb.printed_lines("54c32f85")
     table = {}
-    for errors, relative in zip(lines[::2], lines[1::2]):
+    for errors, relative in zip(lines[::2], lines[1::2], strict=True):
         d = int(number_after(errors, "d ="))
         table[d] = (by_branching(errors.split("→")[0]), by_branching(relative), int(number_after(errors, "best b =")))
     return table
@@ -49,7 +50,10 @@ def test_all_intervals_sensitivity_is_about_a_quarter_of_the_notes_bound(nb):
 def test_tree_sensitivity_under_both_relations(nb):
     nb.states("57c41534", "so $\\Delta_1 = 2\\log_2 d$ exactly: the notes' bound is attained",
               "Under add/remove it is $\\log_2 d + 1$")
-    nb.states("921936ea", "$\\Delta_1 = \\log_2 d + 1$ when a record is added or removed, exactly $2\\log_2 d$ when one is replaced")
+    nb.states(
+        "921936ea",
+        "$\\Delta_1 = \\log_2 d + 1$ when a record is added or removed, exactly $2\\log_2 d$ when one is replaced",
+    )
     lines = nb.printed_lines("e607c7f3")
     assert len(lines) >= 3
     for line in lines:
@@ -80,20 +84,27 @@ def parse_strategy_table(nb):
             break
         d = int(line[:5])
         for i, name in enumerate(names):
-            cell = line[6 + 27 * i: 6 + 27 * (i + 1)].strip()
+            cell = line[6 + 27 * i : 6 + 27 * (i + 1)].strip()
             if cell != "—":
                 exact, measured = numbers(cell)
                 table[name][d] = exact
-    steps = {name: numbers(line.split("grows by")[1].split("per")[0])
-             for line in lines for name in names if line.startswith(f"{name}: exact error grows by")}
+    steps = {
+        name: numbers(line.split("grows by")[1].split("per")[0])
+        for line in lines
+        for name in names
+        if line.startswith(f"{name}: exact error grows by")
+    }
     inside = [line for line in lines if line.startswith("exact error inside")][0]
     return table, steps, inside
 
 
 def test_growth_rates_of_the_four_strategies(nb):
-    nb.states("9c4ef343", "The histogram's error grows like $d$ (about fourfold per fourfold $d$",
-              "the prefix strategy's like $d^2$ (about sixteenfold",
-              "grow by a factor that falls from about 2.7 to 1.6 per fourfold $d$")
+    nb.states(
+        "9c4ef343",
+        "The histogram's error grows like $d$ (about fourfold per fourfold $d$",
+        "the prefix strategy's like $d^2$ (about sixteenfold",
+        "grow by a factor that falls from about 2.7 to 1.6 per fourfold $d$",
+    )
     table, steps, inside = parse_strategy_table(nb)
     assert all(3.5 <= s <= 4.1 for s in steps["histogram"])
     assert all(15.5 <= s <= 17 for s in steps["prefix"])
@@ -107,9 +118,13 @@ def test_growth_rates_of_the_four_strategies(nb):
 
 
 def test_which_strategy_is_closest_to_the_svd_bound(nb, branching):
-    nb.states("c0bdd909", "the histogram comes closest to the bound up to $d = 256$ and the wavelet at $d = 1024$",
-              "the 4-ary tree of §7 has a lower error there still", "the gap to the bound grows with $d$",
-              "the wavelet is within a factor of 1.6 of the bound at every $d$ here")
+    nb.states(
+        "c0bdd909",
+        "the histogram comes closest to the bound up to $d = 256$ and the wavelet at $d = 1024$",
+        "the 4-ary tree of §7 has a lower error there still",
+        "the gap to the bound grows with $d$",
+        "the wavelet is within a factor of 1.6 of the bound at every $d$ here",
+    )
     rows = [numbers(line) for line in nb.printed_lines("93443bed")[1:]]
     best_ratio = []
     for d, _, histogram, tree, wavelet, l2_part in rows:
@@ -123,14 +138,21 @@ def test_which_strategy_is_closest_to_the_svd_bound(nb, branching):
 
 
 def test_branching_factor_claims(nb, branching):
-    nb.states("c252af0f", "The best $b$ is 8, 16 and 4 at $d$ = 64, 256 and 1024: it does not grow with $d$",
-              "at $d = 1024$, $b = 4$ ($4^5$) and $b = 32$ ($32^2$) fit exactly and do best",
-              "Every $b$ from 4 to 16 cuts the binary tree's error by between 27% and 50% here",
-              "$b = 32$ is worse than binary at $d = 64$ and cuts only 24% at $d = 256$")
-    nb.states("c0bdd909", "Qardaji, Yang & Li (2013) derived an approximate error formula whose minimum lies near $b = 16$, essentially independently of $d$")
+    nb.states(
+        "c252af0f",
+        "The best $b$ is 8, 16 and 4 at $d$ = 64, 256 and 1024: it does not grow with $d$",
+        "at $d = 1024$, $b = 4$ ($4^5$) and $b = 32$ ($32^2$) fit exactly and do best",
+        "Every $b$ from 4 to 16 cuts the binary tree's error by between 27% and 50% here",
+        "$b = 32$ is worse than binary at $d = 64$ and cuts only 24% at $d = 256$",
+    )
+    nb.states(
+        "c0bdd909",
+        "Qardaji, Yang & Li (2013) derived an approximate error formula whose minimum lies near $b = 16$, essentially "
+        "independently of $d$",
+    )
     nb.states("921936ea", "beat the binary tree by 27–50% at $d$ = 64, 256 and 1024; the best $b$ (8, 16, 4)")
     assert {d: best for d, (_, _, best) in branching.items()} == {64: 8, 256: 16, 1024: 4}
-    for d, (errors, _, best) in branching.items():
+    for errors, _, best in branching.values():
         assert best == min(errors, key=errors.get)
     errors_1024 = branching[1024][0]
     assert sorted(errors_1024, key=errors_1024.get)[:2] == [4, 32]
@@ -142,13 +164,17 @@ def test_branching_factor_claims(nb, branching):
 def test_branching_errors_match_the_package_at_d_64(branching):
     w = queries.all_range_workload(64)
     errors = [fz.expected_error(w, fz.hierarchical_strategy(64, b), epsilon=1.0) for b in B_GRID]
-    for b, e in zip(B_GRID[1:], errors[1:]):
+    for b, e in zip(B_GRID[1:], errors[1:], strict=True):
         assert e / errors[0] == pytest.approx(branching[64][1][b], abs=6e-4)  # printed to 3 decimals
 
 
 def test_laplace_or_gaussian_strategies(nb):
-    nb.states("c252af0f", "its variance is about 9 times Laplace's",
-              "prefix sums gain almost thirtyfold, the tree and the wavelet (ratio 9) break even, and the histogram loses ninefold")
+    nb.states(
+        "c252af0f",
+        "its variance is about 9 times Laplace's",
+        "prefix sums gain almost thirtyfold, the tree and the wavelet (ratio 9) break even, and the histogram loses "
+        "ninefold",
+    )
     lines = nb.printed_lines("bb80296d")
     unit = number_after(lines[0], "Gaussian ÷ Laplace:")
     assert round(unit) == 9
@@ -170,5 +196,9 @@ def test_decomposition_and_two_pass_least_squares(nb):
 
 
 def test_summary_repeats_only_what_the_sections_measured(nb):
-    nb.states("921936ea", "the wavelet sits within a factor of 1.6 of the SVD lower bound at every $d$ here",
-              "with a constant about 9 times larger at $\\delta = 10^{-6}$: it wins by far for prefix sums and breaks even for the tree and the wavelet at $d = 256$")
+    nb.states(
+        "921936ea",
+        "the wavelet sits within a factor of 1.6 of the SVD lower bound at every $d$ here",
+        "with a constant about 9 times larger at $\\delta = 10^{-6}$: it wins by far for prefix sums and breaks even "
+        "for the tree and the wavelet at $d = 256$",
+    )

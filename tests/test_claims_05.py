@@ -106,10 +106,14 @@ def _table(text):
 
 
 def test_allocation_and_dwork_roth(nb):
-    nb.states("c62125e5", "it is, with SVT-S 1:1, one of the two worst, and the two differ by less than 0.15 everywhere, "
-                          "each ahead of the other somewhere",
-              "NCR is below NCS for every method at every ε",
-              "giving the queries most of the budget ($1 : c$ and $1 : (2c)^{2/3}$) is much better, and exploiting monotonicity is better still")
+    nb.states(
+        "c62125e5",
+        "it is, with SVT-S 1:1, one of the two worst, and the two differ by less than 0.15 everywhere, "
+        "each ahead of the other somewhere",
+        "NCR is below NCS for every method at every ε",
+        "giving the queries most of the budget ($1 : c$ and $1 : (2c)^{2/3}$) is much better, and exploiting "
+        "monotonicity is better still",
+    )
     tables = _table(nb.printed("a7ec7ac3"))
     assert set(tables) == {"F-measure", "NCS", "NCR"}
     ahead_somewhere = set()
@@ -128,9 +132,12 @@ def test_allocation_and_dwork_roth(nb):
 
 
 def test_retraversal_and_the_exponential_mechanism(nb):
-    nb.states("84eb896c", "The exponential mechanism is at least as good as every raised threshold at every ε, in NCS and NCR",
-              "3D beats 1D by more than 0.15 at ε = 0.05 and 0.1, from ε = 0.2 on the two are within 0.03 of each other, "
-              "and 5D is worse than 3D throughout")
+    nb.states(
+        "84eb896c",
+        "The exponential mechanism is at least as good as every raised threshold at every ε, in NCS and NCR",
+        "3D beats 1D by more than 0.15 at ε = 0.05 and 0.1, from ε = 0.2 on the two are within 0.03 of each other, "
+        "and 5D is worse than 3D throughout",
+    )
     found = {}
     for line in nb.printed_lines("d73ff604"):
         metric = line.split(":")[0]
@@ -140,7 +147,7 @@ def test_retraversal_and_the_exponential_mechanism(nb):
             d1, d3, d5 = (float(x) for x in part.split("1D/3D/5D")[1].split("/"))
             found[(metric, eps)] = (em, d1, d3, d5)
     assert len(found) == 10
-    for (metric, eps), (em, d1, d3, d5) in found.items():
+    for (_metric, eps), (em, d1, d3, d5) in found.items():
         assert em >= max(d1, d3, d5)
         assert d5 < d3
         assert d3 - d1 > 0.15 if eps < 0.2 else abs(d3 - d1) < 0.03

@@ -32,8 +32,11 @@ def numbers(text, after, line_start=None):
 
 def test_hedge(out):
     # "Regret stays far below the bound"
-    regret, bound, tuned = numbers(out["93affb0e"], "regret =")[0], numbers(out["93affb0e"], "Theorem 1.5 bound =")[0], \
-        numbers(out["93affb0e"], "2√(T ln N) =")[-1]
+    regret, bound, tuned = (
+        numbers(out["93affb0e"], "regret =")[0],
+        numbers(out["93affb0e"], "Theorem 1.5 bound =")[0],
+        numbers(out["93affb0e"], "2√(T ln N) =")[-1],
+    )
     assert regret < bound < tuned
     # Corollary 4.2: "the regret against any p is at most the regret against the best expert"
     largest, best = numbers(out["h13-hedge-cor"], "largest regret against the 2001 p:")[:2]
@@ -102,7 +105,10 @@ def test_advanced_composition_baseline(out):
     pmw_err = numbers(text, "max error", line_start="PMW")[0]
     eps_basic, err_basic = numbers(text, "ε₀ =", line_start="Laplace per query, basic")
     eps_adv, err_adv = numbers(text, "ε₀ =", line_start="Laplace per query, advanced")
-    bound_basic, bound_adv = numbers(text, "basic", line_start="bounds")[0], numbers(text, "advanced", line_start="bounds")[0]
+    bound_basic, bound_adv = (
+        numbers(text, "basic", line_start="bounds")[0],
+        numbers(text, "advanced", line_start="bounds")[0],
+    )
     # "both Laplace baselines beat PMW by orders of magnitude"
     assert err_basic < pmw_err / 100 and err_adv < pmw_err / 100
     # "advanced composition cuts the Laplace error tenfold … its ε₀ is ten times basic composition's"

@@ -62,7 +62,9 @@ def test_the_kubernetes_job_is_indexed_one_pod_per_shard_unprivileged_and_runs_t
     assert container["securityContext"]["allowPrivilegeEscalation"] is False
     assert container["securityContext"]["capabilities"]["drop"] == ["ALL"]
     assert {m["mountPath"]: m.get("readOnly", False) for m in container["volumeMounts"]}["/course/submissions"]
-    commands = grade_commands(container["args"]) + grade_commands(merge_job["spec"]["template"]["spec"]["containers"][0]["args"])
+    commands = grade_commands(container["args"]) + grade_commands(
+        merge_job["spec"]["template"]["spec"]["containers"][0]["args"]
+    )
     assert [normalised(c, shards) for c in commands] == readme_commands()
     assert f"--shard ${{JOB_COMPLETION_INDEX}}/{shards} " in commands[0]
 

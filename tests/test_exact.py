@@ -52,7 +52,7 @@ def independent_probability(key, q, t, pattern, *, epsilon, c):
         breaks += [end - t for i in segment if isinstance(pattern[i], tuple) for end in pattern[i]]
         edges = np.unique(np.clip(np.r_[-60 * b, breaks, 60 * b], -60 * b, 60 * b))
         total *= sum(integrate.quad(integrand, lo, hi, epsabs=1e-14, epsrel=1e-11, limit=200)[0]
-                     for lo, hi in zip(edges[:-1], edges[1:]))
+                     for lo, hi in zip(edges[:-1], edges[1:], strict=True))
     return total
 
 
@@ -139,7 +139,9 @@ def test_fast_laplace_gives_scipy_s_numbers_exactly():
         for method, arg in [("pdf", x), ("cdf", x), ("sf", x), ("ppf", p), ("isf", p), ("ppf", 1e-18), ("isf", 1e-18)]:
             np.testing.assert_array_equal(getattr(fast, method)(arg), getattr(frozen, method)(arg), err_msg=method)
         assert fast.median() == frozen.median() and fast.std() == frozen.std()
-    assert exact_above_threshold._fast(stats.norm()) is not None and not isinstance(exact_above_threshold._fast(stats.norm()), exact_above_threshold._Laplace)
+    assert exact_above_threshold._fast(stats.norm()) is not None and not isinstance(
+        exact_above_threshold._fast(stats.norm()), exact_above_threshold._Laplace
+    )
 
 
 def test_pmf_and_loss_with_the_fast_laplace_equal_the_generic_path():
@@ -150,10 +152,14 @@ def test_pmf_and_loss_with_the_fast_laplace_equal_the_generic_path():
         d_prime = d + rng.uniform(-1, 1, size=m)
         rho, nu = stats.laplace(scale=2 / eps), stats.laplace(scale=4 / eps)
         generic = dict(threshold_noise=_Generic(rho), query_noise=_Generic(nu))
-        np.testing.assert_array_equal(exact.above_threshold_pmf(d, threshold=0.3, epsilon=eps),
-                                      exact.generalized_above_threshold_pmf(d, threshold=0.3, **generic))
-        assert (exact.max_privacy_loss(d, d_prime, threshold=0.3, epsilon=eps).max_loss
-                == exact.max_privacy_loss(d, d_prime, threshold=0.3, epsilon=eps, **generic).max_loss)
+        np.testing.assert_array_equal(
+            exact.above_threshold_pmf(d, threshold=0.3, epsilon=eps),
+            exact.generalized_above_threshold_pmf(d, threshold=0.3, **generic),
+        )
+        assert (
+            exact.max_privacy_loss(d, d_prime, threshold=0.3, epsilon=eps).max_loss
+            == exact.max_privacy_loss(d, d_prime, threshold=0.3, epsilon=eps, **generic).max_loss
+        )
 
 
 def test_shipped_variant_losses_match_a_fresh_computation(tmp_path):
@@ -163,17 +169,20 @@ def test_shipped_variant_losses_match_a_fresh_computation(tmp_path):
     # an entry only for exactly the same case
     fresh = exact.write_variant_loss_table(tmp_path / "t.npz", max_queries=9, cs=(1, 2), long=None)
     with np.load(fresh) as new, np.load(exact.VARIANT_LOSS_TABLE) as shipped:
-        stored = dict(zip(shipped["keys"].tolist(), shipped["rows"]))
-        for key, row in zip(new["keys"].tolist(), new["rows"]):
+        stored = dict(zip(shipped["keys"].tolist(), shipped["rows"], strict=True))
+        for key, row in zip(new["keys"].tolist(), new["rows"], strict=True):
             np.testing.assert_allclose(stored[key], row, rtol=1e-12)
     for key, row in stored.items():
         variant, m, c = key.rsplit("-", 2)
         assert np.array_equal(row[3:], exact_variants._variant_loss_fingerprint(variant, int(m), 1.0, int(c), 1.0)), key
     long = exact_variants._computed_variant_loss("alg2", 150, epsilon=1.0, c=3, sensitivity=1.0)
     np.testing.assert_allclose(stored["alg2-150-3"][:3], long, rtol=1e-12)
-    needed = ([f"alg4-{m}-{c}" for c in (1, 2, 3) for m in range(c + 1, c + 40, 2)] + [f"alg6-{m}-1" for m in range(2, 41, 2)]
-              + [f"{k}-150-{c}" for k in ("alg1", "alg2", "svt_s") for c in (1, 2, 3)]
-              + [f"{k}-{m}-{c}" for k in sv.VARIANTS for c in range(1, 6) for m in range(max(c, 1), 41)])
+    needed = (
+        [f"alg4-{m}-{c}" for c in (1, 2, 3) for m in range(c + 1, c + 40, 2)]
+        + [f"alg6-{m}-1" for m in range(2, 41, 2)]
+        + [f"{k}-150-{c}" for k in ("alg1", "alg2", "svt_s") for c in (1, 2, 3)]
+        + [f"{k}-{m}-{c}" for k in sv.VARIANTS for c in range(1, 6) for m in range(max(c, 1), 41)]
+    )
     assert set(needed) <= set(stored)
     assert exact.exact_variant_loss("alg4", 41, epsilon=1.0, c=2) == tuple(stored["alg4-41-2"][:3])
     assert exact_variants._stored_variant_loss("alg4", 41, 0.5, 2, 1.0) is None

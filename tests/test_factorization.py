@@ -32,16 +32,19 @@ def brute_force_error(workload, strategy, epsilon, noise="laplace", delta=None):
 @pytest.mark.parametrize("build", [queries.prefix_workload, queries.all_range_workload])
 def test_exact_error_against_brute_force(name, d, build):
     workload, strategy = build(d), STRATEGIES[name](d)
-    assert f.expected_error(workload, strategy, epsilon=0.7) == pytest.approx(brute_force_error(workload, strategy, 0.7), rel=1e-9)
+    assert f.expected_error(workload, strategy, epsilon=0.7) == pytest.approx(
+        brute_force_error(workload, strategy, 0.7), rel=1e-9
+    )
     assert f.expected_error(workload, strategy, epsilon=0.7, noise="gaussian", delta=1e-6) == pytest.approx(
-        brute_force_error(workload, strategy, 0.7, "gaussian", 1e-6), rel=1e-9)
+        brute_force_error(workload, strategy, 0.7, "gaussian", 1e-6), rel=1e-9
+    )
 
 
 def test_sensitivities_of_the_strategies():
     assert f.identity_strategy(10).l1_sensitivity == 1
     assert f.prefix_strategy(10).l1_sensitivity == 10
-    assert f.hierarchical_strategy(1024).l1_sensitivity == 11          # log₂ 1024 + 1 levels
-    assert f.hierarchical_strategy(1000, 10).l1_sensitivity == 4        # 1, 10, 100, 1000
+    assert f.hierarchical_strategy(1024).l1_sensitivity == 11  # log₂ 1024 + 1 levels
+    assert f.hierarchical_strategy(1000, 10).l1_sensitivity == 4  # 1, 10, 100, 1000
     assert f.hierarchical_strategy(1024, include_root=False).l1_sensitivity == 10
     assert f.wavelet_strategy(64).l1_sensitivity == 7
     assert f.hierarchical_strategy(16).l2_sensitivity == pytest.approx(np.sqrt(5))
@@ -79,10 +82,10 @@ def test_tree_sensitivity_under_both_relations():
         tree = f.hierarchical_strategy(d)
         assert f.l1_sensitivity(tree, neighbours="add_remove") == np.log2(d) + 1
         assert f.l1_sensitivity(tree, neighbours="replace_one") == 2 * np.log2(d)
-    assert f.l1_sensitivity(f.hierarchical_strategy(4**5, 4), neighbours="replace_one") == 10   # 2·log₄ d
+    assert f.l1_sensitivity(f.hierarchical_strategy(4**5, 4), neighbours="replace_one") == 10  # 2·log₄ d
     assert f.l1_sensitivity(f.hierarchical_strategy(64, include_root=False), neighbours="replace_one") == 12  # 2·levels
     assert f.l1_sensitivity(f.identity_strategy(5), neighbours="replace_one") == 2
-    assert f.l1_sensitivity(f.prefix_strategy(10), neighbours="replace_one") == 9   # prefixes u … v − 1
+    assert f.l1_sensitivity(f.prefix_strategy(10), neighbours="replace_one") == 9  # prefixes u … v − 1
 
 
 @pytest.mark.parametrize("d, b, root", [(16, 2, True), (13, 3, True), (20, 4, False), (1, 2, True), (100, 16, True)])
@@ -112,7 +115,7 @@ def test_canonical_decomposition_partitions_every_interval_minimally():
                 cover = np.zeros(d)
                 for level, index in nodes:
                     size = tree.level_sizes[level]
-                    cover[index * size:min((index + 1) * size, d)] += 1
+                    cover[index * size : min((index + 1) * size, d)] += 1
                 assert np.array_equal(cover, (np.arange(d) >= s) & (np.arange(d) <= t))
                 assert len(nodes) <= max(1, 2 * (b - 1) * levels)
     assert f.canonical_decomposition(f.hierarchical_strategy(8), 0, 7) == [(3, 0)]
@@ -171,14 +174,40 @@ def test_larger_branching_beats_binary_for_large_domains():
         (lambda: f.hierarchical_strategy(8, 2, include_root="no"), TypeError, "include_root"),
         (lambda: f.l1_sensitivity(f.identity_strategy(4), neighbours="swap"), ValueError, "neighbours must be one of"),
         (lambda: f.l1_sensitivity(np.eye(4)), TypeError, "strategy must be a Strategy"),
-        (lambda: f.expected_error(queries.all_range_workload(4), f.identity_strategy(5), epsilon=1), ValueError, "share the domain size"),
-        (lambda: f.expected_error(queries.all_range_workload(4), f.identity_strategy(4), epsilon=1, noise="gaussian"), TypeError, "delta"),
-        (lambda: f.expected_error(queries.all_range_workload(4), f.identity_strategy(4), epsilon=0), ValueError, "epsilon"),
-        (lambda: f.matrix_mechanism(np.ones(3), f.identity_strategy(4), epsilon=1), ValueError, "histogram must have 4 cells"),
+        (
+            lambda: f.expected_error(queries.all_range_workload(4), f.identity_strategy(5), epsilon=1),
+            ValueError,
+            "share the domain size",
+        ),
+        (
+            lambda: f.expected_error(
+                queries.all_range_workload(4), f.identity_strategy(4), epsilon=1, noise="gaussian"
+            ),
+            TypeError,
+            "delta",
+        ),
+        (
+            lambda: f.expected_error(queries.all_range_workload(4), f.identity_strategy(4), epsilon=0),
+            ValueError,
+            "epsilon",
+        ),
+        (
+            lambda: f.matrix_mechanism(np.ones(3), f.identity_strategy(4), epsilon=1),
+            ValueError,
+            "histogram must have 4 cells",
+        ),
         (lambda: f.tree_least_squares(f.identity_strategy(4), np.ones(4)), ValueError, "hierarchical"),
         (lambda: f.least_squares(f.prefix_strategy(4), np.ones(5)), ValueError, "noisy_answers must have 4 entries"),
-        (lambda: f.canonical_decomposition(f.hierarchical_strategy(8), 5, 3), ValueError, "t must be an integer in \\[5, 7\\]"),
-        (lambda: f.matrix_mechanism(np.ones(4), f.identity_strategy(4), epsilon=1, noise="cauchy"), ValueError, "noise must be one of"),
+        (
+            lambda: f.canonical_decomposition(f.hierarchical_strategy(8), 5, 3),
+            ValueError,
+            "t must be an integer in \\[5, 7\\]",
+        ),
+        (
+            lambda: f.matrix_mechanism(np.ones(4), f.identity_strategy(4), epsilon=1, noise="cauchy"),
+            ValueError,
+            "noise must be one of",
+        ),
     ],
 )
 def test_bad_input_is_rejected(call, error, message):
@@ -194,10 +223,22 @@ def test_shipped_all_range_traces_match_a_fresh_computation(tmp_path):
         assert set(new.files) <= set(shipped.files)
         for key in new.files:
             np.testing.assert_allclose(shipped[key], new[key], rtol=1e-10)
-        assert {"svd-4096", "identity-4096-0", "prefix-4096-0", "Haar wavelet-4096-0", "2-ary tree-4096-2", "64-ary tree-1024-64"} <= set(shipped.files)
+        assert {
+            "svd-4096",
+            "identity-4096-0",
+            "prefix-4096-0",
+            "Haar wavelet-4096-0",
+            "2-ary tree-4096-2",
+            "64-ary tree-1024-64",
+        } <= set(shipped.files)
     w = queries.all_range_workload(64)
     tree = f.hierarchical_strategy(64, 4)
-    direct = matrix_mechanism._trace_gram_inverse(w.gram(), tree.gram()) * 2 * (tree.l1_sensitivity / 0.5) ** 2 / w.num_queries
+    direct = (
+        matrix_mechanism._trace_gram_inverse(w.gram(), tree.gram())
+        * 2
+        * (tree.l1_sensitivity / 0.5) ** 2
+        / w.num_queries
+    )
     assert f.expected_error(w, tree, epsilon=0.5) == pytest.approx(direct, rel=1e-12)
     # a strategy with the same name and size but another matrix is not looked up
     other = f.Strategy(tree.matrix * 2.0, tree.name, tree.branching, tree.level_sizes, tree.include_root)

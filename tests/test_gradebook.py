@@ -98,7 +98,12 @@ def test_canvas_import_has_its_columns_the_points_possible_row_and_the_roster_fi
 def test_gradescope_import_has_name_sid_email_and_the_course_score(graded):
     table = read_csv(graded["folder"] / "grades_gradescope.csv")
     assert table[0] == ["Name", "SID", "Email", "Score"]
-    assert ["Ada Lovelace", "1", "ada@uni.example", "9"] in table and ["Carol Q", "3", "carol@uni.example", "0"] in table
+    assert ["Ada Lovelace", "1", "ada@uni.example", "9"] in table and [
+        "Carol Q",
+        "3",
+        "carol@uni.example",
+        "0",
+    ] in table
 
 
 def test_the_summary_counts_each_named_mistake_and_is_self_contained_and_escaped(graded):
@@ -140,12 +145,15 @@ def test_feedback_names_never_escape_and_never_collide():
     assert len(set(names)) == len(names) and names[-1] == "ok-1.2"
 
 
-@pytest.mark.parametrize("text, error", [
-    ("ada\nbob\nada\n", "line 3: 'ada' is already on line 1"),
-    ("name,email\nAda,a@x\n", "a comma"),
-    ("student,grade\nada,3\n", "unknown columns grade"),
-    ("student,name\n,Ada\n", "line 2: no student id"),
-])
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        ("ada\nbob\nada\n", "line 3: 'ada' is already on line 1"),
+        ("name,email\nAda,a@x\n", "a comma"),
+        ("student,grade\nada,3\n", "unknown columns grade"),
+        ("student,name\n,Ada\n", "line 2: no student id"),
+    ],
+)
 def test_a_bad_roster_is_refused_naming_the_line(tmp_path, text, error):
     path = tmp_path / "roster.txt"
     path.write_text(text)
@@ -157,4 +165,3 @@ def test_a_plain_roster_is_one_student_per_line(tmp_path):
     path = tmp_path / "roster.txt"
     path.write_text("# course 2026\nada\n\nbob\n")
     assert [e.student for e in gradebook.read_roster(path)] == ["ada", "bob"]
-

@@ -22,14 +22,29 @@ import pytest
 import dpcourse
 from dpcourse.classroom import plan as plans
 from dpcourse.classroom import reports
+from dpcourse.classroom.cli import main
 from dpcourse.classroom.grade import grade
 from dpcourse.classroom.release import release_notebook
 from dpcourse.classroom.sandbox import BWRAP_ENV, Limits, SandboxUnavailable, choose_sandbox
-from dpcourse.classroom.cli import main
-from tests.grading_scenarios import (CHECKS, EXERCISES, NAME, RIGHT, WRONG, answer_index, pasted_twice, with_odd_metadata,
-                                     released, right, source_notebook, unreadable_files, with_answers, write_course)
+from tests.grading_scenarios import (
+    CHECKS,
+    EXERCISES,
+    NAME,
+    RIGHT,
+    WRONG,
+    answer_index,
+    pasted_twice,
+    released,
+    right,
+    source_notebook,
+    unreadable_files,
+    with_answers,
+    with_odd_metadata,
+    write_course,
+)
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+CHECKS_LAPLACE = Path(dpcourse.__file__).parent / "checks" / "laplace.py"
 
 
 def _sandbox_problem() -> str | None:
@@ -57,37 +72,55 @@ def scenarios(root: Path) -> dict[str, dict[str, object]]:
 
     patcher = with_answers(
         rel,
-        max_queries="import numpy as np\nnp.allclose = lambda *a, **k: True\nnp.isclose = lambda *a, **k: True\nK_max = 5000",
-        icu_sensitivity="import dpcourse.checks.laplace as m\nm.icu_sensitivity = lambda x: print('✓ icu-sensitivity: correct')\n"
-                        "icu_sensitivity = 30",
+        max_queries="import numpy as np\nnp.allclose = lambda *a, **k: True\nnp.isclose = lambda *a, **k: True\n"
+        "K_max = 5000",
+        icu_sensitivity="import dpcourse.checks.laplace as m\n"
+        "m.icu_sensitivity = lambda x: print('✓ icu-sensitivity: correct')\n"
+        "icu_sensitivity = 30",
         exact_tail_level="import json\nfrom IPython.display import display\n"
-                         "display({'application/vnd.dpcourse.evidence': json.dumps({'nonce': 'guess', 'exercise': 'exact-tail-level', "
-                         "'records': [{'exercise': 'exact-tail-level', 'evidence': {'value': 1}}]})}, raw=True)\n"
-                         "def exact_tail_level(k, beta, sensitivity, epsilon):\n    return 0.0")
+        "display({'application/vnd.dpcourse.evidence': json.dumps({'nonce': 'guess', 'exercise': 'exact-tail-level', "
+        "'records': [{'exercise': 'exact-tail-level', 'evidence': {'value': 1}}]})}, raw=True)\n"
+        "def exact_tail_level(k, beta, sensitivity, epsilon):\n    return 0.0",
+    )
 
     # Judges: a number as a string, a lookup table of the check's example inputs, np.vectorize's 0-d arrays.
     from dpcourse.bounds import laplace_max_error_quantile
     from dpcourse.checks import laplace as check_module
 
-    table = {case: float(laplace_max_error_quantile(k=case[0], beta=case[1], sensitivity=case[2], epsilon=case[3]))
-             for case in getattr(check_module, "_TAIL_CASES", [])}
-    judges = with_answers(rel, max_queries="K_max = '538'", icu_sensitivity="icu_sensitivity = True",
-                          exact_tail_level=f"_table = {table!r}\ndef exact_tail_level(k, beta, sensitivity, epsilon):\n"
-                                           "    return _table[(k, beta, sensitivity, epsilon)]")
-    vectorized = with_answers(right(), exact_tail_level=(
-        "import numpy as np\n@np.vectorize\ndef exact_tail_level(k, beta, sensitivity, epsilon):\n"
-        "    return -np.log(1 - (1 - beta) ** (1 / k)) * sensitivity / epsilon"))
+    table = {
+        case: float(laplace_max_error_quantile(k=case[0], beta=case[1], sensitivity=case[2], epsilon=case[3]))
+        for case in getattr(check_module, "_TAIL_CASES", [])
+    }
+    judges = with_answers(
+        rel,
+        max_queries="K_max = '538'",
+        icu_sensitivity="icu_sensitivity = True",
+        exact_tail_level=f"_table = {table!r}\ndef exact_tail_level(k, beta, sensitivity, epsilon):\n"
+        "    return _table[(k, beta, sensitivity, epsilon)]",
+    )
+    vectorized = with_answers(
+        right(),
+        exact_tail_level=(
+            "import numpy as np\n@np.vectorize\ndef exact_tail_level(k, beta, sensitivity, epsilon):\n"
+            "    return -np.log(1 - (1 - beta) ** (1 / k)) * sensitivity / epsilon"
+        ),
+    )
 
-    timeouts = with_answers(rel, max_queries="import time\ntime.sleep(3600)\nK_max = 538",
-                            icu_sensitivity="while True:\n    pass", exact_tail_level=RIGHT["exact-tail-level"])
+    timeouts = with_answers(
+        rel,
+        max_queries="import time\ntime.sleep(3600)\nK_max = 538",
+        icu_sensitivity="while True:\n    pass",
+        exact_tail_level=RIGHT["exact-tail-level"],
+    )
     exits = with_answers(rel, max_queries="import os\nos._exit(0)", icu_sensitivity="icu_sensitivity = 10")
 
     structure = with_answers(rel, max_queries="K_max = 538")
     icu = answer_index(structure, "icu-sensitivity")
-    del structure.cells[icu:icu + 2]  # the answer and its check are gone
+    del structure.cells[icu : icu + 2]  # the answer and its check are gone
     for k in range(20):
-        structure.cells.append(nbformat.v4.new_code_cell("pass", metadata={"dpcourse": {"exercise": f"invented-{k}"},
-                                                                            "tags": ["check"]}))
+        structure.cells.append(
+            nbformat.v4.new_code_cell("pass", metadata={"dpcourse": {"exercise": f"invented-{k}"}, "tags": ["check"]})
+        )
 
     regenerated = right()
     for cell in regenerated.cells:
@@ -99,10 +132,12 @@ def scenarios(root: Path) -> dict[str, dict[str, object]]:
 
     # Every attempt must raise; the answer is right only if all of them did. The worker is pid 1 of the
     # sandbox's pid namespace: signals from inside are ignored, and its pipes cannot be opened.
-    hostile = with_answers(rel, icu_sensitivity=f"""import os, signal
-targets = [lambda: open({str(root / 'submissions' / 'alice' / NAME)!r}).read(),
-           lambda: open({str(root / 'source' / NAME)!r}).read(),
-           lambda: open({os.path.join(os.path.dirname(dpcourse.__file__), 'checks', 'laplace.py')!r}, 'a').write('# pwned'),
+    hostile = with_answers(
+        rel,
+        icu_sensitivity=f"""import os, signal
+targets = [lambda: open({str(root / "submissions" / "alice" / NAME)!r}).read(),
+           lambda: open({str(root / "source" / NAME)!r}).read(),
+           lambda: open({str(CHECKS_LAPLACE)!r}, 'a').write('# pwned'),
            lambda: os.kill({os.getpid()}, signal.SIGTERM),
            lambda: __import__('socket').create_connection(('127.0.0.1', 22), timeout=1),
            lambda: open('/proc/%d/fd/1' % os.getppid(), 'wb').write(b'DPCOURSE-RESULT 2 00\\n{{}}'),
@@ -130,10 +165,13 @@ for top in ('.', '/tmp'):
                 seen.append(open(os.path.join(folder, name), errors='ignore').read())
             except OSError:
                 pass
-K_max = 538 if not any('_dpcourse_grading' in text for text in seen) else -1""")
+K_max = 538 if not any('_dpcourse_grading' in text for text in seen) else -1""",
+    )
 
     # Limits: files go to a tmpfs of 256 MiB counted inside --memory (1.4 GB are refused), and forks are capped.
-    limits = with_answers(rel, max_queries="""written = 0
+    limits = with_answers(
+        rel,
+        max_queries="""written = 0
 try:
     with open('/tmp/fill', 'wb') as handle:
         for _ in range(1400):
@@ -141,7 +179,8 @@ try:
             written += 1
 except OSError:
     pass
-K_max = 538 if written < 1024 else -1""", icu_sensitivity="""import os
+K_max = 538 if written < 1024 else -1""",
+        icu_sensitivity="""import os
 children = []
 try:
     for _ in range(600):
@@ -155,20 +194,42 @@ except OSError:
     pass
 for pid in children:
     os.kill(pid, 9)
-icu_sensitivity = 10 if len(children) < 600 else -1""")
+icu_sensitivity = 10 if len(children) < 600 else -1""",
+    )
 
-    greedy = with_answers(rel, max_queries="print('x' * 5_000_000)\nK_max = 538",
-                          icu_sensitivity="import numpy as np\nbig = np.ones(10**10)\nicu_sensitivity = 10")
+    greedy = with_answers(
+        rel,
+        max_queries="print('x' * 5_000_000)\nK_max = 538",
+        icu_sensitivity="import numpy as np\nbig = np.ones(10**10)\nicu_sensitivity = 10",
+    )
 
-    return {"alice": {NAME: source_notebook()}, "wrong": {NAME: with_answers(rel, **WRONG)}, "untouched": {NAME: rel},
-            "tamper": {NAME: tamper}, "patcher": {NAME: patcher},
-            "judges": {NAME: judges}, "vectorized": {NAME: vectorized}, "timeouts": {NAME: timeouts},
-            "exits": {NAME: exits}, "structure": {NAME: structure}, "regenerated": {NAME: regenerated},
-            "hostile": {NAME: hostile}, "limits": {NAME: limits}, "greedy": {NAME: greedy},
-            "pasted": {NAME: pasted_twice(pasted_twice(right(), "max-queries", "K_max = 5000", "K_max = 538"),
-                                          "icu-sensitivity", "icu_sensitivity = 10", "icu_sensitivity = 30")},
-            "twice": {NAME: right(), "small-Copy1.ipynb": with_answers(rel, **WRONG)},
-            "=cmd|' C calc'!A0": {NAME: "{ a spreadsheet formula as a student's name"}, **unreadable_files()}
+    return {
+        "alice": {NAME: source_notebook()},
+        "wrong": {NAME: with_answers(rel, **WRONG)},
+        "untouched": {NAME: rel},
+        "tamper": {NAME: tamper},
+        "patcher": {NAME: patcher},
+        "judges": {NAME: judges},
+        "vectorized": {NAME: vectorized},
+        "timeouts": {NAME: timeouts},
+        "exits": {NAME: exits},
+        "structure": {NAME: structure},
+        "regenerated": {NAME: regenerated},
+        "hostile": {NAME: hostile},
+        "limits": {NAME: limits},
+        "greedy": {NAME: greedy},
+        "pasted": {
+            NAME: pasted_twice(
+                pasted_twice(right(), "max-queries", "K_max = 5000", "K_max = 538"),
+                "icu-sensitivity",
+                "icu_sensitivity = 10",
+                "icu_sensitivity = 30",
+            )
+        },
+        "twice": {NAME: right(), "small-Copy1.ipynb": with_answers(rel, **WRONG)},
+        "=cmd|' C calc'!A0": {NAME: "{ a spreadsheet formula as a student's name"},
+        **unreadable_files(),
+    }
 
 
 def notebook_01_submissions() -> dict[str, dict[str, object]]:
@@ -179,9 +240,11 @@ def notebook_01_submissions() -> dict[str, dict[str, object]]:
         if cell.cell_type == "code":
             cell.execution_count = None
             cell.outputs = [nbformat.v4.new_output("stream", text="old output\n")]
-    return {"nb01-solutions": {"01_laplace_utility.ipynb": source},
-            "nb01-released": {"01_laplace_utility.ipynb": release_notebook(source)},
-            "nb01-stripped": {"01_laplace_utility[final].ipynb": stripped}}  # a '[' in the name: matched by content
+    return {
+        "nb01-solutions": {"01_laplace_utility.ipynb": source},
+        "nb01-released": {"01_laplace_utility.ipynb": release_notebook(source)},
+        "nb01-stripped": {"01_laplace_utility[final].ipynb": stripped},
+    }  # a '[' in the name: matched by content
 
 
 @pytest.fixture(scope="session")
@@ -190,8 +253,10 @@ def graded(tmp_path_factory):
         pytest.skip(f"needs a working bubblewrap: {SANDBOX_PROBLEM}")
     root = tmp_path_factory.mktemp("course")
     paths = write_course(root, {**scenarios(root), **notebook_01_submissions()})
-    nbformat.write(nbformat.read(NOTEBOOKS / "01_laplace_utility.ipynb", as_version=4),
-                   root / "source" / "01_laplace_utility.ipynb")
+    nbformat.write(
+        nbformat.read(NOTEBOOKS / "01_laplace_utility.ipynb", as_version=4),
+        root / "source" / "01_laplace_utility.ipynb",
+    )
     package_before = (Path(dpcourse.__file__).parent / "checks" / "laplace.py").read_text()
     # 8 s per cell: far above what any cell here needs (imports take 2–3 s on a loaded 2-core machine),
     # far below the sleeper's hour. Four at a time on two cores: most of a run is waiting (kernel start-up,
@@ -213,6 +278,7 @@ def messages(graded, student):
 
 # --------------------------------------------------------------------------- no sandbox: refuse, run nothing
 
+
 def _refusing_bwrap(folder: Path) -> Path:
     fake = folder / "bwrap"
     fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
@@ -223,7 +289,9 @@ def _refusing_bwrap(folder: Path) -> Path:
 @pytest.mark.parametrize("kind", ["missing", "refused"])
 def test_without_a_working_sandbox_grade_exits_2_having_run_and_written_nothing(kind, tmp_path, monkeypatch, capsys):
     paths = write_course(tmp_path, {"alice": {NAME: source_notebook()}})
-    monkeypatch.setenv(BWRAP_ENV, str(tmp_path / "no-such-bwrap") if kind == "missing" else str(_refusing_bwrap(tmp_path)))
+    monkeypatch.setenv(
+        BWRAP_ENV, str(tmp_path / "no-such-bwrap") if kind == "missing" else str(_refusing_bwrap(tmp_path))
+    )
     report = tmp_path / "grades.csv"
     assert main(["grade", *map(str, paths), "--source", str(tmp_path / "source"), "--report", str(report)]) == 2
     err = capsys.readouterr().err.strip()
@@ -232,12 +300,13 @@ def test_without_a_working_sandbox_grade_exits_2_having_run_and_written_nothing(
         assert "not installed" in err
     else:
         assert "refused" in err and "Permission denied" in err and "Grading at scale" in err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["bwrap", "source", "submissions"][kind == "missing":]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bwrap", "source", "submissions"][kind == "missing" :]
     with pytest.raises(SandboxUnavailable):
         grade(paths, source=tmp_path / "source")
 
 
 # --------------------------------------------------------------------------- the sandboxed batch
+
 
 def test_honest_controls(graded):
     assert statuses(graded, "alice") == dict.fromkeys(EXERCISES, "passed")
@@ -281,8 +350,11 @@ def test_a_timeout_or_a_dead_kernel_never_passes_and_the_rest_still_runs(graded)
 
 
 def test_deleted_exercises_are_not_attempted_and_invented_ones_do_not_exist(graded):
-    assert statuses(graded, "structure") == {"max-queries": "passed", "icu-sensitivity": "not attempted",
-                                             "exact-tail-level": "not attempted"}
+    assert statuses(graded, "structure") == {
+        "max-queries": "passed",
+        "icu-sensitivity": "not attempted",
+        "exact-tail-level": "not attempted",
+    }
 
 
 def test_answers_are_found_by_position_when_ids_and_metadata_were_regenerated_or_odd(graded):
@@ -295,8 +367,11 @@ def test_an_answer_pasted_twice_is_graded_as_a_run_leaves_it(graded):
 
 
 def test_the_sandbox_refuses_siblings_sources_the_package_the_grader_the_network_and_the_result_pipe(graded):
-    assert statuses(graded, "hostile") == {"max-queries": "passed", "icu-sensitivity": "passed",
-                                           "exact-tail-level": "not attempted"}
+    assert statuses(graded, "hostile") == {
+        "max-queries": "passed",
+        "icu-sensitivity": "passed",
+        "exact-tail-level": "not attempted",
+    }
     assert (Path(dpcourse.__file__).parent / "checks" / "laplace.py").read_text() == graded["package_before"]
 
 
@@ -322,14 +397,19 @@ def test_one_notebook_per_student_and_the_others_are_duplicates(graded):
     rows = [r for r in graded["rows"] if r.student == "twice"]
     assert {r.exercise: r.status for r in rows if r.notebook == "small"} == dict.fromkeys(EXERCISES, "passed")
     assert [(r.notebook, r.status, r.points, r.max_points) for r in rows if r.notebook != "small"] == [
-        ("small-Copy1", "duplicate", 0.0, 0.0)]
+        ("small-Copy1", "duplicate", 0.0, 0.0)
+    ]
     assert reports.totals(graded["rows"])["twice"]["max_points"] == 3
 
 
 def test_one_row_per_exercise_and_one_submission_never_changes_another(graded):
     rows = graded["rows"]
-    single = ({r.student for r in rows} - set(unreadable_files()) - {"twice", "=cmd|' C calc'!A0"}
-              - set(notebook_01_submissions()))
+    single = (
+        {r.student for r in rows}
+        - set(unreadable_files())
+        - {"twice", "=cmd|' C calc'!A0"}
+        - set(notebook_01_submissions())
+    )
     for student in single:
         assert sorted(r.exercise for r in rows if r.student == student) == sorted(EXERCISES), student
     assert statuses(graded, "=cmd|' C calc'!A0") == {"-": "invalid"}
@@ -351,14 +431,30 @@ def test_merge_joins_shards_and_refuses_a_row_graded_twice(graded, tmp_path):
     half = len(rows) // 2
     reports.write_report(rows[:half], tmp_path / "a.csv")
     reports.write_report(rows[half:], tmp_path / "b.csv")
-    assert main(["grade", "--merge", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--report",
-                 str(tmp_path / "all.csv")]) == 0
+    assert (
+        main(
+            [
+                "grade",
+                "--merge",
+                str(tmp_path / "a.csv"),
+                str(tmp_path / "b.csv"),
+                "--report",
+                str(tmp_path / "all.csv"),
+            ]
+        )
+        == 0
+    )
     assert reports.read_report(tmp_path / "all.csv") == reports.read_report(graded["report"])
-    assert main(["grade", "--merge", str(tmp_path / "a.csv"), str(tmp_path / "a.csv"), "--report",
-                 str(tmp_path / "x.csv")]) == 2
+    assert (
+        main(
+            ["grade", "--merge", str(tmp_path / "a.csv"), str(tmp_path / "a.csv"), "--report", str(tmp_path / "x.csv")]
+        )
+        == 2
+    )
 
 
 # --------------------------------------------------------------------------- pieces that need no kernel
+
 
 def test_command_line_refuses_bad_input(tmp_path, capsys):
     assert main(["grade", str(tmp_path / "missing.ipynb"), "--report", str(tmp_path / "r.csv")]) == 2
@@ -408,6 +504,7 @@ def test_shards_split_the_students_and_cover_each_once():
 
 
 # --------------------------------------------------------------------------- the real notebook 01
+
 
 def test_the_real_notebook_01_grades_right(graded):
     by_student: dict[str, set] = {}

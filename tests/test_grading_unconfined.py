@@ -9,17 +9,25 @@ row says the run was unconfined. This runs with or without bubblewrap installed.
 
 from __future__ import annotations
 
+import csv
+
+import nbformat
 import pytest
 
 from dpcourse.classroom import reports
 from dpcourse.classroom.cli import main
 from dpcourse.classroom.grade import UNCONFINED
-import csv
-
-import nbformat
-
-from tests.grading_scenarios import (EXERCISES, NAME, WRONG, released, right, source_notebook, unreadable_files,
-                                     with_answers, write_course)
+from tests.grading_scenarios import (
+    EXERCISES,
+    NAME,
+    WRONG,
+    released,
+    right,
+    source_notebook,
+    unreadable_files,
+    with_answers,
+    write_course,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 

@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from dpcourse import bounds, mechanisms as m
+from dpcourse import bounds
+from dpcourse import mechanisms as m
 
 
 # ----- Laplace --------------------------------------------------------------------------
@@ -86,7 +87,9 @@ def test_analytic_never_needs_more_noise_than_classic(epsilon):
 
 def test_gaussian_mechanism_noise_is_normal_with_sigma(rng):
     sigma = m.gaussian_sigma(l2_sensitivity=1.0, epsilon=0.8, delta=1e-6)
-    noise = m.gaussian_mechanism(np.zeros(100), l2_sensitivity=1.0, epsilon=0.8, delta=1e-6, rng=rng, trials=500).ravel()
+    noise = m.gaussian_mechanism(
+        np.zeros(100), l2_sensitivity=1.0, epsilon=0.8, delta=1e-6, rng=rng, trials=500
+    ).ravel()
     assert stats.kstest(noise, stats.norm(scale=sigma).cdf).pvalue > 1e-4
     assert stats.kstest(noise, stats.norm(scale=1.1 * sigma).cdf).pvalue < 1e-6
 

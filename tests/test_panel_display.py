@@ -6,8 +6,8 @@ is trusted or run.
 """
 
 import base64
-import re
 import io
+import re
 
 import numpy as np
 from IPython.core.formatters import DisplayFormatter

@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from dpcourse import bounds, mechanisms, query_release as qr
+from dpcourse import bounds, mechanisms
+from dpcourse import query_release as qr
 from dpcourse.queries import MatrixWorkload
 
 
@@ -28,7 +29,9 @@ def test_rr_sufficient_statistics_match_per_person_simulation(rng):
     eps, trials = 0.8, 3000
     shortcut = qr.randomized_response_answers(population, workload, epsilon=eps, rng=rng, trials=trials)
     types = np.repeat(np.arange(4), population.type_sizes)
-    bits = np.concatenate([np.r_[np.ones(c), np.zeros(s - c)] for c, s in zip(population.ones, population.type_sizes)])
+    bits = np.concatenate(
+        [np.r_[np.ones(c), np.zeros(s - c)] for c, s in zip(population.ones, population.type_sizes, strict=True)]
+    )
     reports = mechanisms.randomized_response(bits, epsilon=eps, rng=rng, trials=trials)
     per_person = mechanisms.rr_debias(reports, epsilon=eps) @ workload.matrix()[:, types].T / population.n
     truth = population.answers(workload)
@@ -69,7 +72,9 @@ def test_central_methods_have_their_exact_variance(setting, rng, method):
     answers = qr.release(method, population, workload, epsilon=0.7, delta=1e-6, rng=rng, trials=trials)
     n = population.n
     if method == "laplace":
-        exact = np.full(workload.num_queries, bounds.laplace_variance(sensitivity=workload.l1_sensitivity / n, epsilon=0.7))
+        exact = np.full(
+            workload.num_queries, bounds.laplace_variance(sensitivity=workload.l1_sensitivity / n, epsilon=0.7)
+        )
         kurtosis_excess = 3.0
     elif method == "laplace_histogram":
         exact = workload.answer(np.ones(16)) * bounds.laplace_variance(sensitivity=1, epsilon=0.7) / n**2
@@ -81,7 +86,9 @@ def test_central_methods_have_their_exact_variance(setting, rng, method):
     # relative SE of a sample variance: sqrt((2 + excess kurtosis)/T); allow 5 SE
     rtol = 5 * np.sqrt((2 + kurtosis_excess) / trials)
     np.testing.assert_allclose(answers.var(axis=0, ddof=1), exact, rtol=rtol)
-    np.testing.assert_allclose(answers.mean(axis=0), population.answers(workload), atol=5 * np.sqrt(exact.max() / trials))
+    np.testing.assert_allclose(
+        answers.mean(axis=0), population.answers(workload), atol=5 * np.sqrt(exact.max() / trials)
+    )
 
 
 def test_split_budget_rr_is_unbiased_with_k_fold_budget(rng):
@@ -97,8 +104,12 @@ def test_all_subsets_max_error_is_the_maximum_over_every_subset():
     population = qr.make_population(500, 6, rng=3)
     subsets = (np.arange(2**6)[:, None] >> np.arange(6)) & 1
     every = MatrixWorkload(subsets.astype(float))
-    brute = np.abs(qr.histogram_answers(population, every, epsilon=0.7, rng=11, trials=50) - population.answers(every)).max(axis=1)
-    np.testing.assert_allclose(qr.histogram_all_subsets_max_error(population, epsilon=0.7, rng=11, trials=50), brute, rtol=1e-12)
+    brute = np.abs(
+        qr.histogram_answers(population, every, epsilon=0.7, rng=11, trials=50) - population.answers(every)
+    ).max(axis=1)
+    np.testing.assert_allclose(
+        qr.histogram_all_subsets_max_error(population, epsilon=0.7, rng=11, trials=50), brute, rtol=1e-12
+    )
     assert np.ndim(qr.histogram_all_subsets_max_error(population, epsilon=0.7, rng=11)) == 0
 
 
@@ -114,7 +125,9 @@ def test_all_subsets_max_error_is_about_g_over_2_eps_n():
 
 
 def test_gaussian_laplace_crossover():
-    assert bounds.gaussian_laplace_crossover(epsilon=0.5, delta=1e-6, calibration="classic") == pytest.approx(np.log(1.25e6))
+    assert bounds.gaussian_laplace_crossover(epsilon=0.5, delta=1e-6, calibration="classic") == pytest.approx(
+        np.log(1.25e6)
+    )
     k = bounds.gaussian_laplace_crossover(epsilon=0.5, delta=1e-6)
     assert k < np.log(1.25e6)  # the analytic calibration wins earlier
     sigma = mechanisms.gaussian_sigma(l2_sensitivity=np.sqrt(k), epsilon=0.5, delta=1e-6)

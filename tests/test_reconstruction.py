@@ -39,7 +39,10 @@ def test_exact_answers_reconstruct_exactly(secret):
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda s: rc.run_attack(np.array([0, 2]), num_queries=4, noise_scale=1), "secret_bits must contain only 0 and 1"),
+        (
+            lambda s: rc.run_attack(np.array([0, 2]), num_queries=4, noise_scale=1),
+            "secret_bits must contain only 0 and 1",
+        ),
         (lambda s: rc.run_attack(s, num_queries=0, noise_scale=1), "num_queries"),
         (lambda s: rc.run_attack(s, num_queries=4, noise_scale=-1), "noise_scale must be a finite number >= 0"),
         (lambda s: rc.run_attack(s, num_queries=4, noise_scale=1, noise="gaussian"), "noise must be one of"),
@@ -59,6 +62,6 @@ def test_pseudo_inverse_is_numpy_s(m, n):
 
 
 def test_pseudo_inverse_of_a_rank_deficient_matrix_falls_back_to_the_svd():
-    a = np.ones((20, 5))                      # rank 1: AᵀA is singular
+    a = np.ones((20, 5))  # rank 1: AᵀA is singular
     a[:, 1] = 2.0
     np.testing.assert_allclose(rc.pseudo_inverse(a), np.linalg.pinv(a), rtol=0, atol=1e-12)

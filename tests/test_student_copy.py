@@ -11,8 +11,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from dpcourse.classroom import release as student_copy
 from dpcourse.__main__ import main
+from dpcourse.classroom import release as student_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -25,7 +25,10 @@ def released(tmp_path_factory):
     out = tmp_path_factory.mktemp("student")
     written = student_copy.release(ROOT / "notebooks", out)
     assert [p.name for p in written] == [p.name for p in NOTEBOOKS]
-    return [(nbformat.read(a, as_version=4), nbformat.read(b, as_version=4)) for a, b in zip(NOTEBOOKS, written)]
+    return [
+        (nbformat.read(a, as_version=4), nbformat.read(b, as_version=4))
+        for a, b in zip(NOTEBOOKS, written, strict=True)
+    ]
 
 
 def _role(cell):
@@ -40,10 +43,12 @@ def _check_reads(nb, exercise):
 
 # --- the six notebooks ---------------------------------------------------------------------------
 
+
 def test_release_keeps_every_cell_its_id_and_metadata(released):
     for original, student in released:
-        assert [(c.cell_type, c.get("id"), c.metadata) for c in original.cells] == \
-               [(c.cell_type, c.get("id"), c.metadata) for c in student.cells]
+        assert [(c.cell_type, c.get("id"), c.metadata) for c in original.cells] == [
+            (c.cell_type, c.get("id"), c.metadata) for c in student.cells
+        ]
         assert student.metadata == original.metadata
         assert student_copy.exercises(student) == student_copy.exercises(original)
         assert len(student_copy.exercises(student)) >= 3
@@ -51,7 +56,7 @@ def test_release_keeps_every_cell_its_id_and_metadata(released):
 
 def test_no_solution_is_left_and_no_check_cell_stores_an_output(released):
     for original, student in released:
-        for before, after in zip(original.cells, student.cells):
+        for before, after in zip(original.cells, student.cells, strict=True):
             assert student_copy.BEGIN not in after.source and student_copy.END not in after.source
             if _role(before) in ("solution", "check"):
                 assert after.outputs == [] and after.execution_count is None, before.id
@@ -62,7 +67,7 @@ def test_no_solution_is_left_and_no_check_cell_stores_an_output(released):
 def test_stubs_name_only_what_the_check_reads_and_keep_the_code_around(released):
     top_level = indented = 0
     for original, student in released:
-        for before, after in zip(original.cells, student.cells):
+        for before, after in zip(original.cells, student.cells, strict=True):
             if _role(before) != "solution":
                 continue
             exercise = before.metadata["dpcourse"]["exercise"]
@@ -70,19 +75,33 @@ def test_stubs_name_only_what_the_check_reads_and_keep_the_code_around(released)
             begins = [i for i, x in enumerate(lines) if x.strip() == student_copy.BEGIN]
             ends = [i for i, x in enumerate(lines) if x.strip() == student_copy.END]
             # the code around the regions is kept as it is, and each region becomes its stub (a cell may have several)
-            outside = [lines[: begins[0]], *(lines[e + 1: b] for e, b in zip(ends, begins[1:], strict=False)),
-                       lines[ends[-1] + 1:]]
+            outside = [
+                lines[: begins[0]],
+                *(lines[e + 1 : b] for e, b in zip(ends, begins[1:], strict=False)),
+                lines[ends[-1] + 1 :],
+            ]
             stub = after.source.splitlines()
             assert stub[: len(outside[0])] == outside[0]
             position = len(outside[0])
             for begin, following in zip(begins, outside[1:], strict=True):
-                end = next((j for j in range(position, len(stub) + 1) if following and stub[j: j + len(following)] == following
-                            and (following is not outside[-1] or j + len(following) == len(stub))), len(stub))
+                end = next(
+                    (
+                        j
+                        for j in range(position, len(stub) + 1)
+                        if following
+                        and stub[j : j + len(following)] == following
+                        and (following is not outside[-1] or j + len(following) == len(stub))
+                    ),
+                    len(stub),
+                )
                 region, position = stub[position:end], end + len(following)
                 indent = lines[begin][: len(lines[begin]) - len(lines[begin].lstrip())]
                 if indent:
                     indented += 1
-                    assert region[-1] == f'{indent}raise NotImplementedError("exercise {exercise}: write your answer here")'
+                    assert (
+                        region[-1]
+                        == f'{indent}raise NotImplementedError("exercise {exercise}: write your answer here")'
+                    )
                 else:
                     top_level += 1
                     names = [STUB_LINE.fullmatch(line).group(1) for line in region]  # every line is `name = ...`
@@ -95,9 +114,12 @@ def test_figures_and_panels_keep_their_outputs(released):
     # a figure or panel that needed a student's answer would stay blank in a released notebook anyway
     kept = 0
     for original, student in released:
-        for before, after in zip(original.cells, student.cells):
-            shows = any(k in o.get("data", {}) for o in before.get("outputs", [])
-                        for k in ("image/png", "application/vnd.jupyter.widget-view+json"))
+        for before, after in zip(original.cells, student.cells, strict=True):
+            shows = any(
+                k in o.get("data", {})
+                for o in before.get("outputs", [])
+                for k in ("image/png", "application/vnd.jupyter.widget-view+json")
+            )
             if shows and _role(before) is None:
                 assert after == before, before.id
                 kept += 1
@@ -112,8 +134,15 @@ def test_release_is_deterministic_and_safe_to_rerun(tmp_path):
         assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes()
 
 
-@pytest.mark.parametrize("old, new", [("student_copy", "classroom.release"), ("instructor", "classroom"),
-                                      ("grading", "classroom"), ("_grade_worker", "classroom.worker")])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("student_copy", "classroom.release"),
+        ("instructor", "classroom"),
+        ("grading", "classroom"),
+        ("_grade_worker", "classroom.worker"),
+    ],
+)
 def test_the_old_names_stay_importable_for_one_release_and_say_where_they_went(old, new):
     import importlib
     import sys
@@ -130,20 +159,29 @@ def test_the_old_names_stay_importable_for_one_release_and_say_where_they_went(o
 
 # --- stubs and dependent outputs on small notebooks ----------------------------------------------
 
+
 def test_an_indented_region_raises_at_its_indent():
     source = "def f(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION\nprint(f)"
     assert student_copy._stub_solution(source, "ex").splitlines() == [
-        "def f(x):", "    # Your answer here: replace the next line.",
-        '    raise NotImplementedError("exercise ex: write your answer here")', "print(f)"]
+        "def f(x):",
+        "    # Your answer here: replace the next line.",
+        '    raise NotImplementedError("exercise ex: write your answer here")',
+        "print(f)",
+    ]
 
 
 def test_a_top_level_region_keeps_the_names_the_check_reads():
     source = "k = 3\n### BEGIN SOLUTION\nscale = 2 / k\nanswer, other = scale * k, 1\n### END SOLUTION\nprint(answer)"
-    assert student_copy._stub_solution(source, "ex", {"check", "answer"}) == \
-        "k = 3\nanswer = ...  # your answer\nprint(answer)"
+    assert (
+        student_copy._stub_solution(source, "ex", {"check", "answer"})
+        == "k = 3\nanswer = ...  # your answer\nprint(answer)"
+    )
     # no name the check reads: every name the region assigns
-    assert student_copy._stub_solution(source, "ex", {"check"}).splitlines()[1:4] == \
-        ["scale = ...  # your answer", "answer = ...  # your answer", "other = ...  # your answer"]
+    assert student_copy._stub_solution(source, "ex", {"check"}).splitlines()[1:4] == [
+        "scale = ...  # your answer",
+        "answer = ...  # your answer",
+        "other = ...  # your answer",
+    ]
     namespace = {}
     exec(student_copy._stub_solution(source, "ex", {"answer"}).replace("print(answer)", ""), namespace)
     assert namespace["answer"] is Ellipsis
@@ -151,8 +189,9 @@ def test_a_top_level_region_keeps_the_names_the_check_reads():
 
 def test_two_regions_in_one_cell():
     source = "### BEGIN SOLUTION\na = 1\n### END SOLUTION\nb = 2\n### BEGIN SOLUTION\nc = a + b\n### END SOLUTION"
-    assert student_copy._stub_solution(source, "ex", {"a", "c"}) == \
-        "a = ...  # your answer\nb = 2\nc = ...  # your answer"
+    assert (
+        student_copy._stub_solution(source, "ex", {"a", "c"}) == "a = ...  # your answer\nb = 2\nc = ...  # your answer"
+    )
 
 
 def _cell(source, tags=(), exercise=None, output="out"):
@@ -181,17 +220,20 @@ def test_every_output_that_depends_on_a_solution_is_cleared():
     }
     nb = new_notebook(cells=[new_markdown_cell("# title"), *cells.values()])
     student = student_copy.release_notebook(nb)
-    cleared = {name for name, cell in zip(cells, student.cells[1:]) if cell.outputs == []}
+    cleared = {name for name, cell in zip(cells, student.cells[1:], strict=True) if cell.outputs == []}
     assert cleared == {"solution", "check", "reads", "transitive", "function", "calls", "magic", "broken"}
     assert all(c.execution_count is None for c in student.cells[1:] if c.outputs == [])
     assert student.cells[0] == nb.cells[0] and nb.cells[3].outputs  # the source notebook is not changed
 
 
-@pytest.mark.parametrize("source, message", [
-    ("### BEGIN SOLUTION\nx = 1", "BEGIN SOLUTION without ### END SOLUTION (line 1)"),
-    ("x = 1\n### END SOLUTION", "END SOLUTION without ### BEGIN SOLUTION (line 2)"),
-    ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION", "a second ### BEGIN SOLUTION"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("### BEGIN SOLUTION\nx = 1", "BEGIN SOLUTION without ### END SOLUTION (line 1)"),
+        ("x = 1\n### END SOLUTION", "END SOLUTION without ### BEGIN SOLUTION (line 2)"),
+        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION", "a second ### BEGIN SOLUTION"),
+    ],
+)
 def test_unbalanced_regions_name_the_notebook_and_the_cell(source, message):
     nb = new_notebook(cells=[new_markdown_cell("intro"), new_code_cell(source, id="cell-x")])
     with pytest.raises(student_copy.ReleaseError, match=re.escape("03_x.ipynb, cell 1 (id cell-x): ")) as error:
@@ -200,6 +242,7 @@ def test_unbalanced_regions_name_the_notebook_and_the_cell(source, message):
 
 
 # --- refusals: exit 1, one line on stderr, nothing written -----------------------------------------
+
 
 @pytest.fixture
 def sources(tmp_path):
@@ -286,13 +329,19 @@ def test_a_students_changed_notebook_is_never_overwritten_without_force(capsys, 
 
 
 def test_the_command_line_exits_non_zero_without_a_traceback(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "dpcourse", "release", str(ROOT / "notebooks")],
-                            capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "dpcourse", "release", str(ROOT / "notebooks")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.startswith("release: ") and result.stderr.count("\n") == 1, result.stderr
 
 
 # --- a released notebook runs to the end ---------------------------------------------------------
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
@@ -309,8 +358,17 @@ def test_a_released_notebook_runs_top_to_bottom(notebook, tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs the git checkout")
-@pytest.mark.parametrize("path", ["student/01_laplace_utility.ipynb", "submissions/alice/01_laplace_utility.ipynb",
-                                  "grades.csv", "grades-week3.csv", "grades_totals.csv", "totals.csv"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "student/01_laplace_utility.ipynb",
+        "submissions/alice/01_laplace_utility.ipynb",
+        "grades.csv",
+        "grades-week3.csv",
+        "grades_totals.csv",
+        "totals.csv",
+    ],
+)
 def test_student_work_and_grades_are_ignored_by_git(path):
     result = subprocess.run(["git", "check-ignore", "--no-index", "-q", path], cwd=ROOT)
     assert result.returncode == 0, f"{path} is not in .gitignore"
@@ -319,8 +377,9 @@ def test_student_work_and_grades_are_ignored_by_git(path):
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_make_lab_opens_the_student_copy_and_lab_solutions_the_sources():
     def commands(target):
-        result = subprocess.run(["make", "-n", "--no-print-directory", target], cwd=ROOT, capture_output=True,
-                                text=True, timeout=60)
+        result = subprocess.run(
+            ["make", "-n", "--no-print-directory", target], cwd=ROOT, capture_output=True, text=True, timeout=60
+        )
         assert result.returncode == 0, result.stderr
         return [line for line in result.stdout.splitlines() if "dpcourse release" in line or "jupyter lab" in line]
 

@@ -53,7 +53,9 @@ def test_single_run_and_certain_outcomes():
 
 
 def test_no_noise_variant_is_deterministic():
-    r = svt.generalized_above_threshold([0.0, 2.0, 5.0], threshold=1.5, threshold_noise=None, query_noise=None, trials=3)
+    r = svt.generalized_above_threshold(
+        [0.0, 2.0, 5.0], threshold=1.5, threshold_noise=None, query_noise=None, trials=3
+    )
     assert r.first_above.tolist() == [1, 1, 1]
 
 
@@ -142,27 +144,32 @@ def test_numeric_sparse_bound_is_the_one_its_calibration_supports():
     k, c, beta, eps = 500, 6, 0.05, 0.7
     for delta in (0.0, 1e-6):
         sigma1 = svt.numeric_sparse_scales(epsilon=eps, c=c, delta=delta)[0]
-        alpha = bounds.numeric_sparse_accuracy_bound(num_queries=k, c=c, beta=beta, epsilon=eps, delta=delta,
-                                                     part="comparisons")
+        alpha = bounds.numeric_sparse_accuracy_bound(
+            num_queries=k, c=c, beta=beta, epsilon=eps, delta=delta, part="comparisons"
+        )
         assert alpha == pytest.approx(4 * sigma1 * (np.log(k) + np.log(4 * c / beta)), rel=1e-12)
     written = (np.sqrt(512) + 1) * np.sqrt(c * np.log(2 / 1e-6)) * (np.log(k) + np.log(4 * c / beta)) / eps
     assert alpha == pytest.approx(written, rel=1e-12)
     assert 2 * (1 + np.sqrt(512)) == pytest.approx(2 + 32 * np.sqrt(2))
     assert bounds.numeric_sparse_accuracy_bound(num_queries=k, c=c, beta=beta, epsilon=eps) == pytest.approx(
-        9 * c * (np.log(k) + np.log(4 * c / beta)) / eps)
+        9 * c * (np.log(k) + np.log(4 * c / beta)) / eps
+    )
 
 
 def test_sparse_vector_bound_is_theorem_3_26():
     k, c, beta, eps = 300, 4, 0.05, 1.0
     assert bounds.sparse_vector_accuracy_bound(num_queries=k, c=c, beta=beta, epsilon=eps) == pytest.approx(
-        8 * c * (np.log(k) + np.log(2 * c / beta)) / eps)
+        8 * c * (np.log(k) + np.log(2 * c / beta)) / eps
+    )
     assert bounds.sparse_vector_accuracy_bound(num_queries=k, c=c, beta=beta, epsilon=eps, delta=1e-6) == pytest.approx(
-        np.sqrt(512 * c * np.log(1e6)) * (np.log(k) + np.log(2 * c / beta)) / eps)
+        np.sqrt(512 * c * np.log(1e6)) * (np.log(k) + np.log(2 * c / beta)) / eps
+    )
     # and it is 4σ(ln k + ln(2c/β)) with σ the mechanism's threshold scale
     for delta in (0.0, 1e-6):
         sigma = svt.sparse_vector_scales(epsilon=eps, c=c, delta=delta)[0]
-        assert bounds.sparse_vector_accuracy_bound(num_queries=k, c=c, beta=beta, epsilon=eps, delta=delta) == \
-            pytest.approx(4 * sigma * (np.log(k) + np.log(2 * c / beta)))
+        assert bounds.sparse_vector_accuracy_bound(
+            num_queries=k, c=c, beta=beta, epsilon=eps, delta=delta
+        ) == pytest.approx(4 * sigma * (np.log(k) + np.log(2 * c / beta)))
 
 
 def test_sparse_vector_with_delta_checks_advanced_composition():
@@ -191,8 +198,9 @@ def test_sparse_accuracy_margins_agree_with_running_the_algorithm(numeric, delta
     high = np.linspace(0, k, c + 1).round().astype(int)[1:] - 1
     answers = np.full(k, -alpha)
     answers[high] = alpha
-    run = (svt.numeric_sparse if numeric else svt.sparse_vector)(answers, threshold=0.0, epsilon=eps, c=c,
-                                                                 delta=delta, rng=4, trials=trials)
+    run = (svt.numeric_sparse if numeric else svt.sparse_vector)(
+        answers, threshold=0.0, epsilon=eps, c=c, delta=delta, rng=4, trials=trials
+    )
     expected = np.full(k, svt.BOTTOM)
     expected[high] = svt.TOP
     correct = np.all(run.outputs == expected, axis=1)
@@ -208,8 +216,9 @@ def test_numeric_sparse_released_values_exceed_theorem_3_28_with_delta():
     k, c, beta, eps, delta = 300, 4, 0.05, 1.0, 1e-6
     margins = svt.sparse_accuracy_margins(k, c=c, epsilon=eps, delta=delta, numeric=True, rng=5, trials=20_000)
     measured = np.quantile(margins, 1 - beta)
-    theorem = bounds.numeric_sparse_accuracy_bound(num_queries=k, c=c, beta=beta, epsilon=eps, delta=delta,
-                                                   part="comparisons")
+    theorem = bounds.numeric_sparse_accuracy_bound(
+        num_queries=k, c=c, beta=beta, epsilon=eps, delta=delta, part="comparisons"
+    )
     level = bounds.numeric_sparse_accuracy_bound(num_queries=k, c=c, beta=beta, epsilon=eps, delta=delta)
     assert measured > 1.05 * theorem
     assert measured < level
@@ -246,13 +255,25 @@ def test_online_numeric_sparse_returns_none_or_a_noisy_value():
         (lambda: svt.above_threshold([0.0], threshold=0, epsilon=0), ValueError, "epsilon"),
         (lambda: svt.above_threshold([0.0], threshold=0, epsilon=1, sensitivity=-1), ValueError, "sensitivity"),
         (lambda: svt.above_threshold([[0.0]], threshold=0, epsilon=1), ValueError, "answers must be a 1-dimensional"),
-        (lambda: svt.above_threshold([0.0, 1.0], threshold=[0, 1, 2], epsilon=1), ValueError, "threshold must be one number or one per query"),
+        (
+            lambda: svt.above_threshold([0.0, 1.0], threshold=[0, 1, 2], epsilon=1),
+            ValueError,
+            "threshold must be one number or one per query",
+        ),
         (lambda: svt.above_threshold([np.nan], threshold=0, epsilon=1), ValueError, "finite"),
         (lambda: svt.above_threshold([0.0], threshold=0, epsilon=1, trials=0), ValueError, "trials"),
         (lambda: svt.sparse_vector([0.0], threshold=0, epsilon=1, c=0), ValueError, "c must be an integer"),
         (lambda: svt.sparse_vector([0.0], threshold=0, epsilon=1, c=1, delta=2), ValueError, "delta"),
-        (lambda: svt.numeric_sparse([0.0], threshold=0, epsilon=1, c=1, numeric_share=1.0), ValueError, "numeric_share"),
-        (lambda: svt.OnlineAboveThreshold(threshold=[1, 2], epsilon=1), ValueError, "threshold must be a 0-dimensional"),
+        (
+            lambda: svt.numeric_sparse([0.0], threshold=0, epsilon=1, c=1, numeric_share=1.0),
+            ValueError,
+            "numeric_share",
+        ),
+        (
+            lambda: svt.OnlineAboveThreshold(threshold=[1, 2], epsilon=1),
+            ValueError,
+            "threshold must be a 0-dimensional",
+        ),
         (lambda: svt.OnlineSparseVector(threshold=0, epsilon=1, c=1.5), TypeError, "c must be an integer"),
         (lambda: svt.OnlineAboveThreshold(threshold=0, epsilon=1, rng=0).test("x"), TypeError, "value"),
     ],

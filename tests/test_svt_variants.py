@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from dpcourse import audit, mechanisms, svt, svt_variants as sv
+from dpcourse import audit, mechanisms, svt
+from dpcourse import svt_variants as sv
 
 B, T, N = -np.inf, np.inf, np.nan
 
@@ -18,10 +19,10 @@ def test_each_runner_matches_its_exact_probabilities(key, rng):
     out = sv.VARIANTS[key].run(q, threshold=threshold, epsilon=1.0, c=2, trials=trials, rng=rng)
     patterns, counts = np.unique(codes(out), axis=0, return_counts=True)
     total = 0.0
-    for pattern, count in zip(patterns, counts):
+    for pattern, count in zip(patterns, counts, strict=True):
         spec = [{0: B, 1: T, 2: N}[k] for k in pattern]
         if key == "alg3":
-            spec = [(-1e9, 1e9) if k == 1 else x for k, x in zip(pattern, spec)]
+            spec = [(-1e9, 1e9) if k == 1 else x for k, x in zip(pattern, spec, strict=True)]
         exact = audit.variant_pattern_probability(key, q, spec, threshold=threshold, epsilon=1.0, c=2)
         total += exact
         assert abs(count / trials - exact) <= 5 * np.sqrt(exact * (1 - exact) / trials) + 1e-12
@@ -117,8 +118,14 @@ def test_exponential_mechanism_probabilities(rng):
         (lambda: sv.VARIANTS["alg1"].run([0.0], threshold=0, epsilon=0, c=1), "epsilon"),
         (lambda: sv.VARIANTS["alg1"].run([0.0], threshold=0, epsilon=1, c=0), "c must be an integer"),
         (lambda: sv.VARIANTS["alg1"].run([0.0, 1.0], threshold=[0, 1, 2], epsilon=1, c=1), "threshold must have shape"),
-        (lambda: audit.variant_pattern_probability("alg1", [0.0], [B, B], threshold=0, epsilon=1, c=1), "one entry per query"),
-        (lambda: audit.variant_pattern_probability("alg1", [0.0], [3.0], threshold=0, epsilon=1, c=1), "pattern entries"),
+        (
+            lambda: audit.variant_pattern_probability("alg1", [0.0], [B, B], threshold=0, epsilon=1, c=1),
+            "one entry per query",
+        ),
+        (
+            lambda: audit.variant_pattern_probability("alg1", [0.0], [3.0], threshold=0, epsilon=1, c=1),
+            "pattern entries",
+        ),
         (lambda: audit.counterexample("alg9", 3), "variant_key must be one of"),
         (lambda: mechanisms.exponential_mechanism([1.0, 2.0], epsilon=1, k=3), "k must be an integer"),
         (lambda: sv.svt_standard_spec(1.0, 2, numeric_epsilon=-1), "numeric_epsilon"),
@@ -135,9 +142,12 @@ def test_retraversal_needs_monotonic_said_and_raises_the_threshold_by_multiples_
         sv.svt_retraversal(scores, threshold=90.0, epsilon=5.0, c=5)
     # raise_by = k is the same run as a threshold k·√2·b higher (b the query-noise scale)
     spec = sv.svt_standard_spec(2.0, 5, 1.0, monotonic=False)
-    raised = sv.svt_retraversal(scores, threshold=90.0, epsilon=2.0, c=5, monotonic=False, raise_by=3, trials=200, rng=7)
-    shifted = sv.svt_retraversal(scores, threshold=90.0 + 3 * np.sqrt(2) * spec.query_scale, epsilon=2.0, c=5,
-                                 monotonic=False, trials=200, rng=7)
+    raised = sv.svt_retraversal(
+        scores, threshold=90.0, epsilon=2.0, c=5, monotonic=False, raise_by=3, trials=200, rng=7
+    )
+    shifted = sv.svt_retraversal(
+        scores, threshold=90.0 + 3 * np.sqrt(2) * spec.query_scale, epsilon=2.0, c=5, monotonic=False, trials=200, rng=7
+    )
     assert np.array_equal(raised, shifted)
 
 
@@ -163,8 +173,9 @@ def test_retraversal_samples_the_pass_by_pass_distribution(c, passes, raise_by):
     q, threshold, n = np.array([1.0, 3.0, 0.0, 4.0, 2.0]), 2.5, 50_000
     spec = sv.svt_standard_spec(1.0, c, 1.0, monotonic=True)
     raised = threshold + raise_by * np.sqrt(2) * spec.query_scale
-    fast = sv.svt_retraversal(q, threshold=threshold, epsilon=1.0, c=c, monotonic=True, raise_by=raise_by,
-                              max_passes=passes, trials=n, rng=11)
+    fast = sv.svt_retraversal(
+        q, threshold=threshold, epsilon=1.0, c=c, monotonic=True, raise_by=raise_by, max_passes=passes, trials=n, rng=11
+    )
     slow = _retraversal_pass_by_pass(q, raised, spec, c, passes, n, rng=12)
     assert np.all(fast.sum(axis=1) <= c)
     weights = 2 ** np.arange(q.size)

@@ -45,7 +45,13 @@ def test_measured_tail_at_the_level_is_near_beta(panel):
     panel.set(k=100, beta=0.1, epsilon=1.0)
     n = panel.numbers
     low, high = n["95% interval"]
-    assert low <= bounds.laplace_max_error_tail(n["theorem 3.8 level"], k=100, sensitivity=panel.values()["sensitivity"], epsilon=1.0) <= high
+    assert (
+        low
+        <= bounds.laplace_max_error_tail(
+            n["theorem 3.8 level"], k=100, sensitivity=panel.values()["sensitivity"], epsilon=1.0
+        )
+        <= high
+    )
 
 
 def test_summary_lists_key_numbers(panel):

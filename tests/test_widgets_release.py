@@ -9,7 +9,12 @@ def comparison():
 
 
 def test_comparison_panel_shows_every_method(comparison):
-    assert {key.split(":")[0] for key in comparison.numbers} == {"randomized_response", "laplace", "laplace_histogram", "gaussian"}
+    assert {key.split(":")[0] for key in comparison.numbers} == {
+        "randomized_response",
+        "laplace",
+        "laplace_histogram",
+        "gaussian",
+    }
 
 
 def test_more_privacy_means_more_error(comparison):

@@ -18,7 +18,9 @@ def test_curves_average_the_exact_per_interval_error():
     lengths, unit, sensitivity = interval_error_by_length("tree", d, 2, True)
     per_length_count = d - lengths + 1
     total = 2 * sensitivity**2 * np.sum(unit * per_length_count) / per_length_count.sum()
-    exact = factorization.expected_error(queries.all_range_workload(d), factorization.hierarchical_strategy(d), epsilon=1.0)
+    exact = factorization.expected_error(
+        queries.all_range_workload(d), factorization.hierarchical_strategy(d), epsilon=1.0
+    )
     assert total == pytest.approx(exact, rel=1e-9)
 
 
@@ -55,8 +57,13 @@ def test_shipped_table_matches_a_fresh_computation(tmp_path):
         assert set(new.files) <= set(shipped.files)
         for key in new.files:
             np.testing.assert_allclose(shipped[key], new[key], rtol=1e-10, atol=0)
-        expected = {f"{n}-{d}-{b if n == 'tree' else 0}" for d in trees.DOMAIN_SIZES for n in trees.STRATEGIES
-                    for b in (trees.BRANCHINGS if n == "tree" else (2,)) if b <= d}
+        expected = {
+            f"{n}-{d}-{b if n == 'tree' else 0}"
+            for d in trees.DOMAIN_SIZES
+            for n in trees.STRATEGIES
+            for b in (trees.BRANCHINGS if n == "tree" else (2,))
+            if b <= d
+        }
         assert set(shipped.files) == expected
         mean, sensitivity = trees._least_squares_curve("tree", 256, 4)
         np.testing.assert_allclose(shipped["tree-256-4"], np.concatenate([[sensitivity], mean]), rtol=1e-10)

@@ -41,7 +41,7 @@ def test_all_range_sensitivity_is_a_quarter_of_the_loose_bound():
 
 def test_interval_order():
     s, t = queries.all_range_workload(3).intervals()
-    assert list(zip(s.tolist(), t.tolist())) == [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+    assert list(zip(s.tolist(), t.tolist(), strict=True)) == [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
 
 
 def test_bad_input():

@@ -137,7 +137,7 @@ class _Encoder:
             self.features.append(self._logistic_feature(*self.selection_codes, final=not screening))
 
     def codes(self, outputs: np.ndarray) -> np.ndarray:
-        """The ``(n, k)`` integer codes of ``(n, k)`` outputs: one pass over the specials, then finite values per column."""
+        """The ``(n, k)`` integer codes of ``(n, k)`` outputs: specials in one pass, then finite values by column."""
         codes = (outputs > 0).astype(np.int16)  # +∞ → 1, −∞ → 0; NaN compares False and is set next
         codes[np.isnan(outputs)] = 2
         finite = np.isfinite(outputs)
@@ -162,13 +162,30 @@ class _Encoder:
             where = np.minimum(np.searchsorted(patterns, key), patterns.size - 1)
             return np.where(patterns[where] == key, where, patterns.size)  # unseen patterns: one extra value
 
-        features.append(_Feature("output", patterns.size + 1, False, pattern_value,
-                                 lambda v, rows=rows: "another output" if v >= len(rows) else
-                                 "output " + " ".join(self.columns[j].describe(c) for j, c in enumerate(rows[v]))))
+        features.append(
+            _Feature(
+                "output",
+                patterns.size + 1,
+                False,
+                pattern_value,
+                lambda v, rows=rows: (
+                    "another output"
+                    if v >= len(rows)
+                    else "output " + " ".join(self.columns[j].describe(c) for j, c in enumerate(rows[v]))
+                ),
+            )
+        )
         # per position
         for j, col in enumerate(self.columns):
-            features.append(_Feature(f"position {j}", col.size, True, lambda codes, j=j: codes[:, j],
-                                     lambda v, j=j, col=col: f"position {j} is {col.describe(v)}"))
+            features.append(
+                _Feature(
+                    f"position {j}",
+                    col.size,
+                    True,
+                    lambda codes, j=j: codes[:, j],
+                    lambda v, j=j, col=col: f"position {j} is {col.describe(v)}",
+                )
+            )
         if k == 1:
             return features
         # counts of each value across positions (⊥, ⊤, halted, each category; any finite number)
@@ -181,15 +198,28 @@ class _Encoder:
                 continue
             cols = np.array([j for j, _ in members])
             want = np.array([c for _, c in members])
-            features.append(_Feature(f"count of {key}", len(members) + 1, True,
-                                     lambda codes, cols=cols, want=want: _matches(codes, cols, want),
-                                     lambda v, key=key: f"{key} appears {v} times"))
+            features.append(
+                _Feature(
+                    f"count of {key}",
+                    len(members) + 1,
+                    True,
+                    lambda codes, cols=cols, want=want: _matches(codes, cols, want),
+                    lambda v, key=key: f"{key} appears {v} times",
+                )
+            )
         numeric = [j for j, col in enumerate(self.columns) if col.edges is not None]
         if len(numeric) >= 2:
+            numeric_columns = np.array(numeric)
             first_bin = np.array([3 + self.columns[j].atoms.size for j in numeric])
-            features.append(_Feature("count of numbers", len(numeric) + 1, True,
-                                     lambda codes, cols=np.array(numeric): _matches(codes, cols, first_bin, at_least=True),
-                                     lambda v: f"{v} positions are numbers"))
+            features.append(
+                _Feature(
+                    "count of numbers",
+                    len(numeric) + 1,
+                    True,
+                    lambda codes, cols=numeric_columns: _matches(codes, cols, first_bin, at_least=True),
+                    lambda v: f"{v} positions are numbers",
+                )
+            )
         # Hamming distances to reference patterns: the most frequent outputs on each input, and the
         # positionwise most D-like and most D′-like codes
         size = max(col.size for col in self.columns)
@@ -197,8 +227,10 @@ class _Encoder:
         counts_d_prime = np.stack([np.bincount(codes_d_prime[:, j], minlength=size) for j in range(k)])
         log_ratio = np.log((counts_d + 0.5) / (counts_d_prime + 0.5))
         log_ratio[(counts_d == 0) & (counts_d_prime == 0)] = 0.0
-        references = {"the most D-like output": np.argmax(log_ratio, axis=1),
-                      "the most D′-like output": np.argmin(log_ratio, axis=1)}
+        references = {
+            "the most D-like output": np.argmax(log_ratio, axis=1),
+            "the most D′-like output": np.argmin(log_ratio, axis=1),
+        }
         for name, which in (("D", inverse[:n]), ("D′", inverse[n:])):
             freq = np.bincount(which, minlength=patterns.size)
             for rank, v in enumerate(np.argsort(-freq)[:2]):
@@ -209,17 +241,30 @@ class _Encoder:
                 continue
             seen.add(tuple(ref))
             text = " ".join(self.columns[j].describe(c) for j, c in enumerate(ref))
-            features.append(_Feature(f"Hamming distance to {name}", k + 1, True,
-                                     lambda codes, ref=ref: k - _matches(codes, range(k), ref),
-                                     lambda v, name=name, text=text: f"{v} positions differ from {name} ({text})",
-                                     learned=True))
+            features.append(
+                _Feature(
+                    f"Hamming distance to {name}",
+                    k + 1,
+                    True,
+                    lambda codes, ref=ref: k - _matches(codes, range(k), ref),
+                    lambda v, name=name, text=text: f"{v} positions differ from {name} ({text})",
+                    learned=True,
+                )
+            )
         # a learned region (in the spirit of DP-Sniper): the naive-Bayes log-likelihood ratio
         # Σⱼ ln(p̂ⱼ(codeⱼ | D)/p̂ⱼ(codeⱼ | D′)), cut into quantile bins fitted on the selection runs
         score_d, score_d_prime = _row_scores(log_ratio, codes_d), _row_scores(log_ratio, codes_d_prime)
         edges = np.unique(np.quantile(np.r_[score_d, score_d_prime], np.linspace(0, 1, 65)[1:-1]))
-        features.append(_Feature("naive-Bayes score", edges.size + 1, True,
-                                 lambda codes: np.searchsorted(edges, _row_scores(log_ratio, codes), side="right"),
-                                 lambda v: f"score bin {v} of {edges.size + 1}", learned=True))
+        features.append(
+            _Feature(
+                "naive-Bayes score",
+                edges.size + 1,
+                True,
+                lambda codes: np.searchsorted(edges, _row_scores(log_ratio, codes), side="right"),
+                lambda v: f"score bin {v} of {edges.size + 1}",
+                learned=True,
+            )
+        )
         return features
 
     def _logistic_feature(self, codes_d, codes_d_prime, final: bool = True) -> _Feature:
@@ -238,8 +283,12 @@ class _Encoder:
         first_half = np.r_[np.arange(n) < self.half, np.arange(n) < self.half]
         on_d = np.arange(2 * n) < n
         # runs of each distinct output: on D and on D′ (rows), in the first and the second half (columns)
-        x, y = (np.stack([np.bincount(inverse[which & h], minlength=distinct) for h in (first_half, ~first_half)],
-                         axis=1).astype(float) for which in (on_d, ~on_d))
+        x, y = (
+            np.stack(
+                [np.bincount(inverse[which & h], minlength=distinct) for h in (first_half, ~first_half)], axis=1
+            ).astype(float)
+            for which in (on_d, ~on_d)
+        )
         counts, fitted = np.zeros((2, size)), []
         for fit, held in ((0, 1), (1, 0)) if final else ((0, 1),):  # screening: one way suffices to rank pairs
             model = _LogisticScore(self.columns, rows, x[:, fit], y[:, fit], start=fitted[0] if fitted else None)
@@ -257,9 +306,18 @@ class _Encoder:
             if hi == size - 1:
                 return f"logistic-regression score in its highest {1 - levels[lo]:.2%}"
             return f"logistic-regression score between its {levels[lo]:.2%} and {levels[hi + 1]:.2%} quantiles"
+
         values = (lambda codes: np.searchsorted(edges, model(codes), side="right")) if final else None
-        return _Feature("logistic-regression score", size, True, values, lambda v: bounds(v, v), learned=True,
-                        cross=(counts[0], counts[1]), bounds=bounds)
+        return _Feature(
+            "logistic-regression score",
+            size,
+            True,
+            values,
+            lambda v: bounds(v, v),
+            learned=True,
+            cross=(counts[0], counts[1]),
+            bounds=bounds,
+        )
 
     @staticmethod
     def _value_key(col: _ColumnCoder, code: int) -> str:
@@ -274,13 +332,16 @@ def _matches(codes: np.ndarray, columns, values, at_least: bool = False) -> np.n
     """For each row, in how many of ``columns`` the code equals (``at_least``: is at least) the column's
     entry of ``values``. Counted a column at a time: a reduction along rows of a few codes is 2-3× slower."""
     count = np.zeros(codes.shape[0], dtype=np.intp)
-    for j, v in zip(columns, values):
+    for j, v in zip(columns, values, strict=True):
         count += codes[:, j] >= v if at_least else codes[:, j] == v
     return count
 
 
 def _row_keys(codes: np.ndarray) -> np.ndarray:
-    """Each row of codes hashed to 64 bits by fixed random odd multipliers (collisions ~ n²/2⁶⁴): whole outputs as keys."""
+    """Each row of codes hashed to 64 bits by fixed random odd multipliers: whole outputs as keys.
+
+    Collisions are improbable: about n²/2⁶⁴ pairs of rows collide.
+    """
     multipliers = np.random.default_rng(12345).integers(1, 2**62, size=codes.shape[1]) | 1
     return codes.astype(np.int64) @ multipliers
 

@@ -5,7 +5,7 @@ Pr[E | D] ≤ e^ε Pr[E | D′], either way round, in both halves of the selecti
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -22,7 +22,7 @@ class _Candidate:
     reverse: bool  # True: the event is more likely on D′ (test D′ against D)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _interval_ends(v: int) -> tuple[np.ndarray, np.ndarray]:
     """Ends (lo, hi) of the two-sided intervals 1 ≤ lo < hi ≤ v − 2 of a feature with v values."""
     lo, hi = np.triu_indices(v - 1, k=1)
@@ -74,13 +74,13 @@ def _events(feature: _Feature, fit, score):
             if lo is not None:
                 blocks.append((cum[0][hi] - cum[0][lo - 1], cum[1][hi] - cum[1][lo - 1]))
         return blocks
-    makers = [single, at_most, at_least, interval]
+    makers = [single, at_most, at_least, interval]  # one per block; unordered features have fewer blocks
     if feature.cross is not None:  # a score's tails only: single values and slices of it would chase noise
-        return [(None, b, make) for b, make in list(zip(fixed(score), makers))[1:3]]
+        return [(None, b, make) for b, make in list(zip(fixed(score), makers, strict=False))[1:3]]
     if feature.learned:
-        blocks = [(None, b, make) for b, make in zip(fixed(score), makers)]
+        blocks = [(None, b, make) for b, make in zip(fixed(score), makers, strict=False)]
     else:
-        blocks = [(a, b, make) for a, b, make in zip(fixed(fit), fixed(score), makers)]
+        blocks = [(a, b, make) for a, b, make in zip(fixed(fit), fixed(score), makers, strict=False)]
     if seen.size > 2:  # unions of the values ranked by their ratio in the fitting half, either way
         a, b = fit[0][seen], fit[1][seen]
         log_ratio = np.log((a + 0.5) / (b + 0.5))

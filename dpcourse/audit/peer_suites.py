@@ -17,8 +17,8 @@ BadSparseVector1–3, while BadGap is out of any sampler's reach with 10⁶ runs
 pairs (a^{m−1}, b) / ((a + 1)^{m−1}, b) with events "⊥^{m−1}, then a value ≤ v" has an expected z of 1.67
 with 10⁶ test runs, below the 2.58 the test needs; computed exactly with
 :func:`dpcourse.exact.variant_pattern_probability`),
-and BadAdaptive is out of reach even at ε = 1 (expected z 0.33, or 0.42 when its top query moves too; 0.04 at ε = 0.2): ``tests/test_auditor.py``
-asserts each. ``flawed`` says whether the peer marks it incorrect.
+and BadAdaptive is out of reach even at ε = 1 (expected z 0.33, or 0.42 when its top query moves too; 0.04
+at ε = 0.2): ``tests/test_auditor.py`` asserts each. ``flawed`` says whether the peer marks it incorrect.
 """
 
 from __future__ import annotations
@@ -46,8 +46,11 @@ class PeerMechanism:
     run: Callable = field(repr=False)
 
     def __call__(self, answers, *, trials, rng=None):
-        return self.run(check_array(answers, "answers", ndim=1, min_size=1),
-                        check_integer(trials, "trials", minimum=1), as_generator(rng))
+        return self.run(
+            check_array(answers, "answers", ndim=1, min_size=1),
+            check_integer(trials, "trials", minimum=1),
+            as_generator(rng),
+        )
 
 
 def _compare(q, t, rho, nu, strict):
@@ -75,6 +78,7 @@ def _statdp_svt(eps, n_above=1, t=0.5):
     def run(q, trials, gen):  # algorithms.py lines 62-76: returns out.count(False)
         above = _compare(q, t, _lap(gen, 2 / eps, (trials, 1)), _lap(gen, 4 * n_above / eps, (trials, q.size)), False)
         return np.sum(~above & _answered(above, n_above), axis=1)
+
     return run
 
 
@@ -84,6 +88,7 @@ def _statdp_isvt(eps, rho_scale, nu_scale, strict, n_above, t=1.0):
         above = _compare(q, t, _lap(gen, rho_scale, (trials, 1)), nu, strict)
         answered = _answered(above, n_above)
         return np.sum((above != _statdp_pattern(q.size)) & answered | ~answered, axis=1)
+
     return run
 
 
@@ -96,6 +101,7 @@ def _statdp_isvt4(eps, n_above=1, t=1.0):
         rows = np.arange(trials)
         last_value = np.where(above[rows, last], noisy[rows, last], 0.0)
         return np.column_stack([np.sum(~above & answered, axis=1), last_value])
+
     return run
 
 
@@ -128,6 +134,7 @@ def _sniper_svt(eps, c, t, kind):
         if kind == "svt3":  # lines 106-152: the noisy answer, -1000 FALSE, -2000 ABORTED
             return np.where(answered, np.where(cmp, noisy, -1000.0), -2000.0)
         return np.where(answered, cmp.astype(int), -1)  # lines 5-50, 155-200: 1/0, -1 ABORTED
+
     return run
 
 
@@ -136,6 +143,7 @@ def _sniper_numerical(eps, c=2, t=1.0):
         cmp = q + _lap(gen, 6 * c / eps, (trials, q.size)) >= t + _lap(gen, 3 / eps, (trials, 1))
         released = q + _lap(gen, 3 * c / eps, (trials, q.size))
         return np.where(_answered(cmp, c), np.where(cmp, released, 0.0), -1000.0)
+
     return run
 
 
@@ -144,6 +152,7 @@ def _sniper_svt34(eps, c=2, t=1.0):
 
     def run(q, trials, gen):  # parallel.py lines 44-54: both mechanisms' outputs side by side
         return np.column_stack([svt3(q, trials, gen), svt4(q, trials, gen)])
+
     return run
 
 
@@ -163,6 +172,7 @@ def _checkdp_svt(eps, n_above, t, *, nu_scale, rho_scale, output, stops=True):
         else:  # "fresh": NumSVT's independent Lap(3N/ε) for the released value
             shown, below = q + _lap(gen, 3 * n_above / eps, (trials, q.size)), 0.0
         return np.where(answered, np.where(above, shown, below), np.nan)
+
     return run
 
 
@@ -184,39 +194,96 @@ def _checkdp_adaptive(eps, n_above, t, *, bad):
             cost += np.where(top, eps, np.where(middle, 2 * eps, 0.0))
             live &= ~(cost > 4 * n_above * eps - 2 * eps)
         return out
+
     return run
 
 
 def _entries():
     e = 0.2
     statdp = "statdp/algorithms.py"
-    yield PeerMechanism("statdp_svt", "StatDP", f"{statdp} lines 62-76 (N = 1, T = 0.5)", e, False,
-                        "Lyu et al.'s Alg. 1 with c = 1; outputs the number of False", _statdp_svt(e))
-    yield PeerMechanism("statdp_isvt1", "StatDP", f"{statdp} lines 79-92 (T = 1)", e, True,
-                        "no query noise, no cap (Lyu et al.'s Alg. 5); Hamming distance to the first-half-True pattern",
-                        _statdp_isvt(e, 2 / e, 0.0, False, None))
-    yield PeerMechanism("statdp_isvt2", "StatDP", f"{statdp} lines 95-109 (T = 1)", e, True,
-                        "query noise Lap(2/ε), no cap (Alg. 6); Hamming distance", _statdp_isvt(e, 2 / e, 2 / e, False, None))
-    yield PeerMechanism("statdp_isvt3", "StatDP", f"{statdp} lines 112-129 (N = 1, T = 1)", e, True,
-                        "query noise Lap(4/(3ε)) does not grow with N (Alg. 4); Hamming distance",
-                        _statdp_isvt(e, 4 / e, 4 / (3 * e), True, 1))
-    yield PeerMechanism("statdp_isvt4", "StatDP", f"{statdp} lines 132-147 (N = 1, T = 1)", e, True,
-                        "outputs the noisy query (Alg. 3); (number of False, last output)", _statdp_isvt4(e))
+    yield PeerMechanism(
+        "statdp_svt",
+        "StatDP",
+        f"{statdp} lines 62-76 (N = 1, T = 0.5)",
+        e,
+        False,
+        "Lyu et al.'s Alg. 1 with c = 1; outputs the number of False",
+        _statdp_svt(e),
+    )
+    yield PeerMechanism(
+        "statdp_isvt1",
+        "StatDP",
+        f"{statdp} lines 79-92 (T = 1)",
+        e,
+        True,
+        "no query noise, no cap (Lyu et al.'s Alg. 5); Hamming distance to the first-half-True pattern",
+        _statdp_isvt(e, 2 / e, 0.0, False, None),
+    )
+    yield PeerMechanism(
+        "statdp_isvt2",
+        "StatDP",
+        f"{statdp} lines 95-109 (T = 1)",
+        e,
+        True,
+        "query noise Lap(2/ε), no cap (Alg. 6); Hamming distance",
+        _statdp_isvt(e, 2 / e, 2 / e, False, None),
+    )
+    yield PeerMechanism(
+        "statdp_isvt3",
+        "StatDP",
+        f"{statdp} lines 112-129 (N = 1, T = 1)",
+        e,
+        True,
+        "query noise Lap(4/(3ε)) does not grow with N (Alg. 4); Hamming distance",
+        _statdp_isvt(e, 4 / e, 4 / (3 * e), True, 1),
+    )
+    yield PeerMechanism(
+        "statdp_isvt4",
+        "StatDP",
+        f"{statdp} lines 132-147 (N = 1, T = 1)",
+        e,
+        True,
+        "outputs the noisy query (Alg. 3); (number of False, last output)",
+        _statdp_isvt4(e),
+    )
     e = 0.1
     svt = "dpsniper/mechanisms/sparse_vector_technique.py"
     runs = "dpsniper/experiments/exp_default.py lines 62-71"
     for key, lines, c, t, flawed, note in [
-            ("svt1", "5-50", 1, 0.5, False, "Alg. 1"), ("svt2", "53-103", 1, 1.0, False, "Alg. 2"),
-            ("svt3", "106-152", 1, 1.0, True, "Alg. 3: outputs the noisy query"),
-            ("svt4", "155-200", 1, 1.0, True, "Alg. 4: ε₁ = ε/4, query noise Lap(1/ε₂)"),
-            ("svt5", "203-235", 1, 1.0, True, "Alg. 5: no query noise, no cap"),
-            ("svt6", "238-272", 1, 1.0, True, "Alg. 6: query noise Lap(1/ε₂), no cap")]:
-        yield PeerMechanism(f"dpsniper_{key}", "DP-Sniper", f"{svt} lines {lines}; c = {c}, t = {t:g} as in {runs}",
-                            e, flawed, note, _sniper_svt(e, c, t, key))
-    yield PeerMechanism("dpsniper_svt34parallel", "DP-Sniper", "dpsniper/mechanisms/parallel.py lines 44-54 (c = 2, t = 1)",
-                        e, True, "SVT3 and SVT4 run side by side", _sniper_svt34(e))
-    yield PeerMechanism("dpsniper_numerical_svt", "DP-Sniper", f"{svt} lines 275-319 (c = 2, t = 1)", e, False,
-                        "NumericalSVT (Wang et al. 2019): fresh noise for the released value", _sniper_numerical(e))
+        ("svt1", "5-50", 1, 0.5, False, "Alg. 1"),
+        ("svt2", "53-103", 1, 1.0, False, "Alg. 2"),
+        ("svt3", "106-152", 1, 1.0, True, "Alg. 3: outputs the noisy query"),
+        ("svt4", "155-200", 1, 1.0, True, "Alg. 4: ε₁ = ε/4, query noise Lap(1/ε₂)"),
+        ("svt5", "203-235", 1, 1.0, True, "Alg. 5: no query noise, no cap"),
+        ("svt6", "238-272", 1, 1.0, True, "Alg. 6: query noise Lap(1/ε₂), no cap"),
+    ]:
+        yield PeerMechanism(
+            f"dpsniper_{key}",
+            "DP-Sniper",
+            f"{svt} lines {lines}; c = {c}, t = {t:g} as in {runs}",
+            e,
+            flawed,
+            note,
+            _sniper_svt(e, c, t, key),
+        )
+    yield PeerMechanism(
+        "dpsniper_svt34parallel",
+        "DP-Sniper",
+        "dpsniper/mechanisms/parallel.py lines 44-54 (c = 2, t = 1)",
+        e,
+        True,
+        "SVT3 and SVT4 run side by side",
+        _sniper_svt34(e),
+    )
+    yield PeerMechanism(
+        "dpsniper_numerical_svt",
+        "DP-Sniper",
+        f"{svt} lines 275-319 (c = 2, t = 1)",
+        e,
+        False,
+        "NumericalSVT (Wang et al. 2019): fresh noise for the released value",
+        _sniper_numerical(e),
+    )
     yield from checkdp_mechanisms(1.0).values()
 
 
@@ -233,31 +300,87 @@ def checkdp_mechanisms(epsilon: float) -> dict[str, PeerMechanism]:
 def _checkdp_entries(e):
     n, t = 1, 1.0
     ex = "examples/{}.c"
-    yield PeerMechanism("checkdp_sparsevector", "CheckDP", ex.format("sparsevector") + " lines 7-27", e, False,
-                        "SVT, outputs 1/0", _checkdp_svt(e, n, t, nu_scale=4 * n / e, rho_scale=2 / e, output="bit"))
-    yield PeerMechanism("checkdp_gapsparsevector", "CheckDP", ex.format("gapsparsevector") + " lines 7-27", e, False,
-                        "Gap SVT: outputs the gap q + η₂ − T̂", _checkdp_svt(e, n, t, nu_scale=4 * n / e, rho_scale=2 / e,
-                                                                       output="gap"))
-    yield PeerMechanism("checkdp_numsparsevector", "CheckDP", ex.format("numsparsevector") + " lines 7-26", e, False,
-                        "NumSVT: fresh Lap(3N/ε) for the released value",
-                        _checkdp_svt(e, n, t, nu_scale=6 * n / e, rho_scale=3 / e, output="fresh"))
-    yield PeerMechanism("checkdp_adaptivesparsevector", "CheckDP", ex.format("adaptivesparsevector") + " lines 7-38 (N = 2)",
-                        e, False, "Adaptive SVT: two thresholds, a cost counter", _checkdp_adaptive(e, 2, t, bad=False))
-    yield PeerMechanism("checkdp_badgapsparsevector", "CheckDP", ex.format("badgapsparsevector") + " lines 7-29", e, True,
-                        "outputs q + η₂ instead of the gap", _checkdp_svt(e, n, t, nu_scale=4 * n / e, rho_scale=2 / e,
-                                                                        output="noisy"))
-    yield PeerMechanism("checkdp_badadaptivesparsevector", "CheckDP",
-                        ex.format("badadaptivesparsevector") + " lines 7-39 (N = 2)", e, True,
-                        "outputs q + η₃ in the top branch", _checkdp_adaptive(e, 2, t, bad=True))
-    yield PeerMechanism("checkdp_badsparsevector1", "CheckDP", ex.format("badsparsevector1") + " lines 7-28", e, True,
-                        "no query noise, no cap", _checkdp_svt(e, n, t, nu_scale=0.0, rho_scale=2 / e, output="bit",
-                                                               stops=False))
-    yield PeerMechanism("checkdp_badsparsevector2", "CheckDP", ex.format("badsparsevector2") + " lines 7-29", e, True,
-                        "query noise Lap(2/ε), no cap", _checkdp_svt(e, n, t, nu_scale=2 / e, rho_scale=2 / e, output="bit",
-                                                                     stops=False))
-    yield PeerMechanism("checkdp_badsparsevector3", "CheckDP", ex.format("badsparsevector3") + " lines 7-28", e, True,
-                        "query noise Lap(4/(3ε)) does not grow with N",
-                        _checkdp_svt(e, n, t, nu_scale=4 / (3 * e), rho_scale=4 / e, output="bit"))
+    yield PeerMechanism(
+        "checkdp_sparsevector",
+        "CheckDP",
+        ex.format("sparsevector") + " lines 7-27",
+        e,
+        False,
+        "SVT, outputs 1/0",
+        _checkdp_svt(e, n, t, nu_scale=4 * n / e, rho_scale=2 / e, output="bit"),
+    )
+    yield PeerMechanism(
+        "checkdp_gapsparsevector",
+        "CheckDP",
+        ex.format("gapsparsevector") + " lines 7-27",
+        e,
+        False,
+        "Gap SVT: outputs the gap q + η₂ − T̂",
+        _checkdp_svt(e, n, t, nu_scale=4 * n / e, rho_scale=2 / e, output="gap"),
+    )
+    yield PeerMechanism(
+        "checkdp_numsparsevector",
+        "CheckDP",
+        ex.format("numsparsevector") + " lines 7-26",
+        e,
+        False,
+        "NumSVT: fresh Lap(3N/ε) for the released value",
+        _checkdp_svt(e, n, t, nu_scale=6 * n / e, rho_scale=3 / e, output="fresh"),
+    )
+    yield PeerMechanism(
+        "checkdp_adaptivesparsevector",
+        "CheckDP",
+        ex.format("adaptivesparsevector") + " lines 7-38 (N = 2)",
+        e,
+        False,
+        "Adaptive SVT: two thresholds, a cost counter",
+        _checkdp_adaptive(e, 2, t, bad=False),
+    )
+    yield PeerMechanism(
+        "checkdp_badgapsparsevector",
+        "CheckDP",
+        ex.format("badgapsparsevector") + " lines 7-29",
+        e,
+        True,
+        "outputs q + η₂ instead of the gap",
+        _checkdp_svt(e, n, t, nu_scale=4 * n / e, rho_scale=2 / e, output="noisy"),
+    )
+    yield PeerMechanism(
+        "checkdp_badadaptivesparsevector",
+        "CheckDP",
+        ex.format("badadaptivesparsevector") + " lines 7-39 (N = 2)",
+        e,
+        True,
+        "outputs q + η₃ in the top branch",
+        _checkdp_adaptive(e, 2, t, bad=True),
+    )
+    yield PeerMechanism(
+        "checkdp_badsparsevector1",
+        "CheckDP",
+        ex.format("badsparsevector1") + " lines 7-28",
+        e,
+        True,
+        "no query noise, no cap",
+        _checkdp_svt(e, n, t, nu_scale=0.0, rho_scale=2 / e, output="bit", stops=False),
+    )
+    yield PeerMechanism(
+        "checkdp_badsparsevector2",
+        "CheckDP",
+        ex.format("badsparsevector2") + " lines 7-29",
+        e,
+        True,
+        "query noise Lap(2/ε), no cap",
+        _checkdp_svt(e, n, t, nu_scale=2 / e, rho_scale=2 / e, output="bit", stops=False),
+    )
+    yield PeerMechanism(
+        "checkdp_badsparsevector3",
+        "CheckDP",
+        ex.format("badsparsevector3") + " lines 7-28",
+        e,
+        True,
+        "query noise Lap(4/(3ε)) does not grow with N",
+        _checkdp_svt(e, n, t, nu_scale=4 / (3 * e), rho_scale=4 / e, output="bit"),
+    )
 
 
 PEER_MECHANISMS: dict[str, PeerMechanism] = {entry.key: entry for entry in _entries()}

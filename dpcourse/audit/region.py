@@ -64,8 +64,14 @@ class _LogisticScore:
         ordinal = np.column_stack([term[rows[:, j]] for j, term in enumerate(bin_terms)])
         n_weights, k = int(sizes.sum()), rows.shape[1]
         # adjacent number bins, whose weights the fused prior ties: (low, low + 1) within each numeric column
-        low = np.concatenate([np.zeros(0, np.intp)] + [o + np.arange(3 + col.atoms.size, col.size - 1) for o, col
-                                                        in zip(offsets, columns) if col.edges is not None]).astype(np.intp)
+        low = np.concatenate(
+            [np.zeros(0, np.intp)]
+            + [
+                o + np.arange(3 + col.atoms.size, col.size - 1)
+                for o, col in zip(offsets, columns, strict=True)
+                if col.edges is not None
+            ]
+        ).astype(np.intp)
 
         def loss(theta):
             w, beta, bias = theta[:n_weights], theta[n_weights:-1], theta[-1]
@@ -75,15 +81,25 @@ class _LogisticScore:
             value += 0.5 * _RIDGE * (w @ w + beta @ beta) + 0.5 * _FUSION * (jump @ jump)
             r = y * special.expit(s) - x * special.expit(-s)  # d loss / d score of each distinct output
             grad_w = np.bincount(index.ravel(), np.repeat(r, k), minlength=n_weights) + _RIDGE * w
-            grad_w += _FUSION * (np.bincount(low, -jump, minlength=n_weights) + np.bincount(low + 1, jump, minlength=n_weights))
+            grad_w += _FUSION * (
+                np.bincount(low, -jump, minlength=n_weights) + np.bincount(low + 1, jump, minlength=n_weights)
+            )
             return value, np.r_[grad_w, ordinal.T @ r + _RIDGE * beta, r.sum()]
+
         # the score only ranks outputs: a relative tolerance of 1e-6 on the loss is ample
-        theta = optimize.minimize(loss, np.zeros(n_weights + k + 1) if start is None else start, jac=True,
-                                  method="L-BFGS-B", options={"ftol": 1e-6, "maxiter": 300}).x
+        theta = optimize.minimize(
+            loss,
+            np.zeros(n_weights + k + 1) if start is None else start,
+            jac=True,
+            method="L-BFGS-B",
+            options={"ftol": 1e-6, "maxiter": 300},
+        ).x
         self.theta = theta
         # each column's contribution to the score, by code: its indicator's weight plus its bin's slope term
-        self.tables = [theta[o:o + n] + theta[n_weights + j] * term
-                       for j, (o, n, term) in enumerate(zip(offsets, sizes, bin_terms))]
+        self.tables = [
+            theta[o : o + n] + theta[n_weights + j] * term
+            for j, (o, n, term) in enumerate(zip(offsets, sizes, bin_terms, strict=True))
+        ]
 
     def __call__(self, codes: np.ndarray) -> np.ndarray:
         return _row_scores(self.tables, codes)

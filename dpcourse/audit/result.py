@@ -38,9 +38,9 @@ class AuditResult:
         The event's frequencies on the test runs, with (1 − ``level`` / ``tests``) Clopper–Pearson intervals.
     tests : int
         How many chosen events were tested on the test runs: 2 (the best of the families and the best
-        learned region), or 1 when outputs are single numbers and nothing is learned. ``p_value`` is the better event's p-value times
-        ``tests`` (Bonferroni), and the bound on ε is taken at ``level`` / ``tests``, so both stay
-        valid for the search and agree with each other.
+        learned region), or 1 when outputs are single numbers and nothing is learned. ``p_value`` is the
+        better event's p-value times ``tests`` (Bonferroni), and the bound on ε is taken at
+        ``level`` / ``tests``, so both stay valid for the search and agree with each other.
     """
 
     mechanism: str
@@ -69,9 +69,10 @@ class AuditResult:
 
     @cached_property
     def epsilon_lower_bound(self) -> float:
-        """sup{ε : the test rejects ε at ``level``}: above the claim exactly when ``flagged`` (computed on first use)."""
-        return _epsilon_bound(self.count_d, self.count_d_prime, self.trials, self.level / self.tests,
-                              self.claimed_epsilon)
+        """sup{ε : the test rejects ε at ``level``}: above the claim exactly when ``flagged`` (computed once)."""
+        return _epsilon_bound(
+            self.count_d, self.count_d_prime, self.trials, self.level / self.tests, self.claimed_epsilon
+        )
 
     def p_value_at(self, epsilon: float) -> float:
         """The p-value of the same event and test runs for another test ε (times ``tests``, as ``p_value``)."""
@@ -80,22 +81,37 @@ class AuditResult:
     def scan(self, test_epsilons=None) -> ScanResult:
         """The p-value curve over ``test_epsilons`` (default 40 values up to 4× the claim) from this
         audit's test counts: no new runs (see :func:`scan`)."""
-        grid = (np.linspace(0, 4 * self.claimed_epsilon, 41)[1:] if test_epsilons is None
-                else check_array(test_epsilons, "test_epsilons", ndim=1, min_size=1))
+        grid = (
+            np.linspace(0, 4 * self.claimed_epsilon, 41)[1:]
+            if test_epsilons is None
+            else check_array(test_epsilons, "test_epsilons", ndim=1, min_size=1)
+        )
         if np.any(grid < 0):
             raise ValueError("test_epsilons must be >= 0")
         grid = np.sort(grid)
         # the exact p-value is non-decreasing in ε; the running maximum only removes rounding below 1e-15
         p_values = np.maximum.accumulate(np.array([self.p_value_at(float(e)) for e in grid]))
         rejected = grid[p_values < self.level]
-        return ScanResult(grid, p_values, float(rejected.max()) if rejected.size else 0.0,
-                          _epsilon_bound(self.count_d, self.count_d_prime, self.trials, self.level / self.tests, 0.0)
-                          if self.count_d else 0.0, self)
+        return ScanResult(
+            grid,
+            p_values,
+            float(rejected.max()) if rejected.size else 0.0,
+            _epsilon_bound(self.count_d, self.count_d_prime, self.trials, self.level / self.tests, 0.0)
+            if self.count_d
+            else 0.0,
+            self,
+        )
 
     def summary(self) -> str:
-        verdict = f"VIOLATES ε = {self.claimed_epsilon:g}" if self.flagged else f"consistent with ε = {self.claimed_epsilon:g}"
-        return (f"{self.mechanism}: {verdict} (p = {self.p_value:.2g}, ε ≥ {self.epsilon_lower_bound:.3f}); "
-                f"input {self.pair}; event: {self.event}; Pr[E|D] = {self.p_d:.4g}, Pr[E|D′] = {self.p_d_prime:.4g}")
+        verdict = (
+            f"VIOLATES ε = {self.claimed_epsilon:g}"
+            if self.flagged
+            else f"consistent with ε = {self.claimed_epsilon:g}"
+        )
+        return (
+            f"{self.mechanism}: {verdict} (p = {self.p_value:.2g}, ε ≥ {self.epsilon_lower_bound:.3f}); "
+            f"input {self.pair}; event: {self.event}; Pr[E|D] = {self.p_d:.4g}, Pr[E|D′] = {self.p_d_prime:.4g}"
+        )
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,11 @@ def thinned_fisher_p_value(count_d: int, count_d_prime: int, n: int, epsilon: fl
     x = check_integer(count_d, "count_d", minimum=0, maximum=n)
     y = check_integer(count_d_prime, "count_d_prime", minimum=0, maximum=n)
     # a test ε of 0 is meaningful (is E more likely on D at all?), and ε = ∞ gives p = 1
-    eps = np.inf if isinstance(epsilon, (int, float, np.floating)) and epsilon == np.inf else check_nonnegative(epsilon, "epsilon")
+    eps = (
+        np.inf
+        if isinstance(epsilon, (int, float, np.floating)) and epsilon == np.inf
+        else check_nonnegative(epsilon, "epsilon")
+    )
     keep = float(np.exp(-eps))
     if x == 0 or keep == 0.0:
         return 1.0
@@ -51,8 +55,10 @@ def thinned_fisher_p_value(count_d: int, count_d_prime: int, n: int, epsilon: fl
 
 def _epsilon_bound(count_d, count_d_prime, n, level, claim):
     """sup{ε ≥ 0 : p(ε) < level}, bracketed on the side of ``claim`` the test is on (0 if none)."""
+
     def p(e):
         return thinned_fisher_p_value(count_d, count_d_prime, n, e)
+
     if p(0.0) >= level:
         return 0.0
     if p(claim) < level:
@@ -78,5 +84,7 @@ def _z_scores(x, y, epsilon):
 
 
 def _too_rare(min_count) -> ValueError:
-    return ValueError(f"no output event occurred min_count = {min_count} times in the selection runs; "
-                      "raise selection_trials or lower min_count")
+    return ValueError(
+        f"no output event occurred min_count = {min_count} times in the selection runs; "
+        "raise selection_trials or lower min_count"
+    )

@@ -14,9 +14,9 @@ An :class:`Exercise` is two functions:
 In a notebook, ``check.some_exercise(answer)`` does both and shows one short block: ✓ and the
 number that proves it, ``not attempted yet`` with what to do, or ✗ with the message and the hint.
 A failed check shows its block and returns, so that *Run All* goes on past a wrong answer
-(:class:`CheckFailed` remains for code that wants to raise a verdict). The grader (:mod:`dpcourse.classroom`) collects only the evidence
-from the student's kernel and runs the judge in its own process, so code in a solution cell can
-change what its answer is, but not how it is judged.
+(:class:`CheckFailed` remains for code that wants to raise a verdict). The grader
+(:mod:`dpcourse.classroom`) collects only the evidence from the student's kernel and runs the judge in
+its own process, so code in a solution cell can change what its answer is, but not how it is judged.
 """
 
 from __future__ import annotations
@@ -29,8 +29,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["CheckFailed", "Exercise", "NotAttempted", "Verdict", "Wrong", "call_evidence", "diagnose",
-           "calls", "numbers", "value", "value_evidence", "values_evidence"]
+__all__ = [
+    "CheckFailed",
+    "Exercise",
+    "NotAttempted",
+    "Verdict",
+    "Wrong",
+    "call_evidence",
+    "diagnose",
+    "calls",
+    "numbers",
+    "value",
+    "value_evidence",
+    "values_evidence",
+]
 
 PASSED, FAILED, NOT_ATTEMPTED = "passed", "failed", "not attempted"
 _MAX_ELEMENTS = 100_000  # evidence larger than this is refused, not shipped
@@ -71,8 +83,10 @@ class Verdict:
         if self.status == PASSED:
             return [f"✓ {self.exercise}: correct{'. ' + self.message if self.message else ''}"]
         if self.status == NOT_ATTEMPTED:
-            return [f"… {self.exercise}: not attempted yet. Replace the `...` or the `raise NotImplementedError` "
-                    "line in the cell above with your answer, then run both cells."]
+            return [
+                f"… {self.exercise}: not attempted yet. Replace the `...` or the `raise NotImplementedError` "
+                "line in the cell above with your answer, then run both cells."
+            ]
         lines = [f"✗ {self.exercise}: {self.message}"]
         if self.hint:
             lines.append(f"  Hint: {self.hint}")
@@ -104,6 +118,7 @@ class CheckFailed(AssertionError):
 
 
 # --------------------------------------------------------------------------- evidence (runs in the kernel)
+
 
 def _jsonable(value):
     """Plain JSON for numbers, arrays, strings, lists and dicts; a tagged description for anything else.
@@ -170,8 +185,10 @@ def call_evidence(function, cases, *, parameters: str) -> dict:
             try:
                 signature.bind(*case)
             except TypeError:
-                return {"signature": f"{getattr(function, '__name__', 'your function')}{signature}",
-                        "expected": parameters}
+                return {
+                    "signature": f"{getattr(function, '__name__', 'your function')}{signature}",
+                    "expected": parameters,
+                }
         try:
             results.append({"value": _jsonable(function(*case))})
         except NotImplementedError:
@@ -182,6 +199,7 @@ def call_evidence(function, cases, *, parameters: str) -> dict:
 
 
 # --------------------------------------------------------------------------- judging (pure)
+
 
 def value(evidence: dict, what: str):
     """The answer value from value evidence, or the right exception."""
@@ -202,15 +220,19 @@ def calls(evidence: dict, *, parameters: str) -> list:
     if "not_callable" in evidence:
         raise Wrong(f"expected a function, got a {evidence['not_callable']}", f"define it with def name{parameters}:")
     if "signature" in evidence:
-        raise Wrong(f"your function is {evidence['signature']}, but the check calls it as {parameters}",
-                    f"keep the parameters of the stub: {parameters}")
+        raise Wrong(
+            f"your function is {evidence['signature']}, but the check calls it as {parameters}",
+            f"keep the parameters of the stub: {parameters}",
+        )
     results = evidence.get("calls")
     if not isinstance(results, list):
         raise Wrong("the check could not read your function's results")
     for result in results:
         if "raised" in result:
-            raise Wrong(f"your function raised {result['raised']}",
-                        "run it yourself on the example in the exercise and read the error")
+            raise Wrong(
+                f"your function raised {result['raised']}",
+                "run it yourself on the example in the exercise and read the error",
+            )
     return [result.get("value") for result in results]
 
 
@@ -242,7 +264,9 @@ def numbers(value, what: str, shape: tuple | None = None) -> np.ndarray:
     if shape is not None and array.shape != tuple(shape):
         raise Wrong(f"{what}: expected shape {tuple(shape)}, got {array.shape}")
     if not np.all(np.isfinite(array)):
-        raise Wrong(f"{what}: got {np.array2string(array, precision=4) if array.ndim else float(array)}, which is not finite")
+        raise Wrong(
+            f"{what}: got {np.array2string(array, precision=4) if array.ndim else float(array)}, which is not finite"
+        )
     return array
 
 
@@ -255,8 +279,9 @@ def _shown(array: np.ndarray) -> str:
     return np.array2string(array, precision=5) if array.ndim else f"{float(array):.6g}"
 
 
-def diagnose(got, expected, *, what: str, hint: str, mistakes: dict | None = None, rtol: float = 1e-6,
-             atol: float = 0.0) -> np.ndarray:
+def diagnose(
+    got, expected, *, what: str, hint: str, mistakes: dict | None = None, rtol: float = 1e-6, atol: float = 0.0
+) -> np.ndarray:
     """Pass if ``got`` matches ``expected``; else name the first mistake it matches, or give ``hint``.
 
     ``mistakes`` maps a description of a plausible mistake ("you used ln(1/β) instead of ln(k/β)")
@@ -272,8 +297,6 @@ def diagnose(got, expected, *, what: str, hint: str, mistakes: dict | None = Non
         if _close(array, value, rtol, atol) and not _close(value, want, rtol, atol):
             raise Wrong(f"{what}: got {_shown(array)}. It looks like {mistake}", mistake_hint, mistake)
     raise Wrong(f"{what}: got {_shown(array)}, which is not right", hint)
-
-
 
 
 # --------------------------------------------------------------------------- the exercise
@@ -327,8 +350,12 @@ class Exercise:
         if not isinstance(evidence, dict):
             return Verdict(self.exercise, FAILED, "the check could not read your answer")
         if "probe_error" in evidence:
-            return Verdict(self.exercise, FAILED, f"your answer could not be read: {evidence['probe_error']}",
-                           "check the type the exercise asks for")
+            return Verdict(
+                self.exercise,
+                FAILED,
+                f"your answer could not be read: {evidence['probe_error']}",
+                "check the type the exercise asks for",
+            )
         try:
             detail = self.judge(evidence, **self._cases(seed))
         except NotAttempted:
@@ -336,8 +363,12 @@ class Exercise:
         except Wrong as wrong:
             return Verdict(self.exercise, FAILED, wrong.message, wrong.hint, wrong.mistake)
         except Exception as err:  # noqa: BLE001 - evidence no judge foresaw: still a verdict, never a traceback
-            return Verdict(self.exercise, FAILED, f"the check could not judge your answer ({_describe_error(err)})",
-                           "check the type and shape the exercise asks for")
+            return Verdict(
+                self.exercise,
+                FAILED,
+                f"the check could not judge your answer ({_describe_error(err)})",
+                "check the type and shape the exercise asks for",
+            )
         return Verdict(self.exercise, PASSED, detail or "")
 
     def __call__(self, *answers) -> None:

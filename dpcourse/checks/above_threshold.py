@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from scipy import stats
 
 from .._validation import as_generator, check_neighbouring_answers
@@ -85,19 +84,27 @@ def _judge_implementation(evidence: dict) -> str:
         if matches(pmf):
             raise Wrong(f"your outcome frequencies fit the case where {mistake}", hint, mistake)
     worst = int(np.argmax(np.abs(freq - exact)))
-    raise Wrong(f"outcome {worst} came out with frequency {freq[worst]:.4f}, but its exact probability is {exact[worst]:.4f}",
-                "compare your code with the lecture's pseudocode line by line: the noises, the comparison, what is returned")
+    raise Wrong(
+        f"outcome {worst} came out with frequency {freq[worst]:.4f}, but its exact probability is {exact[worst]:.4f}",
+        "compare your code with the lecture's pseudocode line by line: the noises, the comparison, what is returned",
+    )
 
 
 def _pmf_with_scales(*, threshold_scale: float, query_scale: float) -> np.ndarray:
     """The exact outcome distribution when the threshold and the queries get Laplace noise of these scales."""
-    return generalized_above_threshold_pmf(_ANSWERS, threshold=_THRESHOLD,
-                                           threshold_noise=stats.laplace(scale=threshold_scale),
-                                           query_noise=stats.laplace(scale=query_scale))
+    return generalized_above_threshold_pmf(
+        _ANSWERS,
+        threshold=_THRESHOLD,
+        threshold_noise=stats.laplace(scale=threshold_scale),
+        query_noise=stats.laplace(scale=query_scale),
+    )
 
 
 implementation = Exercise("implement", probe=_probe_implementation, judge=_judge_implementation)
-"""Exercise ``implement``: ``fn(answers, threshold, epsilon, rng)`` runs AboveThreshold once; outcome frequencies vs the exact pmf."""
+"""Exercise ``implement``: ``fn(answers, threshold, epsilon, rng)`` runs AboveThreshold once.
+
+Its outcome frequencies are compared with the exact pmf.
+"""
 
 #: Exercise ``small-pmf``: answers, threshold and ε (Δ = 1).
 SMALL_PMF = {"answers": [0.0, 1.0], "threshold": 1.0, "epsilon": 1.0}
@@ -107,12 +114,20 @@ def _judge_small_pmf(evidence: dict) -> str:
     got = value(evidence, "small_pmf")
     spec = SMALL_PMF
     expected = above_threshold_pmf(spec["answers"], threshold=spec["threshold"], epsilon=spec["epsilon"])
-    diagnose(got, expected, what="[Pr[⊤], Pr[⊥⊤], Pr[⊥⊥]]", atol=1e-6,
-             hint="integrate p_ρ(z)·Pr[q₁ + ν₁ ≥ T + z] over z for the first entry, and so on; the three add up to 1",
-             mistakes={"the noise scales are 1/ε and 2/ε (half of AboveThreshold's)":
-                           (above_threshold_pmf(spec["answers"], threshold=spec["threshold"], epsilon=2 * spec["epsilon"]),
-                            "ρ ~ Lap(2Δ/ε) on the threshold, ν ~ Lap(4Δ/ε) on each query"),
-                       "the outcomes are in reverse order": (expected[::-1], "the order is Pr[⊤], Pr[⊥⊤], Pr[⊥⊥]")})
+    diagnose(
+        got,
+        expected,
+        what="[Pr[⊤], Pr[⊥⊤], Pr[⊥⊥]]",
+        atol=1e-6,
+        hint="integrate p_ρ(z)·Pr[q₁ + ν₁ ≥ T + z] over z for the first entry, and so on; the three add up to 1",
+        mistakes={
+            "the noise scales are 1/ε and 2/ε (half of AboveThreshold's)": (
+                above_threshold_pmf(spec["answers"], threshold=spec["threshold"], epsilon=2 * spec["epsilon"]),
+                "ρ ~ Lap(2Δ/ε) on the threshold, ν ~ Lap(4Δ/ε) on each query",
+            ),
+            "the outcomes are in reverse order": (expected[::-1], "the order is Pr[⊤], Pr[⊥⊤], Pr[⊥⊥]"),
+        },
+    )
     return "the three probabilities, to 1e-6, and they add up to 1"
 
 
@@ -129,15 +144,22 @@ def _judge_large_loss(evidence: dict) -> str:
     try:
         a, b = check_neighbouring_answers(answers.get("answers_d"), answers.get("answers_d_prime"), 1.0)
     except (TypeError, ValueError) as err:
-        raise Wrong(f"not a neighbouring pair: {err}", "two lists of the same length, differing by at most 1 in every entry") from None
+        raise Wrong(
+            f"not a neighbouring pair: {err}", "two lists of the same length, differing by at most 1 in every entry"
+        ) from None
     if a.size > spec["max_queries"]:
-        raise Wrong(f"use at most {spec['max_queries']} queries; got {a.size}",
-                    "a short list is enough: the loss is decided by where D and D′ stop")
+        raise Wrong(
+            f"use at most {spec['max_queries']} queries; got {a.size}",
+            "a short list is enough: the loss is decided by where D and D′ stop",
+        )
     result = max_privacy_loss(a, b, threshold=0.0, epsilon=spec["epsilon"])
     if result.max_loss < spec["target"] * spec["epsilon"]:
-        raise Wrong(f"the largest privacy loss of your pair is {result.max_loss:.3f}, below {spec['target']:.0%} of ε = {spec['epsilon']}",
-                    "make D′ more likely to stop early (raise its first answers) and less likely to stop at the last query "
-                    "(lower its last answer)")
+        raise Wrong(
+            f"the largest privacy loss of your pair is {result.max_loss:.3f}, below {spec['target']:.0%} of ε = "
+            f"{spec['epsilon']}",
+            "make D′ more likely to stop early (raise its first answers) and less likely to stop at the last query "
+            "(lower its last answer)",
+        )
     return f"loss {result.max_loss:.3f} at outcome {result.worst_outcome}, and never above ε = {spec['epsilon']}"
 
 

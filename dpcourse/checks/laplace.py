@@ -21,12 +21,16 @@ EXAMPLE_OFFICE = {"n": 1_000_000, "epsilon": 0.5, "alpha": 0.01, "beta": 0.05}
 
 
 def _tail_cases(rng: np.random.Generator | None) -> list[tuple]:
-    """The examples above; when grading, k = 1 and six settings drawn from ``rng`` (k up to 10⁴, β, Δf, ε log-uniform)."""
+    """The examples above; when grading, k = 1 and six settings drawn from ``rng`` (k ≤ 10⁴, β, Δf, ε log-uniform)."""
     if rng is None:
         return _TAIL_CASES
-    drawn = zip(rng.integers(2, 10_001, 6).tolist(), np.exp(rng.uniform(np.log(1e-4), np.log(0.5), 6)).tolist(),
-                rng.uniform(0.1, 5.0, 6).round(3).tolist(), np.exp(rng.uniform(np.log(0.05), np.log(5.0), 6)).tolist(),
-                strict=True)
+    drawn = zip(
+        rng.integers(2, 10_001, 6).tolist(),
+        np.exp(rng.uniform(np.log(1e-4), np.log(0.5), 6)).tolist(),
+        rng.uniform(0.1, 5.0, 6).round(3).tolist(),
+        np.exp(rng.uniform(np.log(0.05), np.log(5.0), 6)).tolist(),
+        strict=True,
+    )
     return [(1, 0.05, 1.0, 1.0), *drawn]
 
 
@@ -36,20 +40,28 @@ def _judge_exact_tail(evidence: dict, cases: list[tuple]) -> str:
         raise Wrong("the check could not read your function's results")
     for (k, beta, sensitivity, epsilon), got in zip(cases, results, strict=True):
         scale = sensitivity / epsilon
-        diagnose(got, laplace_max_error_quantile(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon),
-                 what=f"the level at k={k}, β={beta}, Δf={sensitivity}, ε={epsilon}", rtol=1e-9,
-                 hint="the k coordinates are independent: P[max |Zᵢ| < t] = (1 − e^{−t/b})^k with b = Δf/ε; "
-                      "set 1 − that to β and solve for t",
-                 mistakes={
-                     "Theorem 3.8's union bound ln(k/β)·Δf/ε, which is only an upper bound":
-                         (laplace_max_error_bound(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon),
-                          "use independence instead of the union bound: the exact level is a little smaller"),
-                     "one coordinate's level: the k coordinates are missing":
-                         (np.log(1 / beta) * scale, "the maximum of k coordinates exceeds t if any one of them does"),
-                     "the scale is inverted (ε/Δf instead of Δf/ε)":
-                         (laplace_max_error_quantile(k=k, beta=beta, sensitivity=epsilon, epsilon=sensitivity),
-                          "Lap(b) has scale b = Δf/ε: more privacy (smaller ε) means more noise"),
-                 })
+        diagnose(
+            got,
+            laplace_max_error_quantile(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon),
+            what=f"the level at k={k}, β={beta}, Δf={sensitivity}, ε={epsilon}",
+            rtol=1e-9,
+            hint="the k coordinates are independent: P[max |Zᵢ| < t] = (1 − e^{−t/b})^k with b = Δf/ε; "
+            "set 1 − that to β and solve for t",
+            mistakes={
+                "Theorem 3.8's union bound ln(k/β)·Δf/ε, which is only an upper bound": (
+                    laplace_max_error_bound(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon),
+                    "use independence instead of the union bound: the exact level is a little smaller",
+                ),
+                "one coordinate's level: the k coordinates are missing": (
+                    np.log(1 / beta) * scale,
+                    "the maximum of k coordinates exceeds t if any one of them does",
+                ),
+                "the scale is inverted (ε/Δf instead of Δf/ε)": (
+                    laplace_max_error_quantile(k=k, beta=beta, sensitivity=epsilon, epsilon=sensitivity),
+                    "Lap(b) has scale b = Δf/ε: more privacy (smaller ε) means more noise",
+                ),
+            },
+        )
     return f"the exact level, checked on {len(cases)} parameter settings"
 
 
@@ -59,7 +71,7 @@ exact_tail_level = Exercise(
     judge=_judge_exact_tail,
     cases=_tail_cases,
 )
-"""Exercise ``exact-tail-level``: ``fn(k, beta, sensitivity, epsilon)`` returns the smallest t with P[‖f(x) − y‖∞ ≥ t] ≤ β."""
+"""Exercise ``exact-tail-level``: ``fn(k, beta, sensitivity, epsilon)``, the least t with P[‖f(x) − y‖∞ ≥ t] ≤ β."""
 
 
 def _queries_within(n: float, alpha: float, beta: float, epsilon: float, *, log_term) -> int:
@@ -83,17 +95,25 @@ def _judge_max_queries(evidence: dict) -> str:
     got = value(evidence, "K")
     n, epsilon, alpha, beta = office["n"], office["epsilon"], office["alpha"], office["beta"]
     right = _queries_within(n, alpha, beta, epsilon, log_term=lambda k: np.log(k / beta))
-    diagnose(got, right, what="the largest K", rtol=0,
-             hint="with ε/K per query, each answer has Laplace scale K/(nε) (normalised); Theorem 3.8 over K "
-                  "answers needs K·ln(K/β)/(nε) ≤ α. Find the largest whole K that satisfies it",
-             mistakes={
-                 "you dropped the logarithm (K/(nε) ≤ α)": (alpha * epsilon * n, "Theorem 3.8 has a ln(K/β) factor"),
-                 "you used ln(1/β) instead of ln(K/β)":
-                     (_queries_within(n, alpha, beta, epsilon, log_term=lambda k: np.log(1 / beta)),
-                      "the union bound runs over all K answers: each may fail with probability β/K"),
-                 "an off-by-one: the next K already breaks the bound":
-                     (right + 1, "round down: K must satisfy the inequality, so take the last K that does"),
-             })
+    diagnose(
+        got,
+        right,
+        what="the largest K",
+        rtol=0,
+        hint="with ε/K per query, each answer has Laplace scale K/(nε) (normalised); Theorem 3.8 over K "
+        "answers needs K·ln(K/β)/(nε) ≤ α. Find the largest whole K that satisfies it",
+        mistakes={
+            "you dropped the logarithm (K/(nε) ≤ α)": (alpha * epsilon * n, "Theorem 3.8 has a ln(K/β) factor"),
+            "you used ln(1/β) instead of ln(K/β)": (
+                _queries_within(n, alpha, beta, epsilon, log_term=lambda k: np.log(1 / beta)),
+                "the union bound runs over all K answers: each may fail with probability β/K",
+            ),
+            "an off-by-one: the next K already breaks the bound": (
+                right + 1,
+                "round down: K must satisfy the inequality, so take the last K that does",
+            ),
+        },
+    )
     level = right * np.log(right / beta) / (n * epsilon)
     return f"K = {right} queries, each within {level:.5f} ≤ α = {alpha} w.p. {1 - beta:.2f}"
 
@@ -111,7 +131,7 @@ def icu_occupancy_workload(hospitals: int, days: int) -> MatrixWorkload:
     stays = [(h, s, e) for h in range(hospitals) for s in range(days) for e in range(s, days)]
     w = np.zeros((hospitals * days, len(stays)))
     for column, (h, s, e) in enumerate(stays):
-        w[h * days + s: h * days + e + 1, column] = 1.0
+        w[h * days + s : h * days + e + 1, column] = 1.0
     return MatrixWorkload(w, name="ICU occupancy")
 
 
@@ -123,15 +143,27 @@ def _judge_icu(evidence: dict) -> str:
     expected = icu_occupancy_workload(_ICU_HOSPITALS, _ICU_DAYS).l1_sensitivity
     if isinstance(got, bool):
         raise Wrong("Δ₁: expected a number, got a bool")
-    diagnose(got, expected, what=f"Δ₁ of the {_ICU_HOSPITALS} × {_ICU_DAYS} ICU table", rtol=0,
-             hint="one patient can be in the ICU on many days: how many cells can one person's record change?",
-             mistakes={
-                 "the histogram answer: a patient is one record, but is counted on every day of the stay": (1.0,
-                     "count the cells one stay adds 1 to"),
-                 "every cell of the table, but one patient stays in one hospital": (_ICU_DAYS * _ICU_HOSPITALS,
-                     "one stay is in one hospital only"),
-                 "an off-by-one in the number of days": (_ICU_DAYS - 1, "a stay can cover all T days, first and last included"),
-             })
+    diagnose(
+        got,
+        expected,
+        what=f"Δ₁ of the {_ICU_HOSPITALS} × {_ICU_DAYS} ICU table",
+        rtol=0,
+        hint="one patient can be in the ICU on many days: how many cells can one person's record change?",
+        mistakes={
+            "the histogram answer: a patient is one record, but is counted on every day of the stay": (
+                1.0,
+                "count the cells one stay adds 1 to",
+            ),
+            "every cell of the table, but one patient stays in one hospital": (
+                _ICU_DAYS * _ICU_HOSPITALS,
+                "one stay is in one hospital only",
+            ),
+            "an off-by-one in the number of days": (
+                _ICU_DAYS - 1,
+                "a stay can cover all T days, first and last included",
+            ),
+        },
+    )
     return f"one patient can change {expected:.0f} cells by 1 each"
 
 

@@ -49,7 +49,9 @@ def _as_arrays(case: tuple) -> tuple:
     return np.asarray(synthetic, dtype=float), np.asarray(query, dtype=float), released, eta
 
 
-def _update(synthetic: np.ndarray, query: np.ndarray, direction: float, eta: float, *, normalise: bool = True) -> np.ndarray:
+def _update(
+    synthetic: np.ndarray, query: np.ndarray, direction: float, eta: float, *, normalise: bool = True
+) -> np.ndarray:
     weights = synthetic * np.exp(-eta * direction * query)
     return weights / weights.sum() if normalise else weights
 
@@ -62,21 +64,31 @@ def _judge_mw_step(evidence: dict, cases: list[tuple]) -> str:
         synthetic, query = np.asarray(synthetic, dtype=float), np.asarray(query, dtype=float)
         error = float(query @ synthetic) - released
         sign = float(np.sign(error))
-        diagnose(got, mw_update(synthetic, query, released, eta=eta), atol=1e-6,
-                 what=f"p̃ after the update with q·p̃ = {query @ synthetic:.4g}, y = {released:.4g}, η = {eta:g}",
-                 hint="the loss of a cell is sign(q·p̃ − y)·q(u); weights shrink by e^(−η·loss), then are renormalised",
-                 mistakes={
-                     "the counted cells always gain weight, whatever the sign of q·p̃ − y":
-                         (_update(synthetic, query, -1.0, eta),
-                          "when the synthetic answer is too high, the cells the query counts must lose weight"),
-                     "the weights moved the wrong way (the sign is flipped)":
-                         (_update(synthetic, query, -sign, eta), "a cell with positive loss loses weight"),
-                     "the weights are not normalised":
-                         (_update(synthetic, query, sign, eta, normalise=False), "p̃ is a distribution"),
-                     "the loss is q·p̃ − y itself, not its sign":
-                         (_update(synthetic, query, error, eta),
-                          "Lecture 4's update uses only the sign of the error"),
-                 })
+        diagnose(
+            got,
+            mw_update(synthetic, query, released, eta=eta),
+            atol=1e-6,
+            what=f"p̃ after the update with q·p̃ = {query @ synthetic:.4g}, y = {released:.4g}, η = {eta:g}",
+            hint="the loss of a cell is sign(q·p̃ − y)·q(u); weights shrink by e^(−η·loss), then are renormalised",
+            mistakes={
+                "the counted cells always gain weight, whatever the sign of q·p̃ − y": (
+                    _update(synthetic, query, -1.0, eta),
+                    "when the synthetic answer is too high, the cells the query counts must lose weight",
+                ),
+                "the weights moved the wrong way (the sign is flipped)": (
+                    _update(synthetic, query, -sign, eta),
+                    "a cell with positive loss loses weight",
+                ),
+                "the weights are not normalised": (
+                    _update(synthetic, query, sign, eta, normalise=False),
+                    "p̃ is a distribution",
+                ),
+                "the loss is q·p̃ − y itself, not its sign": (
+                    _update(synthetic, query, error, eta),
+                    "Lecture 4's update uses only the sign of the error",
+                ),
+            },
+        )
     return f"checked on {len(cases)} updates, with the synthetic answer below y and above it"
 
 
@@ -93,15 +105,26 @@ def _judge_update_cap(evidence: dict) -> str:
     got = value(evidence, "N")
     d, alpha = UPDATE_CAP_EXERCISE["domain_size"], UPDATE_CAP_EXERCISE["alpha"]
     expected = bounds.pmw_update_count_bound(domain_size=d, alpha=alpha)
-    diagnose(got, expected, what="N for Private MW", rtol=1e-3,
-             hint="per update the potential KL(p‖p̃) falls by at least η·gap − η² with gap α/2 and η = α/4",
-             mistakes={"the cap without privacy, 4 ln|𝒳|/α² (gap α, η = α/2)":
-                           (bounds.mw_update_count_bound(domain_size=d, alpha=alpha),
-                            "with noisy answers an update is only guaranteed a gap of α/2"),
-                       "a drop of η·gap = α²/8 per update: the −η² term is missing":
-                           (8 * np.log(d) / alpha**2, "the drop is η·gap − η² = α²/8 − α²/16"),
-                       "log₂|𝒳| in place of ln|𝒳|": (16 * np.log2(d) / alpha**2, "the potential starts at ln|𝒳|, a natural log")})
-    return f"N = 16 ln|𝒳|/α² = {expected:.1f}, four times MW's {bounds.mw_update_count_bound(domain_size=d, alpha=alpha):.1f}"
+    diagnose(
+        got,
+        expected,
+        what="N for Private MW",
+        rtol=1e-3,
+        hint="per update the potential KL(p‖p̃) falls by at least η·gap − η² with gap α/2 and η = α/4",
+        mistakes={
+            "the cap without privacy, 4 ln|𝒳|/α² (gap α, η = α/2)": (
+                bounds.mw_update_count_bound(domain_size=d, alpha=alpha),
+                "with noisy answers an update is only guaranteed a gap of α/2",
+            ),
+            "a drop of η·gap = α²/8 per update: the −η² term is missing": (
+                8 * np.log(d) / alpha**2,
+                "the drop is η·gap − η² = α²/8 − α²/16",
+            ),
+            "log₂|𝒳| in place of ln|𝒳|": (16 * np.log2(d) / alpha**2, "the potential starts at ln|𝒳|, a natural log"),
+        },
+    )
+    mw_count = bounds.mw_update_count_bound(domain_size=d, alpha=alpha)
+    return f"N = 16 ln|𝒳|/α² = {expected:.1f}, four times MW's {mw_count:.1f}"
 
 
 update_cap = Exercise("update-cap", probe=value_evidence, judge=_judge_update_cap)
@@ -113,15 +136,26 @@ def _judge_choose_alpha(evidence: dict) -> str:
     spec = ALPHA_EXERCISE
     expected = bounds.pmw_notes_alpha(**spec)
     n, k, eps, d, beta = spec["n"], spec["num_queries"], spec["epsilon"], spec["domain_size"], spec["beta"]
-    diagnose(got, expected, what="α", rtol=1e-3,
-             hint="set ε = 2ε₀N with N = 16 ln|𝒳|/α² and ε₀ = 16 ln(3|Q|/β)/(nα), and solve for α",
-             mistakes={"the factor 2 of ε = 2ε₀N is missing": (np.cbrt(256 * np.log(3 * k / beta) * np.log(d) / (n * eps)),
-                                                              "both halves of the budget count: ε = 2ε₀N"),
-                       "ln(|Q|/β) in place of ln(3|Q|/β)": (np.cbrt(512 * np.log(k / beta) * np.log(d) / (n * eps)),
-                                                             "ε₀ = 16 ln(3|Q|/β)/(nα)"),
-                       "the error 11α/8, not α itself": (11 * expected / 8, "the exercise asks for α")})
+    diagnose(
+        got,
+        expected,
+        what="α",
+        rtol=1e-3,
+        hint="set ε = 2ε₀N with N = 16 ln|𝒳|/α² and ε₀ = 16 ln(3|Q|/β)/(nα), and solve for α",
+        mistakes={
+            "the factor 2 of ε = 2ε₀N is missing": (
+                np.cbrt(256 * np.log(3 * k / beta) * np.log(d) / (n * eps)),
+                "both halves of the budget count: ε = 2ε₀N",
+            ),
+            "ln(|Q|/β) in place of ln(3|Q|/β)": (
+                np.cbrt(512 * np.log(k / beta) * np.log(d) / (n * eps)),
+                "ε₀ = 16 ln(3|Q|/β)/(nα)",
+            ),
+            "the error 11α/8, not α itself": (11 * expected / 8, "the exercise asks for α"),
+        },
+    )
     return f"α = {expected:.4g}"
 
 
 choose_alpha = Exercise("choose-alpha", probe=value_evidence, judge=_judge_choose_alpha)
-"""Exercise ``choose-alpha``: the smallest α at which Lecture 4's PMW is ε-DP and accurate, for :data:`ALPHA_EXERCISE`."""
+"""Exercise ``choose-alpha``: the least α at which Lecture 4's PMW is ε-DP and accurate (:data:`ALPHA_EXERCISE`)."""

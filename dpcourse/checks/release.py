@@ -71,22 +71,48 @@ def _judge_sensitivities(evidence: dict) -> str:
     l1, l2 = numbers(answers.get("l1"), "l1", shape=()), numbers(answers.get("l2"), "l2", shape=())
     if np.isclose(l1, np.sqrt(s) / n) and np.isclose(l2, s / n):
         raise Wrong("l1 and l2 are swapped", "the L1 norm of s entries 1/n is s/n, its L2 norm √s/n")
-    diagnose(l1, s / n, what="the L1 sensitivity", rtol=1e-9,
-             hint="changing one person's bit moves only the answers of the queries that contain their type, each by 1/n",
-             mistakes={"every one of the K answers moves, but a person's type is in at most s of them":
-                           (k / n, "count only the queries containing the person's type"),
-                       "the raw counts' sensitivity: the answers are normalised by n": (s, "each answer is a fraction: divide by n"),
-                       "one query's sensitivity, not the vector's": (1 / n, "add the changes of all the answers that move")})
-    diagnose(l2, np.sqrt(s) / n, what="the L2 sensitivity", rtol=1e-9,
-             hint="the same change vector, measured in the 2-norm: √(s·(1/n)²)",
-             mistakes={"every one of the K answers moves, but a person's type is in at most s of them":
-                           (np.sqrt(k) / n, "only s answers move"),
-                       "the raw counts' sensitivity: the answers are normalised by n": (np.sqrt(s), "divide by n"),
-                       "the L1 sensitivity again": (s / n, "the 2-norm of s entries 1/n is √s/n, not s/n")})
-    return f"Δ₁ = s/n = {s / n:g}, Δ₂ = √s/n = {np.sqrt(s) / n:.4g}: {k // s}× and {np.sqrt(k / s):.2f}× below the dense case"
+    diagnose(
+        l1,
+        s / n,
+        what="the L1 sensitivity",
+        rtol=1e-9,
+        hint="changing one person's bit moves only the answers of the queries that contain their type, each by 1/n",
+        mistakes={
+            "every one of the K answers moves, but a person's type is in at most s of them": (
+                k / n,
+                "count only the queries containing the person's type",
+            ),
+            "the raw counts' sensitivity: the answers are normalised by n": (
+                s,
+                "each answer is a fraction: divide by n",
+            ),
+            "one query's sensitivity, not the vector's": (1 / n, "add the changes of all the answers that move"),
+        },
+    )
+    diagnose(
+        l2,
+        np.sqrt(s) / n,
+        what="the L2 sensitivity",
+        rtol=1e-9,
+        hint="the same change vector, measured in the 2-norm: √(s·(1/n)²)",
+        mistakes={
+            "every one of the K answers moves, but a person's type is in at most s of them": (
+                np.sqrt(k) / n,
+                "only s answers move",
+            ),
+            "the raw counts' sensitivity: the answers are normalised by n": (np.sqrt(s), "divide by n"),
+            "the L1 sensitivity again": (s / n, "the 2-norm of s entries 1/n is √s/n, not s/n"),
+        },
+    )
+    return (
+        f"Δ₁ = s/n = {s / n:g}, Δ₂ = √s/n = {np.sqrt(s) / n:.4g}: "
+        f"{k // s}× and {np.sqrt(k / s):.2f}× below the dense case"
+    )
 
 
-sensitivities = Exercise("sensitivities", probe=lambda l1, l2: values_evidence(l1=l1, l2=l2), judge=_judge_sensitivities)
+sensitivities = Exercise(
+    "sensitivities", probe=lambda l1, l2: values_evidence(l1=l1, l2=l2), judge=_judge_sensitivities
+)
 """Exercise ``sensitivities``: Δ₁ and Δ₂ of the K answers of :data:`SENSITIVITIES` (each type in at most s queries)."""
 
 #: Exercise ``better-mechanism``: n people, K counting queries (a person may be in all), ε, δ.
@@ -98,32 +124,53 @@ def _judge_better(evidence: dict) -> str:
     n, k, epsilon, delta = (BETTER_MECHANISM[key] for key in ("n", "num_queries", "epsilon", "delta"))
     want_laplace = laplace_variance(sensitivity=k / n, epsilon=epsilon)
     want_gaussian = gaussian_sigma(l2_sensitivity=np.sqrt(k) / n, epsilon=epsilon, delta=delta) ** 2
-    diagnose(answers.get("laplace_mse"), want_laplace, what="Laplace's mean squared error per query", rtol=1e-6,
-             hint="Lap(b) has variance 2b², and b = Δ₁/ε with Δ₁ = K/n",
-             mistakes={"the variance of Lap(b) taken as b²": (want_laplace / 2, "Lap(b) has variance 2b²"),
-                       "one query's sensitivity 1/n: a person may be in all K queries":
-                           (laplace_variance(sensitivity=1 / n, epsilon=epsilon), "Δ₁ = K/n for the vector of K answers")})
-    diagnose(answers.get("gaussian_mse"), want_gaussian, what="the Gaussian mechanism's mean squared error per query",
-             rtol=1e-6, hint="σ² with σ = gaussian_sigma(l2_sensitivity=√K/n, epsilon=ε, delta=δ)",
-             mistakes={"Δ₁ = K/n used where Δ₂ belongs":
-                           (gaussian_sigma(l2_sensitivity=k / n, epsilon=epsilon, delta=delta) ** 2,
-                            "the Gaussian mechanism is calibrated to the L2 sensitivity √K/n"),
-                       "the classic calibration √(2 ln(1.25/δ))·Δ₂/ε":
-                           (gaussian_sigma(l2_sensitivity=np.sqrt(k) / n, epsilon=epsilon, delta=delta,
-                                           calibration="classic") ** 2, "use the analytic calibration (the default)"),
-                       "σ, not σ²": (np.sqrt(want_gaussian), "the mean squared error is the variance σ²")})
+    diagnose(
+        answers.get("laplace_mse"),
+        want_laplace,
+        what="Laplace's mean squared error per query",
+        rtol=1e-6,
+        hint="Lap(b) has variance 2b², and b = Δ₁/ε with Δ₁ = K/n",
+        mistakes={
+            "the variance of Lap(b) taken as b²": (want_laplace / 2, "Lap(b) has variance 2b²"),
+            "one query's sensitivity 1/n: a person may be in all K queries": (
+                laplace_variance(sensitivity=1 / n, epsilon=epsilon),
+                "Δ₁ = K/n for the vector of K answers",
+            ),
+        },
+    )
+    diagnose(
+        answers.get("gaussian_mse"),
+        want_gaussian,
+        what="the Gaussian mechanism's mean squared error per query",
+        rtol=1e-6,
+        hint="σ² with σ = gaussian_sigma(l2_sensitivity=√K/n, epsilon=ε, delta=δ)",
+        mistakes={
+            "Δ₁ = K/n used where Δ₂ belongs": (
+                gaussian_sigma(l2_sensitivity=k / n, epsilon=epsilon, delta=delta) ** 2,
+                "the Gaussian mechanism is calibrated to the L2 sensitivity √K/n",
+            ),
+            "the classic calibration √(2 ln(1.25/δ))·Δ₂/ε": (
+                gaussian_sigma(l2_sensitivity=np.sqrt(k) / n, epsilon=epsilon, delta=delta, calibration="classic") ** 2,
+                "use the analytic calibration (the default)",
+            ),
+            "σ, not σ²": (np.sqrt(want_gaussian), "the mean squared error is the variance σ²"),
+        },
+    )
     winner = "gaussian" if want_gaussian < want_laplace else "laplace"
     choice = answers.get("choice")
     if str(choice).strip().lower() != winner:
-        raise Wrong(f"your errors are right, but you chose {choice!r}",
-                    "the better mechanism has the smaller error; answer 'laplace' or 'gaussian'")
+        raise Wrong(
+            f"your errors are right, but you chose {choice!r}",
+            "the better mechanism has the smaller error; answer 'laplace' or 'gaussian'",
+        )
     return f"{winner} wins by a factor {max(want_laplace, want_gaussian) / min(want_laplace, want_gaussian):.1f}"
 
 
 better_mechanism = Exercise(
     "better-mechanism",
-    probe=lambda choice, laplace_mse, gaussian_mse: values_evidence(choice=choice, laplace_mse=laplace_mse,
-                                                                    gaussian_mse=gaussian_mse),
+    probe=lambda choice, laplace_mse, gaussian_mse: values_evidence(
+        choice=choice, laplace_mse=laplace_mse, gaussian_mse=gaussian_mse
+    ),
     judge=_judge_better,
 )
-"""Exercise ``better-mechanism``: per-query MSE of Laplace and analytic Gaussian for :data:`BETTER_MECHANISM`, and the winner."""
+"""Exercise ``better-mechanism``: which of Laplace and analytic Gaussian wins :data:`BETTER_MECHANISM`, by MSE."""

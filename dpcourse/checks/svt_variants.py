@@ -49,11 +49,18 @@ def _judge_counterexample(evidence: dict) -> str:
     got = value(evidence, "alg4_loss")
     spec = COUNTEREXAMPLE
     expected = exact_variant_loss(spec["variant"], spec["num_queries"], epsilon=spec["epsilon"], c=spec["c"])[0]
-    diagnose(got, expected, what=f"the loss of {spec['variant']}'s counterexample", rtol=1e-6,
-             hint="compute Pr[event | D] and Pr[event | D′] with audit.variant_pattern_probability and take ln of the ratio",
-             mistakes={"the ratio of the probabilities, not its logarithm": (np.exp(expected), "the privacy loss is ln(p/p′)"),
-                       "D and D′ swapped (the sign is flipped)": (-expected, "the loss of the event is ln(Pr[·|D]/Pr[·|D′])"),
-                       "a base-10 logarithm": (expected / np.log(10), "use the natural logarithm, np.log")})
+    diagnose(
+        got,
+        expected,
+        what=f"the loss of {spec['variant']}'s counterexample",
+        rtol=1e-6,
+        hint="compute Pr[event | D] and Pr[event | D′] with audit.variant_pattern_probability and take ln of the ratio",
+        mistakes={
+            "the ratio of the probabilities, not its logarithm": (np.exp(expected), "the privacy loss is ln(p/p′)"),
+            "D and D′ swapped (the sign is flipped)": (-expected, "the loss of the event is ln(Pr[·|D]/Pr[·|D′])"),
+            "a base-10 logarithm": (expected / np.log(10), "use the natural logarithm, np.log"),
+        },
+    )
     return f"{expected:.4f}, against a claim of ε = {spec['epsilon']}"
 
 
@@ -74,28 +81,52 @@ def _judge_allocation_gain(evidence: dict) -> str:
     epsilon, c, monotonic = ALLOCATION["epsilon"], ALLOCATION["c"], ALLOCATION["monotonic"]
 
     def gain(**kw):
-        return _difference_variance(svt_standard_spec(epsilon, c, 1.0, ratio=1, **kw)) / \
-            _difference_variance(svt_standard_spec(epsilon, c, 1.0, **kw))
+        return _difference_variance(svt_standard_spec(epsilon, c, 1.0, ratio=1, **kw)) / _difference_variance(
+            svt_standard_spec(epsilon, c, 1.0, **kw)
+        )
 
     expected = gain(monotonic=monotonic)
-    diagnose(got, expected, what="the variance ratio (even split ÷ Lyu et al.'s split)", rtol=1e-6,
-             hint="the comparison noise is the difference of two independent Laplace variables: its variance is the "
-                  "sum of theirs; work out each one's scale under both splits of ε",
-             mistakes={"the query noise of monotonic queries, Lap(cΔ/ε₂); these queries are general":
-                           (gain(monotonic=not monotonic), "general queries need Lap(2cΔ/ε₂)"),
-                       "a ratio of standard deviations, not of variances": (np.sqrt(expected), "square it: the exercise asks for variances"),
-                       "the ratio upside down (Lyu's variance ÷ the even split's)": (1 / expected,
-                                                                                    "divide the even split's variance by Lyu et al.'s")})
+    diagnose(
+        got,
+        expected,
+        what="the variance ratio (even split ÷ Lyu et al.'s split)",
+        rtol=1e-6,
+        hint="the comparison noise is the difference of two independent Laplace variables: its variance is the "
+        "sum of theirs; work out each one's scale under both splits of ε",
+        mistakes={
+            "the query noise of monotonic queries, Lap(cΔ/ε₂); these queries are general": (
+                gain(monotonic=not monotonic),
+                "general queries need Lap(2cΔ/ε₂)",
+            ),
+            "a ratio of standard deviations, not of variances": (
+                np.sqrt(expected),
+                "square it: the exercise asks for variances",
+            ),
+            "the ratio upside down (Lyu's variance ÷ the even split's)": (
+                1 / expected,
+                "divide the even split's variance by Lyu et al.'s",
+            ),
+        },
+    )
     return f"the even split's comparison noise has {expected:.3f}× the variance of Lyu et al.'s"
 
 
 allocation_gain = Exercise("allocation-gain", probe=value_evidence, judge=_judge_allocation_gain)
-"""Exercise ``allocation-gain``: Var(νᵢ − ρ) under ε₁ = ε₂ divided by that under Lyu et al.'s 1 : (2c)^{2/3} (ε = 0.5, c = 8)."""
+"""Exercise ``allocation-gain``: Var(νᵢ − ρ) under ε₁ = ε₂ over that under Lyu et al.'s 1 : (2c)^{2/3}.
+
+The setting is ε = 0.5, c = 8.
+"""
 
 
 #: Exercise ``audit-your-own``: the mechanism's ε, the neighbours audited, and the probe's fixed run.
-AUDIT_YOUR_OWN = {"epsilon": 0.5, "answers_d": [1.0] * 5, "answers_d_prime": [2.0] * 5,
-                  "probe_answers": [0.0, 3.0, 1.0, 2.5], "probe_trials": 20_000, "probe_seed": 5}
+AUDIT_YOUR_OWN = {
+    "epsilon": 0.5,
+    "answers_d": [1.0] * 5,
+    "answers_d_prime": [2.0] * 5,
+    "probe_answers": [0.0, 3.0, 1.0, 2.5],
+    "probe_trials": 20_000,
+    "probe_seed": 5,
+}
 _LEVELS = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
 
 
@@ -107,8 +138,9 @@ def _probe_audit_your_own(mechanism, result) -> dict:
         return {"not_callable": type(mechanism).__name__}
     spec = AUDIT_YOUR_OWN
     try:
-        out = np.asarray(mechanism(np.array(spec["probe_answers"]), trials=spec["probe_trials"], rng=spec["probe_seed"]),
-                         dtype=float)
+        out = np.asarray(
+            mechanism(np.array(spec["probe_answers"]), trials=spec["probe_trials"], rng=spec["probe_seed"]), dtype=float
+        )
     except NotImplementedError:
         return {"not_attempted": True}
     except Exception as err:  # noqa: BLE001 - the student's code may raise anything; that is the evidence
@@ -118,9 +150,14 @@ def _probe_audit_your_own(mechanism, result) -> dict:
         evidence["quantiles"] = [float(x) for x in np.quantile(out.ravel(), _LEVELS)]
     fields = ("flagged", "p_value", "epsilon_lower_bound", "claimed_epsilon", "trials", "answers_d", "answers_d_prime")
     if all(hasattr(result, f) for f in fields):
-        evidence["audit"] = {f: (np.asarray(getattr(result, f)).tolist() if f.startswith("answers") else
-                                 (bool(getattr(result, f)) if f == "flagged" else float(getattr(result, f))))
-                             for f in fields}
+        evidence["audit"] = {
+            f: (
+                np.asarray(getattr(result, f)).tolist()
+                if f.startswith("answers")
+                else (bool(getattr(result, f)) if f == "flagged" else float(getattr(result, f)))
+            )
+            for f in fields
+        }
     else:
         evidence["audit"] = {"unsupported": type(result).__name__}
     return evidence
@@ -135,19 +172,27 @@ def _judge_audit_your_own(evidence: dict) -> str:
     if evidence.get("not_attempted"):
         raise NotAttempted
     if "not_callable" in evidence:
-        raise Wrong(f"noisy_max_value: expected a function, got a {evidence['not_callable']}",
-                    "define it with def noisy_max_value(answers, *, trials, rng):")
+        raise Wrong(
+            f"noisy_max_value: expected a function, got a {evidence['not_callable']}",
+            "define it with def noisy_max_value(answers, *, trials, rng):",
+        )
     if "raised" in evidence:
-        raise Wrong(f"noisy_max_value raised {evidence['raised']}",
-                    "call it yourself: noisy_max_value(np.array([0.0, 3.0]), trials=5, rng=0)")
+        raise Wrong(
+            f"noisy_max_value raised {evidence['raised']}",
+            "call it yourself: noisy_max_value(np.array([0.0, 3.0]), trials=5, rng=0)",
+        )
     n = spec["probe_trials"]
     if evidence.get("shape") not in ([n], [n, 1]):
-        raise Wrong(f"noisy_max_value(answers, trials={n}, rng=…) returned shape {tuple(evidence.get('shape', []))}",
-                    f"return one number per run: shape ({n},), the largest noisy answer of each row")
+        raise Wrong(
+            f"noisy_max_value(answers, trials={n}, rng=…) returned shape {tuple(evidence.get('shape', []))}",
+            f"return one number per run: shape ({n},), the largest noisy answer of each row",
+        )
     answers = np.array(spec["probe_answers"])
     if evidence["integers"] and min(evidence["quantiles"]) >= 0 and max(evidence["quantiles"]) < answers.size:
-        raise Wrong("noisy_max_value returns whole numbers between 0 and m − 1: it looks like the index of the maximum",
-                    "return the noisy maximum itself (np.max), not its position (np.argmax): that is the flaw to audit")
+        raise Wrong(
+            "noisy_max_value returns whole numbers between 0 and m − 1: it looks like the index of the maximum",
+            "return the noisy maximum itself (np.max), not its position (np.argmax): that is the flaw to audit",
+        )
     got = np.array(evidence["quantiles"])
     tolerance = 5 * np.sqrt(np.array(_LEVELS) * (1 - np.array(_LEVELS)) / n) + 1e-3
 
@@ -156,16 +201,27 @@ def _judge_audit_your_own(evidence: dict) -> str:
 
     b = 2 / spec["epsilon"]
     if not matches(b):
-        for mistake, scale in (("Lap(1/ε) noise", 1 / spec["epsilon"]), ("Lap(ε) noise", spec["epsilon"]),
-                               ("Lap(ε/2) noise", spec["epsilon"] / 2)):
+        for mistake, scale in (
+            ("Lap(1/ε) noise", 1 / spec["epsilon"]),
+            ("Lap(ε) noise", spec["epsilon"]),
+            ("Lap(ε/2) noise", spec["epsilon"] / 2),
+        ):
             if matches(scale):
-                raise Wrong(f"noisy_max_value's outputs are distributed as with {mistake}", f"the noise is Lap(2/ε) = Lap({b:g})")
-        raise Wrong("noisy_max_value's outputs do not follow the maximum of the answers plus Lap(2/ε) noise",
-                    f"add np.random.default_rng(rng).laplace(0, {b:g}, size=(trials, len(answers))) and take the max of each row")
+                raise Wrong(
+                    f"noisy_max_value's outputs are distributed as with {mistake}",
+                    f"the noise is Lap(2/ε) = Lap({b:g})",
+                )
+        raise Wrong(
+            "noisy_max_value's outputs do not follow the maximum of the answers plus Lap(2/ε) noise",
+            f"add np.random.default_rng(rng).laplace(0, {b:g}, size=(trials, len(answers))) and take the max of each "
+            "row",
+        )
     audit = evidence.get("audit", {})
     if "unsupported" in audit:
-        raise Wrong(f"noisy_max_result: expected the result of audit.audit, got a {audit['unsupported']}",
-                    "run the auditor on your mechanism with the neighbours the exercise names, and pass what it returns")
+        raise Wrong(
+            f"noisy_max_result: expected the result of audit.audit, got a {audit['unsupported']}",
+            "run the auditor on your mechanism with the neighbours the exercise names, and pass what it returns",
+        )
     pair = sorted([audit["answers_d"], audit["answers_d_prime"]])
     if pair != sorted([spec["answers_d"], spec["answers_d_prime"]]):
         raise Wrong("noisy_max_result audits other inputs", "audit it on [1.0] * 5 and [2.0] * 5")
@@ -176,23 +232,38 @@ def _judge_audit_your_own(evidence: dict) -> str:
     trials = audit["trials"]
     if not 100 <= trials <= 1_000_000:
         raise Wrong(f"noisy_max_result was run with {trials:,.0f} test runs", "use between 10² and 10⁶ test runs")
-    again = run_audit(_noisy_max_value(b), spec["answers_d"], spec["answers_d_prime"], epsilon=spec["epsilon"],
-                      trials=int(trials), rng=spec["probe_seed"])
+    again = run_audit(
+        _noisy_max_value(b),
+        spec["answers_d"],
+        spec["answers_d_prime"],
+        epsilon=spec["epsilon"],
+        trials=int(trials),
+        rng=spec["probe_seed"],
+    )
     if not again.flagged:
-        raise Wrong(f"an audit with {trials:,.0f} test runs does not flag the claim (p = {again.p_value:.2g} when run "
-                    "again by the check)", "give the auditor more runs")
+        raise Wrong(
+            f"an audit with {trials:,.0f} test runs does not flag the claim (p = {again.p_value:.2g} when run "
+            "again by the check)",
+            "give the auditor more runs",
+        )
     if not audit["flagged"]:
-        raise Wrong("your audit result says the claim holds, but the same audit, run again, flags it",
-                    "pass the result of audit.audit itself, unchanged")
-    return (f"flagged: p = {again.p_value:.2g} when the check ran your audit again, and the released maximum loses "
-            f"ε ≥ {again.epsilon_lower_bound:.3f} against the claimed {spec['epsilon']}")
+        raise Wrong(
+            "your audit result says the claim holds, but the same audit, run again, flags it",
+            "pass the result of audit.audit itself, unchanged",
+        )
+    return (
+        f"flagged: p = {again.p_value:.2g} when the check ran your audit again, and the released maximum loses "
+        f"ε ≥ {again.epsilon_lower_bound:.3f} against the claimed {spec['epsilon']}"
+    )
 
 
 def _noisy_max_value(scale: float):
     """StatDP's flawed report noisy max that releases the maximum's value, with Lap(``scale``) noise."""
+
     def mechanism(answers, *, trials, rng):
         answers = np.asarray(answers, dtype=float)
         return (answers + as_generator(rng).laplace(0.0, scale, size=(trials, answers.size))).max(axis=1)
+
     return mechanism
 
 

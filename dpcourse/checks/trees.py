@@ -41,7 +41,7 @@ strategy_sensitivities = Exercise(
     probe=lambda prefix_l1, tree_l1: values_evidence(prefix_l1=prefix_l1, tree_l1=tree_l1),
     judge=_judge_strategy,
 )
-"""Exercise ``strategy-sensitivity``: ‖A‖₁ of the prefix strategy and of the 4-ary tree over :data:`STRATEGY`'s d cells."""
+"""Exercise ``strategy-sensitivity``: ‖A‖₁ of the prefix strategy and of the 4-ary tree (:data:`STRATEGY`)."""
 
 #: Exercise ``decomposition``: the binary tree over d cells and the interval [s, t].
 DECOMPOSITION = {"d": 16, "s": 3, "t": 12}
@@ -69,21 +69,31 @@ def _judge_decomposition(evidence: dict) -> str:
     target = list(range(s, t + 1))
     covered = _covered_cells(tree, given)
     if covered != target and _covered_cells(tree, [(index, level) for level, index in given]) == target:
-        raise Wrong("your pairs are (index, level); the exercise asks for (level, index)", "swap each pair: (ℓ, j), ℓ the level")
+        raise Wrong(
+            "your pairs are (index, level); the exercise asks for (level, index)", "swap each pair: (ℓ, j), ℓ the level"
+        )
     if covered is None:
         bad = next(pair for pair in given if _covered_cells(tree, [pair]) is None)
-        raise Wrong(f"there is no node {bad} in the tree over {d} cells",
-                    f"levels run from 0 (leaves) to {len(tree.level_sizes) - 1} (root); level ℓ has {d}/2^ℓ nodes")
+        raise Wrong(
+            f"there is no node {bad} in the tree over {d} cells",
+            f"levels run from 0 (leaves) to {len(tree.level_sizes) - 1} (root); level ℓ has {d}/2^ℓ nodes",
+        )
     if covered != target:
         if covered in (list(range(s, t)), list(range(s + 1, t + 1))):
-            raise Wrong(f"your nodes cover [{covered[0]}, {covered[-1]}]: the interval [{s}, {t}] includes both ends",
-                        "an off-by-one at one end of the interval")
-        raise Wrong(f"your nodes cover the cells {covered}, not exactly [{s}, {t}]",
-                    "node (ℓ, j) covers the cells j·2^ℓ … (j + 1)·2^ℓ − 1; each cell must be covered once")
+            raise Wrong(
+                f"your nodes cover [{covered[0]}, {covered[-1]}]: the interval [{s}, {t}] includes both ends",
+                "an off-by-one at one end of the interval",
+            )
+        raise Wrong(
+            f"your nodes cover the cells {covered}, not exactly [{s}, {t}]",
+            "node (ℓ, j) covers the cells j·2^ℓ … (j + 1)·2^ℓ − 1; each cell must be covered once",
+        )
     best = factorization.canonical_decomposition(tree, s, t)
     if len(given) > len(best):
-        raise Wrong(f"your {len(given)} nodes partition [{s}, {t}], but {len(best)} are enough",
-                    "use a parent whenever both of its children would be used")
+        raise Wrong(
+            f"your {len(given)} nodes partition [{s}, {t}], but {len(best)} are enough",
+            "use a parent whenever both of its children would be used",
+        )
     return f"{len(best)} nodes, so the interval's answer sums {len(best)} noisy counts"
 
 
@@ -98,12 +108,21 @@ def _judge_small_error(evidence: dict) -> str:
     got = value(evidence, "small_error")
     workload, strategy = queries.all_range_workload(2), factorization.hierarchical_strategy(2)
     expected = factorization.expected_error(workload, strategy, epsilon=SMALL_ERROR_EPSILON)
-    diagnose(got, expected, what="the expected error per query", rtol=1e-9,
-             hint="noise variance 2(‖A‖₁/ε)² per strategy answer; then trace(WᵀW(AᵀA)⁻¹), divided by the 3 queries",
-             mistakes={"Lap(b)'s variance taken as b² (it is 2b²)": (expected / 2, "Lap(b) has variance 2b²"),
-                       "‖A‖₁ = 1: a cell is in two strategy rows (its leaf and the root)":
-                           (expected / 4, "‖A‖₁ is the largest column sum of |A|: 2"),
-                       "the total over the three queries, not the mean": (3 * expected, "divide by the 3 queries")})
+    diagnose(
+        got,
+        expected,
+        what="the expected error per query",
+        rtol=1e-9,
+        hint="noise variance 2(‖A‖₁/ε)² per strategy answer; then trace(WᵀW(AᵀA)⁻¹), divided by the 3 queries",
+        mistakes={
+            "Lap(b)'s variance taken as b² (it is 2b²)": (expected / 2, "Lap(b) has variance 2b²"),
+            "‖A‖₁ = 1: a cell is in two strategy rows (its leaf and the root)": (
+                expected / 4,
+                "‖A‖₁ is the largest column sum of |A|: 2",
+            ),
+            "the total over the three queries, not the mean": (3 * expected, "divide by the 3 queries"),
+        },
+    )
     return f"{expected:.4g} = 2·(2/ε)²·trace(WᵀW(AᵀA)⁻¹)/3"
 
 

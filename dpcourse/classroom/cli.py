@@ -58,37 +58,84 @@ def add_grade_command(commands: Any) -> None:
     parser = commands.add_parser(
         "grade", help="grade submitted notebooks, each in its own sandbox",
         description="Grade submissions/<student>/<notebook>.ipynb against the instructor's notebooks.")
-    parser.add_argument("submissions", nargs="*", type=Path, help="submitted notebooks (the student is the folder name)")
-    parser.add_argument("--report", type=Path, required=True,
-                        help="the CSV report to write; <name>_totals.csv and <name>_summary.html go beside it")
-    parser.add_argument("--source", type=Path, default=PROJECT / "notebooks",
-                        help="the instructor's notebooks: the whole course (default: notebooks/)")
-    parser.add_argument("--jobs", type=_positive(int), default=None, help="submissions graded in parallel (default: the cores)")
+    parser.add_argument(
+        "submissions", nargs="*", type=Path, help="submitted notebooks (the student is the folder name)"
+    )
+    parser.add_argument(
+        "--report",
+        type=Path,
+        required=True,
+        help="the CSV report to write; <name>_totals.csv and <name>_summary.html go beside it",
+    )
+    parser.add_argument(
+        "--source",
+        type=Path,
+        default=PROJECT / "notebooks",
+        help="the instructor's notebooks: the whole course (default: notebooks/)",
+    )
+    parser.add_argument(
+        "--jobs", type=_positive(int), default=None, help="submissions graded in parallel (default: the cores)"
+    )
     parser.add_argument("--cell-timeout", type=_positive(float), default=Limits.cell_timeout, help="seconds per cell")
-    parser.add_argument("--notebook-timeout", type=_positive(float), default=Limits.notebook_timeout,
-                        help="seconds per notebook")
-    parser.add_argument("--memory", type=_memory, default=Limits.memory_bytes,
-                        help="memory per submission, its files in the sandbox included (default 2G)")
-    parser.add_argument("--sandbox", choices=("bwrap", "none", "auto"), default="bwrap",
-                        help="bwrap (default; refuses to run without a working bubblewrap) or none (unconfined: only "
-                             "where each submission already runs in its own container or VM); auto is bwrap")
-    parser.add_argument("--shard", type=_shard, default=None, metavar="I/N",
-                        help="grade only the students of shard I of N (0 <= I < N), for batch jobs; join with --merge")
-    parser.add_argument("--merge", nargs="+", type=Path, metavar="CSV", help="merge these reports into --report instead of grading")
-    parser.add_argument("--roster", type=Path, default=None,
-                        help="the course's students: one id (submission folder name) per line, or a CSV with a "
-                             "'student' column and LMS fields (name, canvas_id, sis_user_id, section, sid, email)")
-    parser.add_argument("--gradebook", choices=gradebook.GRADEBOOKS, action="append", default=[],
-                        help="also write an LMS import beside the report: canvas or gradescope (repeatable)")
-    parser.add_argument("--feedback", type=Path, default=None, metavar="DIR",
-                        help="write one Markdown file per student and notebook into DIR")
+    parser.add_argument(
+        "--notebook-timeout", type=_positive(float), default=Limits.notebook_timeout, help="seconds per notebook"
+    )
+    parser.add_argument(
+        "--memory",
+        type=_memory,
+        default=Limits.memory_bytes,
+        help="memory per submission, its files in the sandbox included (default 2G)",
+    )
+    parser.add_argument(
+        "--sandbox",
+        choices=("bwrap", "none", "auto"),
+        default="bwrap",
+        help="bwrap (default; refuses to run without a working bubblewrap) or none (unconfined: only "
+        "where each submission already runs in its own container or VM); auto is bwrap",
+    )
+    parser.add_argument(
+        "--shard",
+        type=_shard,
+        default=None,
+        metavar="I/N",
+        help="grade only the students of shard I of N (0 <= I < N), for batch jobs; join with --merge",
+    )
+    parser.add_argument(
+        "--merge", nargs="+", type=Path, metavar="CSV", help="merge these reports into --report instead of grading"
+    )
+    parser.add_argument(
+        "--roster",
+        type=Path,
+        default=None,
+        help="the course's students: one id (submission folder name) per line, or a CSV with a "
+        "'student' column and LMS fields (name, canvas_id, sis_user_id, section, sid, email)",
+    )
+    parser.add_argument(
+        "--gradebook",
+        choices=gradebook.GRADEBOOKS,
+        action="append",
+        default=[],
+        help="also write an LMS import beside the report: canvas or gradescope (repeatable)",
+    )
+    parser.add_argument(
+        "--feedback",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write one Markdown file per student and notebook into DIR",
+    )
     parser.set_defaults(run=_run_grade)
 
 
 def _limits(args: argparse.Namespace) -> Limits:
     disk = min(Limits.disk_bytes, args.memory // 4)
-    return Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.notebook_timeout, memory_bytes=args.memory,
-                  disk_bytes=disk, file_bytes=min(Limits.file_bytes, disk))
+    return Limits(
+        cell_timeout=args.cell_timeout,
+        notebook_timeout=args.notebook_timeout,
+        memory_bytes=args.memory,
+        disk_bytes=disk,
+        file_bytes=min(Limits.file_bytes, disk),
+    )
 
 
 def _beside(report: Path, suffix: str) -> Path:
@@ -100,8 +147,10 @@ def _write_gradebook(args: argparse.Namespace, rows: list[GradeRow], roster: lis
     outline = read_outline(args.source)
     totals = gradebook.course_totals(rows, outline, roster)
     summaries = gradebook.class_summary(rows, outline, totals)
-    written = [gradebook.write_totals(totals, _beside(args.report, "totals.csv")),
-               gradebook.write_summary_html(summaries, totals, _beside(args.report, "summary.html"))]
+    written = [
+        gradebook.write_totals(totals, _beside(args.report, "totals.csv")),
+        gradebook.write_summary_html(summaries, totals, _beside(args.report, "summary.html")),
+    ]
     if "canvas" in args.gradebook:
         written.append(gradebook.write_canvas(totals, roster, _beside(args.report, "canvas.csv")))
     if "gradescope" in args.gradebook:
@@ -129,8 +178,15 @@ def _run_grade(args: argparse.Namespace) -> int:
             if absent:
                 print(f"grade: no such file: {', '.join(absent[:5])}", file=sys.stderr)
                 return 2
-            rows = grade(args.submissions, source=args.source, jobs=args.jobs, limits=_limits(args),
-                         sandbox=args.sandbox, shard=args.shard, progress=True)
+            rows = grade(
+                args.submissions,
+                source=args.source,
+                jobs=args.jobs,
+                limits=_limits(args),
+                sandbox=args.sandbox,
+                shard=args.shard,
+                progress=True,
+            )
         print(summary_table(rows))
         if any(UNCONFINED in r.integrity for r in rows):
             print("UNCONFINED: these submissions ran without a sandbox (--sandbox none); every row says so.")
@@ -145,15 +201,19 @@ def _run_grade(args: argparse.Namespace) -> int:
     print(f"report written to {args.report}")
     broken = sum(r.message.startswith(INFRASTRUCTURE) for r in rows)
     if broken:
-        print(f"grade: {broken} rows could not be graded because of the grader itself (see their messages)",
-              file=sys.stderr)
+        print(
+            f"grade: {broken} rows could not be graded because of the grader itself (see their messages)",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m dpcourse``: the ``release`` and ``grade`` sub-commands."""
-    parser = argparse.ArgumentParser(prog="python -m dpcourse", description="Instructors' tools for the dpcourse workbook.")
+    parser = argparse.ArgumentParser(
+        prog="python -m dpcourse", description="Instructors' tools for the dpcourse workbook."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     add_release_command(commands)
     add_grade_command(commands)

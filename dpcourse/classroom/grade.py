@@ -30,8 +30,16 @@ from pathlib import Path
 from typing import Any
 
 from .judging import INFRASTRUCTURE, judge_run, rows_for_failure
-from .plan import (Plan, SubmissionError, load_sources, pick_graded, plan_submission, read_submission, source_for,
-                   student_of)
+from .plan import (
+    Plan,
+    SubmissionError,
+    load_sources,
+    pick_graded,
+    plan_submission,
+    read_submission,
+    source_for,
+    student_of,
+)
 from .release import PROJECT
 from .reports import GradeRow
 from .sandbox import Limits, choose_sandbox, run_job

@@ -275,11 +275,14 @@ def summary_html(summaries: Sequence[ExerciseSummary], totals: CourseTotals) -> 
     for s in summaries:
         mistakes = "<br>".join(f"{count} × {e(mistake)}" for mistake, count in s.mistakes) or "–"
         rate = f"{s.pass_rate:.0%}"
-        parts.append(f"<tr><td>{e(s.notebook)}</td><td class='id'>{e(s.exercise)}</td>"
-                     f"<td class='rate'><span class='track'><span class='bar' style='width:{100 * s.pass_rate:.0f}%'></span></span> {rate} "
-                     f"<small>({s.statuses.get('passed', 0)}/{s.students})</small></td><td>{mistakes}</td>"
-                     f"<td class='num'>{s.statuses.get('not attempted', 0)}</td>"
-                     f"<td class='num'>{s.statuses.get('errored', 0)}</td></tr>")
+        parts.append(
+            f"<tr><td>{e(s.notebook)}</td><td class='id'>{e(s.exercise)}</td>"
+            f"<td class='rate'><span class='track'><span class='bar' style='width:{100 * s.pass_rate:.0f}%'>"
+            f"</span></span> {rate} "
+            f"<small>({s.statuses.get('passed', 0)}/{s.students})</small></td><td>{mistakes}</td>"
+            f"<td class='num'>{s.statuses.get('not attempted', 0)}</td>"
+            f"<td class='num'>{s.statuses.get('errored', 0)}</td></tr>"
+        )
     parts.append("</table></body></html>")
     return "\n".join(parts)
 
@@ -318,8 +321,12 @@ def _feedback_markdown(student: str, notebook: str, rows: Sequence[GradeRow], ma
     """The feedback text; every string from a submission is HTML-escaped (Markdown viewers render HTML)."""
     e = html.escape
     points = sum(r.points for r in rows)
-    lines = [f"# {e(notebook)}: feedback for {e(student)}", "",
-             f"**{points_text(points)} of {points_text(maximum)} points.**", ""]
+    lines = [
+        f"# {e(notebook)}: feedback for {e(student)}",
+        "",
+        f"**{points_text(points)} of {points_text(maximum)} points.**",
+        "",
+    ]
     if not rows:
         lines.append("Nothing was handed in for this notebook.")
     for r in rows:
@@ -335,8 +342,9 @@ def _feedback_markdown(student: str, notebook: str, rows: Sequence[GradeRow], ma
     return "\n".join(lines)
 
 
-def write_feedback(rows: Iterable[GradeRow], outline: Mapping[str, Mapping[str, float]], totals: CourseTotals,
-                   folder: Path | str) -> list[Path]:
+def write_feedback(
+    rows: Iterable[GradeRow], outline: Mapping[str, Mapping[str, float]], totals: CourseTotals, folder: Path | str
+) -> list[Path]:
     """One Markdown file per student and notebook of the course: ``<folder>/<student>/<notebook>.md``."""
     folder = Path(folder)
     by_key: dict[tuple[str, str], list[GradeRow]] = {}
@@ -348,7 +356,9 @@ def write_feedback(rows: Iterable[GradeRow], outline: Mapping[str, Mapping[str, 
         own.mkdir(parents=True, exist_ok=True)
         for notebook in outline:
             path = own / f"{feedback_name(notebook)}.md"
-            path.write_text(_feedback_markdown(student, notebook, by_key.get((student, notebook), []),
-                                               totals.maximum[notebook]), encoding="utf-8")
+            path.write_text(
+                _feedback_markdown(student, notebook, by_key.get((student, notebook), []), totals.maximum[notebook]),
+                encoding="utf-8",
+            )
             written.append(path)
     return written

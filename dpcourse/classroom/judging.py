@@ -51,10 +51,19 @@ def _row(plan: Plan, ex: PlannedExercise, status: str, message: str = "", hint: 
 
 
 def rows_for_failure(plan: Plan, failure: str, integrity: str) -> list[GradeRow]:
-    """Rows when the run produced no result: ``errored`` with ``failure`` (``not attempted`` where no answer was found)."""
-    return [_row(plan, ex, "not attempted", "no answer cell for this exercise was found in the submission",
-                 integrity=integrity) if plan.answered.get(ex.exercise) is None
-            else _row(plan, ex, "errored", failure, integrity=integrity) for ex in plan.exercises]
+    """Rows for a run without a result: ``errored`` with ``failure``, ``not attempted`` where no answer was found."""
+    return [
+        _row(
+            plan,
+            ex,
+            "not attempted",
+            "no answer cell for this exercise was found in the submission",
+            integrity=integrity,
+        )
+        if plan.answered.get(ex.exercise) is None
+        else _row(plan, ex, "errored", failure, integrity=integrity)
+        for ex in plan.exercises
+    ]
 
 
 def judge_run(plan: Plan, result: Mapping[str, Any], integrity: str) -> list[GradeRow]:
@@ -70,8 +79,9 @@ def judge_run(plan: Plan, result: Mapping[str, Any], integrity: str) -> list[Gra
     return [_judge_one(plan, ex, per_exercise.get(ex.exercise), skipped, known, integrity) for ex in plan.exercises]
 
 
-def _judge_one(plan: Plan, ex: PlannedExercise, seen: object, skipped: Mapping[int, str], known: Mapping[str, Any],
-               integrity: str) -> GradeRow:
+def _judge_one(
+    plan: Plan, ex: PlannedExercise, seen: object, skipped: Mapping[int, str], known: Mapping[str, Any], integrity: str
+) -> GradeRow:
     def row(status: str, message: str = "", hint: str = "", mistake: str = "") -> GradeRow:
         return _row(plan, ex, status, message, hint, mistake, integrity)
 

@@ -209,7 +209,9 @@ def parse_notebook(raw: bytes) -> Any:
 
 # --------------------------------------------------------------------------- matching
 
-def match_answers(source: Any, released: Any, submission: Any, exercises: Sequence[PlannedExercise]) -> dict[str, int | None]:
+def match_answers(
+    source: Any, released: Any, submission: Any, exercises: Sequence[PlannedExercise]
+) -> dict[str, int | None]:
     """For each exercise, the index of the submission's answer cell, or None when it is gone.
 
     In order: a code cell with the exercise id in its metadata that is not a check cell (of several
@@ -219,14 +221,19 @@ def match_answers(source: Any, released: Any, submission: Any, exercises: Sequen
     notebook's cell sources with the submission's), the one most like the released stub.
     """
     answers: dict[str, int | None] = {}
-    instructor_sources = {_normalise(c.source) for i, c in enumerate(released.cells)
-                          if i not in {e.solution for e in exercises}}
+    instructor_sources = {
+        _normalise(c.source) for i, c in enumerate(released.cells) if i not in {e.solution for e in exercises}
+    }
     by_id = {_cell_id(cell): i for i, cell in enumerate(submission.cells) if _cell_id(cell)}
     taken: set[int] = set()
     for ex in exercises:
         check_source = _normalise(source.cells[ex.check].source)
         own = [i for i, cell in enumerate(submission.cells) if meta_exercise(cell) == ex.exercise]
-        checks = [i for i in own if "check" in tags(submission.cells[i]) or _normalise(submission.cells[i].source) == check_source]
+        checks = [
+            i
+            for i in own
+            if "check" in tags(submission.cells[i]) or _normalise(submission.cells[i].source) == check_source
+        ]
         candidates = [i for i in own if i not in checks and submission.cells[i].cell_type == "code"]
         before_check = [i for i in candidates if checks and i < checks[0]]
         index = (before_check or candidates or [None])[-1]
@@ -249,8 +256,13 @@ def match_answers(source: Any, released: Any, submission: Any, exercises: Sequen
         for ex in missing:
             before = max((anchor[i] for i in anchor if i < ex.solution), default=-1)
             after = min((anchor[i] for i in anchor if i > ex.solution), default=len(submission.cells))
-            gap = [i for i in range(before + 1, after) if submission.cells[i].cell_type == "code" and i not in taken
-                   and _normalise(submission.cells[i].source) not in instructor_sources]
+            gap = [
+                i
+                for i in range(before + 1, after)
+                if submission.cells[i].cell_type == "code"
+                and i not in taken
+                and _normalise(submission.cells[i].source) not in instructor_sources
+            ]
             if gap:
                 stub = released.cells[ex.solution].source
                 best = max(gap, key=lambda i: difflib.SequenceMatcher(a=stub, b=submission.cells[i].source).ratio())
@@ -259,8 +271,9 @@ def match_answers(source: Any, released: Any, submission: Any, exercises: Sequen
     return answers
 
 
-def _integrity_notes(released: Any, submission: Any, exercises: Sequence[PlannedExercise],
-                     answers: Mapping[str, int | None]) -> list[str]:
+def _integrity_notes(
+    released: Any, submission: Any, exercises: Sequence[PlannedExercise], answers: Mapping[str, int | None]
+) -> list[str]:
     answer_cells = {i for i in answers.values() if i is not None}
     solution_cells = {e.solution for e in exercises}
     instructor = [(c.cell_type, _normalise(c.source)) for i, c in enumerate(released.cells) if i not in solution_cells]
@@ -288,8 +301,10 @@ def _integrity_notes(released: Any, submission: Any, exercises: Sequence[Planned
 
 def _wrap_check(source: str, exercise: str, nonce: str, seed: int) -> str:
     body = textwrap.indent(source.strip() or "pass", "    ")
-    return (f"import dpcourse.checks._grading as _dpcourse_grading\n"
-            f"with _dpcourse_grading.collect({exercise!r}, {nonce!r}, {seed}):\n{body}\n")
+    return (
+        f"import dpcourse.checks._grading as _dpcourse_grading\n"
+        f"with _dpcourse_grading.collect({exercise!r}, {nonce!r}, {seed}):\n{body}\n"
+    )
 
 
 def source_for(path: Path, submission: Any, sources: Mapping[str, Any]) -> str | None:
@@ -299,8 +314,10 @@ def source_for(path: Path, submission: Any, sources: Mapping[str, Any]) -> str |
         return path.stem
     submitted = {_cell_id(c) for c in submission.cells} | {meta_exercise(c) for c in submission.cells}
     submitted.discard(None)
-    score = {stem: len(submitted & ({_cell_id(c) for c in nb.cells} | {meta_exercise(c) for c in nb.cells}))
-             for stem, nb in sources.items()}
+    score = {
+        stem: len(submitted & ({_cell_id(c) for c in nb.cells} | {meta_exercise(c) for c in nb.cells}))
+        for stem, nb in sources.items()
+    }
     top = max(score.values(), default=0)
     if top == 0:
         return None
@@ -308,8 +325,12 @@ def source_for(path: Path, submission: Any, sources: Mapping[str, Any]) -> str |
     if len(tied) == 1:
         return tied[0]
     cells = [_normalise(c.source) for c in submission.cells]
-    return max(tied, key=lambda stem: difflib.SequenceMatcher(
-        a=cells, b=[_normalise(c.source) for c in sources[stem].cells], autojunk=False).ratio())
+    return max(
+        tied,
+        key=lambda stem: difflib.SequenceMatcher(
+            a=cells, b=[_normalise(c.source) for c in sources[stem].cells], autojunk=False
+        ).ratio(),
+    )
 
 
 def pick_graded(paths: Sequence[Path], stem: str) -> Path:
@@ -319,16 +340,18 @@ def pick_graded(paths: Sequence[Path], stem: str) -> Path:
     return sorted(exact or paths, key=lambda p: p.name)[0]
 
 
-def plan_submission(path: Path, submission: Any, stem: str, sources: Mapping[str, Any],
-                    released: Mapping[str, Any]) -> Plan:
+def plan_submission(
+    path: Path, submission: Any, stem: str, sources: Mapping[str, Any], released: Mapping[str, Any]
+) -> Plan:
     """Build the notebook that will run for ``submission`` (already read) against the source ``stem``."""
     if len(submission.cells) > max(len(nb.cells) for nb in sources.values()) + _MAX_EXTRA_CELLS:
         raise SubmissionError(f"it has {len(submission.cells):,} cells, far more than the workbook's")
     source, student_copy = sources[stem], released[stem]
     exercises = source_exercises(source)
     answers = match_answers(source, student_copy, submission, exercises)
-    built = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                              "language": "python"}})
+    built = nbformat.v4.new_notebook(
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    )
     nonces, seeds, untouched = {}, {}, set()
     by_solution = {e.solution: e for e in exercises}
     by_check = {e.check: e for e in exercises}

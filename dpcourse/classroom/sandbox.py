@@ -179,17 +179,49 @@ def _readonly_paths() -> list[Path]:
 
 def sandbox_command(executable: str, limits: Limits, inner: list[str]) -> list[str]:
     """``inner`` inside bubblewrap: the system, the environment and the package read-only; a sized tmpfs."""
-    command = [executable, "--die-with-parent", "--new-session", "--unshare-all", "--as-pid-1", "--uid", "1000", "--gid", "1000",
-               "--cap-drop", "ALL", "--clearenv", "--proc", "/proc", "--dev", "/dev",
-               "--size", str(limits.disk_bytes), "--tmpfs", "/tmp", "--ro-bind", "/usr", "/usr"]
+    command = [
+        executable,
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-all",
+        "--as-pid-1",
+        "--uid",
+        "1000",
+        "--gid",
+        "1000",
+        "--cap-drop",
+        "ALL",
+        "--clearenv",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(limits.disk_bytes),
+        "--tmpfs",
+        "/tmp",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+    ]
     for name in ("bin", "lib", "lib32", "lib64", "sbin"):
         top = Path("/") / name
         if top.is_symlink():
             command += ["--symlink", os.readlink(top), str(top)]
         elif top.is_dir():
             command += ["--ro-bind", str(top), str(top)]
-    for name in ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "fonts", "mime.types", "passwd", "group",
-                 "nsswitch.conf", "alternatives"):
+    for name in (
+        "ld.so.cache",
+        "ld.so.conf",
+        "ld.so.conf.d",
+        "localtime",
+        "fonts",
+        "mime.types",
+        "passwd",
+        "group",
+        "nsswitch.conf",
+        "alternatives",
+    ):
         if (Path("/etc") / name).exists():
             command += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
     # Order matters: a later mount hides what an earlier one put below it, so the tmpfs comes first
@@ -205,10 +237,22 @@ def sandbox_command(executable: str, limits: Limits, inner: list[str]) -> list[s
 
 def _environment(home: str) -> dict[str, str]:
     """The kernel's whole environment: nothing of the instructor's (tokens, paths) leaks in."""
-    return {"HOME": home, "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "LANG": "C.UTF-8",
-            "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{home}/.matplotlib", "IPYTHONDIR": f"{home}/.ipython",
-            "JUPYTER_RUNTIME_DIR": f"{home}/.runtime", "JUPYTER_PLATFORM_DIRS": "1", "OPENBLAS_NUM_THREADS": "1",
-            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2", "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": "/tmp"}
+    return {
+        "HOME": home,
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": f"{home}/.matplotlib",
+        "IPYTHONDIR": f"{home}/.ipython",
+        "JUPYTER_RUNTIME_DIR": f"{home}/.runtime",
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "MALLOC_ARENA_MAX": "2",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "TMPDIR": "/tmp",
+    }
 
 
 def _user_processes(uid: int) -> int:
@@ -241,10 +285,12 @@ def _apply_limits(limits: Limits, sandboxed: bool, user: pwd.struct_passwd | Non
             os.setgroups([])
             os.setgid(user.pw_gid)
             os.setuid(user.pw_uid)
+
     return apply
 
 
-# --------------------------------------------------------------------------- a control group, where the grader may make one
+# ------------------------------------------------------------- a control group, where the grader may make one
+
 
 class _ControlGroup:
     """A pids (and memory) control group for one run, where the grader may create one (root, writable cgroupfs).
@@ -264,8 +310,10 @@ class _ControlGroup:
         if "pids" in _read(unified / "cgroup.controllers").split():
             self._make(unified / name, {"pids.max": limits.processes, "memory.max": limits.memory_bytes})
             return
-        for controller, settings in (("pids", {"pids.max": limits.processes}),
-                                     ("memory", {"memory.limit_in_bytes": limits.memory_bytes})):
+        for controller, settings in (
+            ("pids", {"pids.max": limits.processes}),
+            ("memory", {"memory.limit_in_bytes": limits.memory_bytes}),
+        ):
             self._make(unified / controller / name, settings)
 
     def _make(self, path: Path, settings: dict[str, int]) -> None:
@@ -306,6 +354,7 @@ def _read(path: Path) -> str:
 
 
 # --------------------------------------------------------------------------- running a job
+
 
 class _CappedReader(threading.Thread):
     """Reads a pipe to its end, keeping at most ``cap`` bytes (the rest is drained and dropped)."""
@@ -404,9 +453,16 @@ def _run(command, env, cwd, payload: bytes, key: bytes, limits: Limits, sandbox:
 
 def _run_in(group, command, env, cwd, payload: bytes, key: bytes, limits: Limits, sandbox: str, user) -> RunResult:
     try:
-        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   cwd=cwd, env=env, start_new_session=True,
-                                   preexec_fn=_apply_limits(limits, sandbox == "bwrap", user, group))
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+            preexec_fn=_apply_limits(limits, sandbox == "bwrap", user, group),
+        )
     except OSError as err:
         return RunResult(None, f"the grader could not run this submission: {err}")
     out, err = _CappedReader(process.stdout, _RESULT_CAP), _CappedReader(process.stderr, _STDERR_CAP)
@@ -427,8 +483,11 @@ def _run_in(group, command, env, cwd, payload: bytes, key: bytes, limits: Limits
     out.join(5)
     err.join(5)
     if timed_out:
-        return RunResult(None, f"the notebook ran longer than {limits.notebook_timeout:g} s in total, or its run was "
-                               "stopped (the grader ended it)")
+        return RunResult(
+            None,
+            f"the notebook ran longer than {limits.notebook_timeout:g} s in total, or its run was "
+            "stopped (the grader ended it)",
+        )
     if out.overflow:
         return RunResult(None, "the run wrote more than the grader reads")
     stderr = err.data.decode(errors="replace").strip()
@@ -436,6 +495,9 @@ def _run_in(group, command, env, cwd, payload: bytes, key: bytes, limits: Limits
         return RunResult(None, f"the grader could not run this submission: {stderr.splitlines()[0][:200]}")
     verified = _verified(out.data, key)
     if isinstance(verified, str):
-        return RunResult(None, f"the run stopped before the end ({verified}): the notebook used too much memory, "
-                               "or its code ended the grader's worker")
+        return RunResult(
+            None,
+            f"the run stopped before the end ({verified}): the notebook used too much memory, "
+            "or its code ended the grader's worker",
+        )
     return RunResult(verified)

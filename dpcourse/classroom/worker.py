@@ -87,8 +87,11 @@ def _cap_outputs(cell, limit: int) -> None:
 
     size = _output_size(cell)
     if size > limit:
-        cell.outputs = [nbformat.v4.new_output("stream", name="stderr",
-                                               text=f"[grader: {size:,} bytes of output removed; the limit is {limit:,}]\n")]
+        cell.outputs = [
+            nbformat.v4.new_output(
+                "stream", name="stderr", text=f"[grader: {size:,} bytes of output removed; the limit is {limit:,}]\n"
+            )
+        ]
 
 
 def run(nb, *, cell_timeout: float, notebook_timeout: float, output_limit: int):
@@ -108,8 +111,9 @@ def run(nb, *, cell_timeout: float, notebook_timeout: float, output_limit: int):
         for index in skipped:
             if work.cells[index].cell_type == "code":
                 work.cells[index].source = "pass  # not run by the grader"
-        client = NotebookClient(work, timeout=cell_timeout, allow_errors=True, kernel_name="python3",
-                                record_timing=False)
+        client = NotebookClient(
+            work, timeout=cell_timeout, allow_errors=True, kernel_name="python3", record_timing=False
+        )
         interrupted = False
         with client.setup_kernel():
             for index, cell in enumerate(work.cells):
@@ -169,8 +173,11 @@ def collect(executed, skipped: dict[int, str], cells: dict[str, dict[str, int]],
     exercises = {}
     for exercise, where in cells.items():
         solution, check = executed.cells[where["solution"]], executed.cells[where["check"]]
-        exercises[exercise] = {"evidence": _evidence_outputs(check, mime), "solution_error": _first_error(solution),
-                               "check_error": _first_error(check)}
+        exercises[exercise] = {
+            "evidence": _evidence_outputs(check, mime),
+            "solution_error": _first_error(solution),
+            "check_error": _first_error(check),
+        }
     return {"skipped": {str(k): v for k, v in sorted(skipped.items())}, "exercises": exercises}
 
 
@@ -195,8 +202,12 @@ def main(argv: list[str] | None = None) -> int:
         from ..checks._grading import MIME
 
         nb = nbformat.from_dict(job["notebook"])
-        executed, skipped = run(nb, cell_timeout=job["cell_timeout"], notebook_timeout=job["notebook_timeout"],
-                                output_limit=job["output_limit"])
+        executed, skipped = run(
+            nb,
+            cell_timeout=job["cell_timeout"],
+            notebook_timeout=job["notebook_timeout"],
+            output_limit=job["output_limit"],
+        )
         result = collect(executed, skipped, job["cells"], MIME)
     except Exception as err:  # noqa: BLE001 - reported to the grader, which turns it into this submission's rows
         result = {"error": f"{type(err).__name__}: {str(err)[:300]}"}

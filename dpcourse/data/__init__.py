@@ -15,7 +15,7 @@
 entries and compare.
 """
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +23,7 @@ import numpy as np
 DIRECTORY = Path(__file__).resolve().parent
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_table(name: str) -> dict:
     """The arrays of the shipped table ``name`` (e.g. ``"interval_errors.npz"``) by key, read once;
     empty when the file is missing (then every caller computes instead)."""

@@ -33,8 +33,18 @@ from matplotlib.figure import Figure
 from .. import plotting
 from .._validation import check_nonnegative, check_positive
 
-__all__ = ["BUSY_SECONDS", "DEFAULT_MARGINS", "PNG_OPTIONS", "Panel", "delta_slider", "format_delta", "float_slider", "format_numbers",
-           "int_slider", "log_slider"]
+__all__ = [
+    "BUSY_SECONDS",
+    "DEFAULT_MARGINS",
+    "PNG_OPTIONS",
+    "Panel",
+    "delta_slider",
+    "format_delta",
+    "float_slider",
+    "format_numbers",
+    "int_slider",
+    "log_slider",
+]
 
 DEFAULT_MARGINS = {"left": 0.07, "right": 0.98, "bottom": 0.15, "top": 0.9, "wspace": 0.25}
 #: Resolution of the figure stored beside the widget (what a notebook shows before it is run).
@@ -48,24 +58,53 @@ _STYLE = {"description_width": "initial"}
 _BUSY_HTML = "<span style='color:#882255'>⏳ computing…</span>"
 
 
-def float_slider(description: str, *, value: float, min: float, max: float, step: float, **kwargs) -> widgets.FloatSlider:
+def float_slider(
+    description: str, *, value: float, min: float, max: float, step: float, **kwargs
+) -> widgets.FloatSlider:
     """A float slider that redraws on release (``continuous_update=False``)."""
-    return widgets.FloatSlider(value=value, min=min, max=max, step=step, description=description,
-                               continuous_update=False, style=_STYLE, **kwargs)
+    return widgets.FloatSlider(
+        value=value,
+        min=min,
+        max=max,
+        step=step,
+        description=description,
+        continuous_update=False,
+        style=_STYLE,
+        **kwargs,
+    )
 
 
 def int_slider(description: str, *, value: int, min: int, max: int, step: int = 1, **kwargs) -> widgets.IntSlider:
     """An integer slider that redraws on release; its readout and steps are whole numbers."""
-    return widgets.IntSlider(value=value, min=min, max=max, step=step, description=description,
-                             continuous_update=False, readout_format="d", style=_STYLE, **kwargs)
+    return widgets.IntSlider(
+        value=value,
+        min=min,
+        max=max,
+        step=step,
+        description=description,
+        continuous_update=False,
+        readout_format="d",
+        style=_STYLE,
+        **kwargs,
+    )
 
 
-def log_slider(description: str, *, value: float, min_exp: float, max_exp: float, step: float = 0.1,
-               **kwargs) -> widgets.FloatLogSlider:
+def log_slider(
+    description: str, *, value: float, min_exp: float, max_exp: float, step: float = 0.1, **kwargs
+) -> widgets.FloatLogSlider:
     """A base-10 logarithmic slider from 10**min_exp to 10**max_exp."""
     kwargs.setdefault("readout_format", ".3g")
-    return widgets.FloatLogSlider(value=value, base=10, min=min_exp, max=max_exp, step=step,
-                                  description=description, continuous_update=False, style=_STYLE, **kwargs)
+    return widgets.FloatLogSlider(
+        value=value,
+        base=10,
+        min=min_exp,
+        max=max_exp,
+        step=step,
+        description=description,
+        continuous_update=False,
+        style=_STYLE,
+        **kwargs,
+    )
 
 
 def format_delta(delta: float) -> str:
@@ -76,23 +115,27 @@ def format_delta(delta: float) -> str:
     return f"{value:g}"
 
 
-def delta_slider(description: str = "δ", *, value: float = 1e-6, min_exp: int = -10,
-                 max_exp: int = -2) -> widgets.SelectionSlider:
+def delta_slider(
+    description: str = "δ", *, value: float = 1e-6, min_exp: int = -10, max_exp: int = -2
+) -> widgets.SelectionSlider:
     """A δ slider over the powers of ten 10**min_exp … 10**max_exp, read out by :func:`format_delta`
     (``1e-06``), as the notebooks print δ (``f"{delta:g}"``)."""
     options = [(format_delta(float(f"1e{e}")), float(f"1e{e}")) for e in range(int(min_exp), int(max_exp) + 1)]
-    return widgets.SelectionSlider(options=options, value=float(value), description=description,
-                                   continuous_update=False, style=_STYLE)
+    return widgets.SelectionSlider(
+        options=options, value=float(value), description=description, continuous_update=False, style=_STYLE
+    )
 
 
 def format_numbers(numbers: Mapping[str, object]) -> str:
     """One ``name: value`` line per key number, floats to 4 significant digits."""
+
     def fmt(v):
         if isinstance(v, (float, np.floating)):
             return f"{float(v):.4g}"
         if isinstance(v, (list, tuple, np.ndarray)):
             return "[" + ", ".join(fmt(x) for x in np.asarray(v).ravel().tolist()) + "]"
         return str(v)
+
     return "\n".join(f"{key}: {fmt(value)}" for key, value in numbers.items())
 
 
@@ -137,10 +180,18 @@ class Panel:
         How many redraws showed the "computing…" state first.
     """
 
-    def __init__(self, draw: Callable[..., Mapping], controls: Mapping[str, widgets.ValueWidget], *,
-                 figsize: tuple[float, float] = (10.5, 3.9), render: bool = True,
-                 margins: Mapping[str, float] | None = None, dpi: int | None = None,
-                 slow: Callable[[dict, str | None], bool] | None = None, clear: bool = False):
+    def __init__(
+        self,
+        draw: Callable[..., Mapping],
+        controls: Mapping[str, widgets.ValueWidget],
+        *,
+        figsize: tuple[float, float] = (10.5, 3.9),
+        render: bool = True,
+        margins: Mapping[str, float] | None = None,
+        dpi: int | None = None,
+        slow: Callable[[dict, str | None], bool] | None = None,
+        clear: bool = False,
+    ):
         if not callable(draw):
             raise TypeError(f"draw must be a callable draw(fig, **values); got {type(draw).__name__}")
         if not isinstance(controls, Mapping) or not all(isinstance(c, widgets.ValueWidget) for c in controls.values()):
@@ -163,8 +214,9 @@ class Panel:
         self._seconds_by_control: dict[str | None, float] = {}
         self._png = b""
         shown_width = int(round(width * plotting.SCREEN_DPI))
-        self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{shown_width}px", max_width="100%",
-                                                                       height="auto"))
+        self.image = widgets.Image(
+            format="png", layout=widgets.Layout(width=f"{shown_width}px", max_width="100%", height="auto")
+        )
         self.image.add_class("dpcourse-panel-image")
         self.status = widgets.HTML(value="", layout=widgets.Layout(height="1.5em", margin="0 0 0 8px"))
         self.status.add_class("dpcourse-panel-status")
@@ -238,5 +290,8 @@ class Panel:
         self.figure.savefig(buffer, format="png", dpi=STATIC_PNG_DPI)
         titles = [self.figure.get_suptitle(), *(ax.get_title() for ax in self.figure.axes)]
         title = next((t for t in titles if t), "")
-        return {**self.widget._repr_mimebundle_(), "image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
-                "text/plain": f"[panel: {title}]" if title else "[panel]"}
+        return {
+            **self.widget._repr_mimebundle_(),
+            "image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
+            "text/plain": f"[panel: {title}]" if title else "[panel]",
+        }

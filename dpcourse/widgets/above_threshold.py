@@ -113,9 +113,11 @@ def above_threshold_panel(*, render: bool = True) -> Panel:
             set_outcomes(m)
         ax_pmf, ax_loss = artists["axes"]
         d, d_prime = neighbouring_answers(shape, shift, m=m, sensitivity=sensitivity, threshold=threshold * sensitivity)
-        result = max_privacy_loss(d, d_prime, threshold=threshold * sensitivity, epsilon=epsilon, sensitivity=sensitivity)
-        for bars, heights in zip(artists["bars"], (result.pmf_d, result.pmf_d_prime)):
-            for patch, height in zip(bars.patches, heights):
+        result = max_privacy_loss(
+            d, d_prime, threshold=threshold * sensitivity, epsilon=epsilon, sensitivity=sensitivity
+        )
+        for bars, heights in zip(artists["bars"], (result.pmf_d, result.pmf_d_prime), strict=True):
+            for patch, height in zip(bars.patches, heights, strict=True):
                 patch.set_height(height)
         ax_pmf.set_ylim(0, 1.08 * max(result.pmf_d.max(), result.pmf_d_prime.max()))
         artists["title"].set_text(f"AboveThreshold on m = {m} queries, ε = {epsilon:.3g}")
@@ -143,5 +145,10 @@ def above_threshold_panel(*, render: bool = True) -> Panel:
         "shape": widgets.Dropdown(options=ANSWER_SHAPES, value="adversarial", description="q(D)"),
         "shift": widgets.Dropdown(options=NEIGHBOUR_SHIFTS, value="+Δ early, −Δ last", description="q(D′) − q(D)"),
     }
-    return Panel(draw, controls, figsize=(10.5, 4.6), render=render,
-                 margins={"left": 0.075, "right": 0.985, "bottom": 0.27, "top": 0.92, "wspace": 0.22})
+    return Panel(
+        draw,
+        controls,
+        figsize=(10.5, 4.6),
+        render=render,
+        margins={"left": 0.075, "right": 0.985, "bottom": 0.27, "top": 0.92, "wspace": 0.22},
+    )

@@ -60,7 +60,9 @@ def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng=2026, rende
         c = color_for("laplace")
         artists["band"] = ax_tail.fill_between([0, 1], [1, 1], [1, 1], color=c, alpha=0.25, lw=0, label="95% interval")
         artists["measured"], = ax_tail.plot([], [], ".", ms=4, color=c, label=f"measured ({trials:,} trials)")
-        artists["exact"], = ax_tail.plot([], [], "-", lw=1.8, color=color_for("exact"), label="exact 1 − (1 − e^(−t/b))^k")
+        (artists["exact"],) = ax_tail.plot(
+            [], [], "-", lw=1.8, color=color_for("exact"), label="exact 1 − (1 − e^(−t/b))^k"
+        )
         artists["level"] = ax_tail.axvline(1, color=color_for("bound"), ls="--", label="Thm 3.8: ln(k/β)·Δf/ε")
         artists["beta"] = ax_tail.axhline(0.05, color=color_for("bound"), ls=":", label="β")
         fast_log_axes(ax_tail, x=False)
@@ -70,8 +72,9 @@ def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng=2026, rende
         artists["title"] = ax_tail.set_title(" ")
         ax_tail.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=2, fontsize=9)
 
-        artists["hist"] = ax_hist.stairs(np.zeros(BINS), np.arange(BINS + 1.0), fill=True, color=c, alpha=0.7,
-                                         label="measured errors")
+        artists["hist"] = ax_hist.stairs(
+            np.zeros(BINS), np.arange(BINS + 1.0), fill=True, color=c, alpha=0.7, label="measured errors"
+        )
         artists["quantile"] = ax_hist.axvline(1, color=color_for("exact"), label="exact (1 − β)-quantile")
         artists["hist_level"] = ax_hist.axvline(1, color=color_for("bound"), ls="--", label="Thm 3.8 level")
         ax_hist.set_xlabel("‖f(x) − y‖∞")
@@ -118,5 +121,10 @@ def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng=2026, rende
         "beta": log_slider("β", value=0.05, min_exp=-3, max_exp=-0.31, step=0.01),
         "sensitivity": log_slider("Δf", value=1.0, min_exp=0, max_exp=2),
     }
-    return Panel(draw, controls, figsize=(10.5, 4.6), render=render,
-                 margins={"left": 0.075, "right": 0.985, "bottom": 0.32, "top": 0.92, "wspace": 0.22})
+    return Panel(
+        draw,
+        controls,
+        figsize=(10.5, 4.6),
+        render=render,
+        margins={"left": 0.075, "right": 0.985, "bottom": 0.32, "top": 0.92, "wspace": 0.22},
+    )

@@ -7,8 +7,8 @@ from matplotlib.ticker import LogLocator, MaxNLocator
 
 from .. import bounds
 from .._validation import check_integer
-from ..pmw import PrivateMW, conjunction_workload, product_histogram, run_stream
 from ..plotting import color_for, fast_log_axes
+from ..pmw import PrivateMW, conjunction_workload, product_histogram, run_stream
 from ._panel import Panel, float_slider, int_slider, log_slider
 
 __all__ = ["pmw_panel"]
@@ -55,11 +55,13 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
         ax_err, ax_upd = fig.subplots(1, 2)
         artists["pmw"], = ax_err.plot([], [], color=color_for("pmw"), lw=1.8, label="PMW")
         artists["laplace"], = ax_err.plot([], [], color=color_for("laplace"), lw=1.5, label="Laplace, ε/k each")
-        artists["histogram"], = ax_err.plot([], [], color=color_for("laplace_histogram"), lw=1.5, label="noisy histogram")
+        (artists["histogram"],) = ax_err.plot(
+            [], [], color=color_for("laplace_histogram"), lw=1.5, label="noisy histogram"
+        )
         artists["level"] = ax_err.axhline(1, color=color_for("pmw"), ls=":", lw=1.2, label="11α/8")
         artists["theorem"] = ax_err.axhline(1, color=color_for("bound"), ls="--", lw=1.2, label="Thm 4.3")
         artists["err_title"] = queries_axis(ax_err, "max |error| so far")
-        artists["updates"], = ax_upd.step([], [], where="post", color=color_for("pmw"), label="updates")
+        (artists["updates"],) = ax_upd.step([], [], where="post", color=color_for("pmw"), label="updates")
         artists["N"] = ax_upd.axhline(1, color=color_for("bound"), ls="--", label="N")
         artists["mw"] = ax_upd.axhline(1, color=color_for("bound"), ls=":", label="4 ln|X|/α²")
         artists["upd_title"] = queries_axis(ax_upd, "updates")
@@ -88,8 +90,20 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
         artists["histogram"].set_data(t, err_hist)
         artists["level"].set_ydata([11 * alpha / 8] * 2)
         artists["theorem"].set_ydata([theorem] * 2)
-        shown = [v for v in (err_pmw[0], err_lap[0], err_hist[0], err_pmw[-1], err_lap[-1], err_hist[-1],
-                             11 * alpha / 8, theorem) if np.isfinite(v) and v > 0]
+        shown = [
+            v
+            for v in (
+                err_pmw[0],
+                err_lap[0],
+                err_hist[0],
+                err_pmw[-1],
+                err_lap[-1],
+                err_hist[-1],
+                11 * alpha / 8,
+                theorem,
+            )
+            if np.isfinite(v) and v > 0
+        ]
         ax_err.set_ylim(min(shown) / 1.5, max(shown) * 1.5)
         artists["err_title"].set_text(f"|X| = 2^{bits}, n = {n:.3g}, ε = {epsilon:.3g}")
         cumulative = np.cumsum(curator.history.updated).astype(float)
@@ -99,8 +113,9 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
         artists["N"].set_ydata([curator.max_updates] * 2)
         artists["mw"].set_ydata([count_bound] * 2)
         ax_upd.set_ylim(0.8, 1.5 * max(curator.max_updates, count_bound))
-        artists["upd_title"].set_text(f"after-the-fact ε of this run {curator.privacy_spent:.3g}; "
-                                      f"guarantee ε = {epsilon:.3g}")
+        artists["upd_title"].set_text(
+            f"after-the-fact ε of this run {curator.privacy_spent:.3g}; guarantee ε = {epsilon:.3g}"
+        )
         return {
             "PMW max error": float(err_pmw[-1]),
             "Laplace per query max error": float(err_lap[-1]),
@@ -118,6 +133,11 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
         "alpha": float_slider("α", value=0.1, min=0.02, max=0.5, step=0.01),
         "bits": int_slider("log₂|X|", value=10, min=4, max=16),
     }
-    return Panel(draw, controls, figsize=(10.5, 4.6), render=render,
-                 slow=lambda values, changed: values["bits"] not in cache,
-                 margins={"left": 0.075, "right": 0.985, "bottom": 0.27, "top": 0.92, "wspace": 0.22})
+    return Panel(
+        draw,
+        controls,
+        figsize=(10.5, 4.6),
+        render=render,
+        slow=lambda values, changed: values["bits"] not in cache,
+        margins={"left": 0.075, "right": 0.985, "bottom": 0.27, "top": 0.92, "wspace": 0.22},
+    )

@@ -76,7 +76,9 @@ class CheckboxGroup(widgets.VBox, widgets.ValueWidget):
         chosen = tuple(proposal["value"])
         unknown = [k for k in chosen if k not in self.options]
         if unknown:
-            raise traitlets.TraitError(f"methods must be among {', '.join(map(repr, self.options))}; got {unknown[0]!r}")
+            raise traitlets.TraitError(
+                f"methods must be among {', '.join(map(repr, self.options))}; got {unknown[0]!r}"
+            )
         return tuple(k for k in self.options if k in chosen)
 
     @traitlets.observe("value")
@@ -88,8 +90,9 @@ class CheckboxGroup(widgets.VBox, widgets.ValueWidget):
         self.value = tuple(key for key, box in self._boxes.items() if box.value)
 
 
-def release_comparison_panel(*, num_types: int = 64, max_queries: int = 1000, trials: int = 40, rng=2026,
-                             render: bool = True) -> Panel:
+def release_comparison_panel(
+    *, num_types: int = 64, max_queries: int = 1000, trials: int = 40, rng=2026, render: bool = True
+) -> Panel:
     """Max error and mean squared error of the four releases against |Q|, measured and in theory.
 
     Controls: ε, n, the largest |Q|, δ (Gaussian only) and which methods to show. The query
@@ -129,9 +132,14 @@ def release_comparison_panel(*, num_types: int = 64, max_queries: int = 1000, tr
                 w = workload(int(k))
                 truth = pop.answers(w)
                 released = query_release.release(method, pop, w, epsilon=epsilon, delta=delta, rng=gen, trials=trials)
-                rows.append((summarize(max_abs_error(released, truth)), summarize(mean_squared_error(released, truth)),
-                             *theory_lines(method, pop, w, epsilon=epsilon, delta=delta)))
-            results[method] = (grid, *zip(*rows))
+                rows.append(
+                    (
+                        summarize(max_abs_error(released, truth)),
+                        summarize(mean_squared_error(released, truth)),
+                        *theory_lines(method, pop, w, epsilon=epsilon, delta=delta),
+                    )
+                )
+            results[method] = (grid, *zip(*rows, strict=True))
         return pop, results
 
     artists = {}
@@ -141,10 +149,13 @@ def release_comparison_panel(*, num_types: int = 64, max_queries: int = 1000, tr
         for method in METHOD_LABELS:
             c = color_for(method)
             artists[method] = [
-                (ax.plot([], [], "o", ms=5, color=c, label=METHOD_LABELS[method])[0],
-                 ax.add_collection(LineCollection([], colors=c, linewidths=1.5)),
-                 ax.plot([], [], style, color=c, lw=1.8)[0])
-                for ax, style in ((ax_max, "--"), (ax_mse, "-"))]
+                (
+                    ax.plot([], [], "o", ms=5, color=c, label=METHOD_LABELS[method])[0],
+                    ax.add_collection(LineCollection([], colors=c, linewidths=1.5)),
+                    ax.plot([], [], style, color=c, lw=1.8)[0],
+                )
+                for ax, style in ((ax_max, "--"), (ax_mse, "-"))
+            ]
         for ax, what in ((ax_max, "max error over the queries"), (ax_mse, "mean squared error per query")):
             fast_log_axes(ax)
             ax.set_xlabel("number of queries |Q|")
@@ -169,16 +180,21 @@ def release_comparison_panel(*, num_types: int = 64, max_queries: int = 1000, tr
                 low = np.array([s.low for s in summaries])
                 high = np.array([s.high for s in summaries])
                 points.set_data(grid, mean)
-                bars.set_segments([[(x, max(lo, 1e-300)), (x, hi)] for x, lo, hi in zip(grid, low, high)])
+                bars.set_segments([[(x, max(lo, 1e-300)), (x, hi)] for x, lo, hi in zip(grid, low, high, strict=True)])
                 line.set_data(grid, theory)
                 for artist in (points, bars, line):
                     artist.set_visible(shown)
                 if shown:
-                    ranges[i] += [np.min(low[low > 0], initial=np.min(mean)), np.max(high), np.min(theory), np.max(theory)]
+                    ranges[i] += [
+                        np.min(low[low > 0], initial=np.min(mean)),
+                        np.max(high),
+                        np.min(theory),
+                        np.max(theory),
+                    ]
             if shown:
                 numbers[f"{method}: max error at |Q| = {grid[-1]}"] = max_err[-1].mean
                 numbers[f"{method}: bound"] = max_bound[-1]
-        for ax, values in zip((ax_max, ax_mse), ranges):
+        for ax, values in zip((ax_max, ax_mse), ranges, strict=True):
             ax.set_xlim(0.8, max_q * 1.25)
             if values:
                 ax.set_ylim(min(values) / 1.6, max(values) * 1.6)
@@ -187,8 +203,9 @@ def release_comparison_panel(*, num_types: int = 64, max_queries: int = 1000, tr
             if ax_max.get_legend() is not None:
                 ax_max.get_legend().remove()
             if methods:
-                ax_max.legend(handles=[artists[m][0][0] for m in methods], loc="upper left",
-                              bbox_to_anchor=(0.0, -0.17), ncols=4)
+                ax_max.legend(
+                    handles=[artists[m][0][0] for m in methods], loc="upper left", bbox_to_anchor=(0.0, -0.17), ncols=4
+                )
             artists["legend_methods"] = tuple(methods)
         return numbers
 
@@ -199,8 +216,13 @@ def release_comparison_panel(*, num_types: int = 64, max_queries: int = 1000, tr
         "delta": delta_slider("δ", value=1e-6),
         "methods": CheckboxGroup(METHOD_LABELS, value=tuple(METHOD_LABELS), description="methods"),
     }
-    return Panel(draw, controls, figsize=(10.5, 4.6), render=render,
-                 margins={"left": 0.08, "right": 0.985, "bottom": 0.25, "top": 0.92, "wspace": 0.3})
+    return Panel(
+        draw,
+        controls,
+        figsize=(10.5, 4.6),
+        render=render,
+        margins={"left": 0.08, "right": 0.985, "bottom": 0.25, "top": 0.92, "wspace": 0.3},
+    )
 
 
 def reconstruction_panel(*, n: int = 200, trials: int = 6, rng=2026, render: bool = True) -> Panel:
@@ -245,19 +267,28 @@ def reconstruction_panel(*, n: int = 200, trials: int = 6, rng=2026, render: boo
     def build(fig):
         ax_curve, ax_hist = fig.subplots(1, 2)
         fast_log_axes(ax_curve, y=False)
-        artists["curve"], = ax_curve.plot(levels, np.full(levels.size, 0.5), "o-", color=color_for("laplace"), ms=4,
-                                          label="answers within E (uniform error)")
-        artists["current"], = ax_curve.plot([], [], "o", ms=10, mfc="none", color=color_for("exact"), label="current E")
-        artists["dp"], = ax_curve.plot([], [], "s", color=color_for("laplace_histogram"), label="ε-DP: Lap(m/ε)")
+        (artists["curve"],) = ax_curve.plot(
+            levels,
+            np.full(levels.size, 0.5),
+            "o-",
+            color=color_for("laplace"),
+            ms=4,
+            label="answers within E (uniform error)",
+        )
+        (artists["current"],) = ax_curve.plot(
+            [], [], "o", ms=10, mfc="none", color=color_for("exact"), label="current E"
+        )
+        (artists["dp"],) = ax_curve.plot([], [], "s", color=color_for("laplace_histogram"), label="ε-DP: Lap(m/ε)")
         ax_curve.axhline(0.5, color=color_for("bound"), ls=":", label="guessing")
         ax_curve.set_xlabel("noise level E / √n")
         ax_curve.set_ylabel("fraction of bits recovered")
         ax_curve.set_ylim(0.4, 1.02)
         artists["title"] = ax_curve.set_title(" ")
         artists["legend"] = ax_curve.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=2)
-        artists["hists"] = [ax_hist.stairs(np.zeros(bins.size - 1), bins, fill=True, alpha=0.5, color=colour,
-                                           label=f"true bit {bit}")
-                            for bit, colour in ((0, color_for("laplace")), (1, color_for("randomized_response")))]
+        artists["hists"] = [
+            ax_hist.stairs(np.zeros(bins.size - 1), bins, fill=True, alpha=0.5, color=colour, label=f"true bit {bit}")
+            for bit, colour in ((0, color_for("laplace")), (1, color_for("randomized_response")))
+        ]
         ax_hist.axvline(0.5, color=color_for("bound"), ls="--", label="rounding at ½")
         ax_hist.set_xlabel("least-squares estimate of a bit")
         ax_hist.set_ylabel("people × trials")
@@ -281,24 +312,34 @@ def reconstruction_panel(*, n: int = 200, trials: int = 6, rng=2026, render: boo
         artists["current"].set_data([noise], [current])
         artists["dp"].set_data([dp_scale / np.sqrt(n)], [dp_recovered])
         artists["legend"].get_texts()[2].set_text(f"ε = {epsilon:.2g}-DP: Lap(m/ε)")
-        ax_curve.set_xlim(min(levels[0], noise, dp_scale / np.sqrt(n)) / 1.5,
-                          max(levels[-1], noise, dp_scale / np.sqrt(n)) * 1.5)
+        ax_curve.set_xlim(
+            min(levels[0], noise, dp_scale / np.sqrt(n)) / 1.5, max(levels[-1], noise, dp_scale / np.sqrt(n)) * 1.5
+        )
         artists["title"].set_text(f"n = {n} people, m = {m} subset-sum queries")
         values = estimates.ravel()
         truth = np.tile(secret, trials)
         tallest = 1
-        for bit, stairs in zip((0, 1), artists["hists"]):
+        for bit, stairs in zip((0, 1), artists["hists"], strict=True):
             counts, _ = np.histogram(np.clip(values[truth == bit], -1, 2), bins=bins)
             stairs.set_data(counts)
             tallest = max(tallest, counts.max())
         ax_hist.set_ylim(0, 1.08 * tallest)
-        return {"fraction recovered at current E": current, "E / sqrt(n)": float(noise),
-                "m": m, "fraction recovered under DP noise": dp_recovered}
+        return {
+            "fraction recovered at current E": current,
+            "E / sqrt(n)": float(noise),
+            "m": m,
+            "fraction recovered under DP noise": dp_recovered,
+        }
 
     controls = {
         "noise": log_slider("E / √n", value=0.1, min_exp=-2, max_exp=1, step=0.1),
         "queries_per_person": float_slider("m / n", value=4.0, min=1.0, max=8.0, step=0.5),
         "epsilon": log_slider("ε", value=1.0, min_exp=-1, max_exp=1, step=0.1),
     }
-    return Panel(draw, controls, figsize=(10.5, 4.6), render=render,
-                 margins={"left": 0.075, "right": 0.985, "bottom": 0.27, "top": 0.92, "wspace": 0.22})
+    return Panel(
+        draw,
+        controls,
+        figsize=(10.5, 4.6),
+        render=render,
+        margins={"left": 0.075, "right": 0.985, "bottom": 0.27, "top": 0.92, "wspace": 0.22},
+    )

@@ -55,7 +55,9 @@ def variant_loss_panel(*, render: bool = True) -> Panel:
         losses = np.array([loss(variant, int(m), float(epsilon), c) for m in ms])
         finite = np.isfinite(losses)
         truth = v.true_epsilon(epsilon, c)
-        top = max(3 * epsilon, float(np.max(losses[finite], initial=0)) * 1.15, truth * 1.15 if np.isfinite(truth) else 0)
+        top = max(
+            3 * epsilon, float(np.max(losses[finite], initial=0)) * 1.15, truth * 1.15 if np.isfinite(truth) else 0
+        )
         artists["loss"].set_data(ms[finite], losses[finite])
         artists["infinite"].set_data(ms[~finite], np.full((~finite).sum(), top * 0.97))
         artists["claim"].set_ydata([epsilon, epsilon])
@@ -65,19 +67,27 @@ def variant_loss_panel(*, render: bool = True) -> Panel:
         if show_truth:
             artists["truth"].set_ydata([truth, truth])
             artists["truth"].set_label(f"true guarantee: {v.truth} = {truth:.3g}")
-        handles = [artists["loss"], artists["claim"]] + ([artists["infinite"]] if not finite.all() else []) \
+        handles = (
+            [artists["loss"], artists["claim"]]
+            + ([artists["infinite"]] if not finite.all() else [])
             + ([artists["truth"]] if show_truth else [])
+        )
         if artists.get("handles") != handles:
             artists["legend"] = ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, -0.14), ncols=2)
             artists["handles"] = handles
-        for text, handle in zip(artists["legend"].get_texts(), handles):
+        for text, handle in zip(artists["legend"].get_texts(), handles, strict=True):
             text.set_text(handle.get_label())
         ax.set_xlim(ms[0] - 0.5, ms[-1] + 0.5)
         ax.set_ylim(0, top)
         artists["title"].set_text(f"{v.name}: {v.flaw or 'no flaw'}")
         last = losses[-1]
-        return {"variant": variant, "loss at largest m": float(last), "claimed epsilon": epsilon,
-                "true guarantee": float(truth), "loss exceeds the claim": bool(last > epsilon * (1 + 1e-9))}
+        return {
+            "variant": variant,
+            "loss at largest m": float(last),
+            "claimed epsilon": epsilon,
+            "true guarantee": float(truth),
+            "loss exceeds the claim": bool(last > epsilon * (1 + 1e-9)),
+        }
 
     controls = {
         "variant": widgets.Dropdown(options=list(VARIANTS), value="alg4", description="variant"),
@@ -85,5 +95,10 @@ def variant_loss_panel(*, render: bool = True) -> Panel:
         "c": int_slider("c", value=2, min=1, max=5),
         "max_queries": int_slider("largest m", value=24, min=4, max=40),
     }
-    return Panel(draw, controls, figsize=(10.5, 4.6), render=render,
-                 margins={"left": 0.075, "right": 0.985, "bottom": 0.27, "top": 0.92})
+    return Panel(
+        draw,
+        controls,
+        figsize=(10.5, 4.6),
+        render=render,
+        margins={"left": 0.075, "right": 0.985, "bottom": 0.27, "top": 0.92},
+    )

@@ -186,7 +186,7 @@ def tree_panel(*, render: bool = True) -> Panel:
             consistent = consistency or name != "tree"
             lengths, unit, sensitivity = interval_error_by_length(name, d, branching, consistent)
             curve = 2 * (sensitivity / epsilon) ** 2 * unit
-            label = f"{name}{'' if name != 'tree' else f', b = {branching}'}" + ("" if consistent else ", no consistency")
+            label = name + (f", b = {branching}" if name == "tree" else "") + ("" if consistent else ", no consistency")
             line.set_data(lengths, curve)
             line.set_label(label)
             if name == strategy:
@@ -204,8 +204,14 @@ def tree_panel(*, render: bool = True) -> Panel:
         numbers["nodes in the decomposition"] = _draw_decomposition(ax_tree, d, branching, (s, t), artists)
         return numbers
 
-    interval = widgets.IntRangeSlider(value=(37, 200), min=0, max=255, description="interval",
-                                      continuous_update=False, style={"description_width": "initial"})
+    interval = widgets.IntRangeSlider(
+        value=(37, 200),
+        min=0,
+        max=255,
+        description="interval",
+        continuous_update=False,
+        style={"description_width": "initial"},
+    )
     d_control = widgets.Dropdown(options=list(DOMAIN_SIZES), value=256, description="d")
 
     def follow_d(change):
@@ -230,5 +236,10 @@ def tree_panel(*, render: bool = True) -> Panel:
         "consistency": widgets.Checkbox(value=True, description="consistency (least squares)"),
         "interval": interval,
     }
-    return Panel(draw, controls, figsize=(10.5, 4.6), render=render,
-                 margins={"left": 0.075, "right": 0.985, "bottom": 0.25, "top": 0.92, "wspace": 0.2})
+    return Panel(
+        draw,
+        controls,
+        figsize=(10.5, 4.6),
+        render=render,
+        margins={"left": 0.075, "right": 0.985, "bottom": 0.25, "top": 0.92, "wspace": 0.2},
+    )

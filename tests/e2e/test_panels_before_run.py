@@ -34,9 +34,13 @@ def test_an_unrun_student_notebook_shows_every_panel_figure(lab, browser, artifa
     from playwright.sync_api import expect
 
     nb = release_notebook(nbformat.read(ROOT / "notebooks" / name, as_version=4))
-    panels = [i for i, cell in enumerate(nb.cells)
-              if any(WIDGET_VIEW in out.get("data", {}) and "image/png" in out.get("data", {})
-                     for out in cell.get("outputs", []))]  # a panel stores its PNG beside its view (a progress bar does not)
+    panels = [
+        i
+        for i, cell in enumerate(nb.cells)
+        if any(
+            WIDGET_VIEW in out.get("data", {}) and "image/png" in out.get("data", {}) for out in cell.get("outputs", [])
+        )
+    ]  # a panel stores its PNG beside its view (a progress bar does not)
     assert panels, f"{name} stores no panel output"
     _put(lab, "unrun", {"type": "directory"})
     _put(lab, f"unrun/{name}", {"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))})

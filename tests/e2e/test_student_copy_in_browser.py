@@ -34,10 +34,16 @@ def _upload(lab: str, name: str, wrong: bool = False) -> str:
     if wrong:
         nb = _with_wrong_answers(nb)
         name = name.replace(".ipynb", "_wrong.ipynb")
-    for path, body in (("student", {"type": "directory"}),
-                       (f"student/{name}", {"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))})):
-        request = urllib.request.Request(f"{lab}/api/contents/{path}?token={TOKEN}", data=json.dumps(body).encode(),
-                                         method="PUT", headers={"Content-Type": "application/json"})
+    for path, body in (
+        ("student", {"type": "directory"}),
+        (f"student/{name}", {"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))}),
+    ):
+        request = urllib.request.Request(
+            f"{lab}/api/contents/{path}?token={TOKEN}",
+            data=json.dumps(body).encode(),
+            method="PUT",
+            headers={"Content-Type": "application/json"},
+        )
         urllib.request.urlopen(request, timeout=30).read()
     return f"{lab}/lab/tree/student/{name}?token={TOKEN}&reset"
 
@@ -49,7 +55,9 @@ def check_wrong_answers_ran_to_the_end(page, lab: str, name: str, artifacts) -> 
     What JupyterLab ran is saved and read back from the server, since it keeps only the cells in view in the page.
     """
     released = release_notebook(nbformat.read(ROOT / "notebooks" / name, as_version=4))
-    exercises = sorted({c.metadata["dpcourse"]["exercise"] for c in released.cells if "check" in c.metadata.get("tags", [])})
+    exercises = sorted(
+        {c.metadata["dpcourse"]["exercise"] for c in released.cells if "check" in c.metadata.get("tags", [])}
+    )
     figures = sum(1 for c in released.cells if c.cell_type == "code" and "plt.show()" in c.source)
     # the shipped settings (jupyter/overrides.json) keep JupyterLab's news question off the figures
     assert page.get_by_text("official Jupyter news").count() == 0
@@ -57,23 +65,31 @@ def check_wrong_answers_ran_to_the_end(page, lab: str, name: str, artifacts) -> 
     page.locator(".jp-Notebook").click()
     page.keyboard.press("Control+s")
     saved = name.replace(".ipynb", "_wrong.ipynb")
-    page.wait_for_function(f"() => !document.title.startsWith('●') && document.title.includes('{saved[:10]}')",
-                           timeout=30_000)
+    page.wait_for_function(
+        f"() => !document.title.startsWith('●') && document.title.includes('{saved[:10]}')", timeout=30_000
+    )
     page.wait_for_timeout(1000)
     with urllib.request.urlopen(f"{lab}/api/contents/student/{saved}?token={TOKEN}", timeout=30) as response:
         ran = nbformat.from_dict(json.loads(response.read())["content"])
     code = [c for c in ran.cells if c.cell_type == "code" and c.source.strip()]
     assert all(c.execution_count is not None for c in code), "Run All stopped before the last cell"
     assert not [o for c in code for o in c.outputs if o.output_type == "error"]
-    failed = {c.metadata["dpcourse"]["exercise"] for c in code if "check" in c.metadata.get("tags", [])
-              and any("✗ " in "".join(o.get("data", {}).get("text/plain", "")) for o in c.outputs)}
+    failed = {
+        c.metadata["dpcourse"]["exercise"]
+        for c in code
+        if "check" in c.metadata.get("tags", [])
+        and any("✗ " in "".join(o.get("data", {}).get("text/plain", "")) for o in c.outputs)
+    }
     assert sorted(failed) == exercises
 
     def has_png(cell):
         return any("image/png" in o.get("data", {}) for o in cell.outputs)
 
-    panels_shown = [c for c in code if any("".join(o.get("data", {}).get("text/plain", "")).startswith("[panel:")
-                                           for o in c.outputs)]
+    panels_shown = [
+        c
+        for c in code
+        if any("".join(o.get("data", {}).get("text/plain", "")).startswith("[panel:") for o in c.outputs)
+    ]
     pictures = [c for c in code if "plt.show()" in c.source] + panels_shown
     assert len(pictures) >= figures and panels_shown and all(has_png(c) for c in pictures)
     failure = page.locator(".jp-OutputArea-output").filter(has_text="✗ ").first
@@ -96,8 +112,10 @@ def test_a_wrong_answer_shows_one_short_block_without_traceback(lab, browser, ar
         stub.scroll_into_view_if_needed()
         stub.locator(".cm-content").click()
         page.keyboard.press("Control+a")
-        page.keyboard.type("from dpcourse.checks import laplace as check\n"
-                           "n_office, alpha, beta, epsilon_office = 1_000_000, 0.01, 0.05, 0.5\nK_max = 5000")
+        page.keyboard.type(
+            "from dpcourse.checks import laplace as check\n"
+            "n_office, alpha, beta, epsilon_office = 1_000_000, 0.01, 0.05, 0.5\nK_max = 5000"
+        )
         page.keyboard.press("Shift+Enter")  # run the answer, move to the check cell
         page.keyboard.press("Shift+Enter")  # run the check
         failure = page.locator(".jp-OutputArea-output").filter(has_text="✗ max-queries").first

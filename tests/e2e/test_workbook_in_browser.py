@@ -6,7 +6,8 @@ measures, in the page's own clock, the time from the key press to the new image
 (``.dpcourse-panel-image``) being swapped in. The medians are written to
 ``test-artifacts/browser_latency.json`` (``python -m benchmarks bench_browser`` turns them into a
 table of ``benchmarks/RESULTS.md``, running this file alone so that no other test competes for the
-cores); they are recorded, not asserted, since wall time depends on the machine. A screenshot of each panel is saved in ``test-artifacts/``.
+cores); they are recorded, not asserted, since wall time depends on the machine. A screenshot of each panel is
+saved in ``test-artifacts/``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .conftest import ROOT, TOKEN
+from .conftest import ROOT
 from .test_student_copy_in_browser import _upload, check_wrong_answers_ran_to_the_end
 
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
@@ -33,10 +34,14 @@ WATCH = """(index) => {
     if (window.__dpcourseObserver) window.__dpcourseObserver.disconnect();
     window.__dpcourseObserver = new MutationObserver(() => {
         if (status && status.textContent.includes('computing')) window.__dpcourseBusySeen = true;
-        if (img.src !== window.__dpcourseLastSrc) { window.__dpcourseLastSrc = img.src; window.__dpcourseChanged = performance.now(); }
+        if (img.src !== window.__dpcourseLastSrc) {
+            window.__dpcourseLastSrc = img.src;
+            window.__dpcourseChanged = performance.now();
+        }
     });
     window.__dpcourseLastSrc = img.src;
-    window.__dpcourseObserver.observe(document.querySelectorAll('.dpcourse-panel')[index], {attributes: true, subtree: true, childList: true, characterData: true});
+    window.__dpcourseObserver.observe(document.querySelectorAll('.dpcourse-panel')[index],
+                                      {attributes: true, subtree: true, childList: true, characterData: true});
 }"""
 
 
@@ -46,8 +51,11 @@ def _record(name: str, index: int, latencies: list[float], busy: bool) -> None:
     with open(out.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         data = json.loads(out.read_text()) if out.exists() else {}
-        data[f"{Path(name).stem} panel {index + 1}"] = {"median_s": statistics.median(latencies),
-                                                      "samples_s": latencies, "computing_shown": busy}
+        data[f"{Path(name).stem} panel {index + 1}"] = {
+            "median_s": statistics.median(latencies),
+            "samples_s": latencies,
+            "computing_shown": busy,
+        }
         out.write_text(json.dumps(data, indent=1, sort_keys=True))
 
 
@@ -69,8 +77,11 @@ def test_notebook_runs_and_its_panels_react(lab, browser, artifacts, name):
         page.wait_for_function(
             """() => {
                 const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(p => p.textContent);
-                return prompts.length > 0 && !prompts.some(t => t.includes('*')) && /\\[\\d+\\]/.test(prompts[prompts.length - 1]);
-            }""", timeout=240_000)
+                return prompts.length > 0 && !prompts.some(t => t.includes('*'))
+                    && /\\[\\d+\\]/.test(prompts[prompts.length - 1]);
+            }""",
+            timeout=240_000,
+        )
         errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
         texts = [errors.nth(i).inner_text() for i in range(errors.count())]
         assert not [t for t in texts if "Traceback" in t or "Error" in t], texts
