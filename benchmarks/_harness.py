@@ -36,8 +36,9 @@ class Section:
         self.rows.append((name, f"{seconds * 1e3:.3g} ms", note))
         return seconds
 
-    def ratio(self, name: str, fn, baseline_name: str, baseline, *, repeat: int = 5, number: int = 1,
-              note: str = "") -> float:
+    def ratio(
+        self, name: str, fn, baseline_name: str, baseline, *, repeat: int = 5, number: int = 1, note: str = ""
+    ) -> float:
         """Time ``fn`` and ``baseline`` back to back; record seconds and fn/baseline."""
         seconds = best_time(fn, repeat=repeat, number=number)
         base = best_time(baseline, repeat=repeat, number=number)
@@ -83,9 +84,14 @@ class Section:
         seconds = statistics.median(r for r, _ in pairs)
         base = statistics.median(b for _, b in pairs)
         width = round(panel.figsize[0] * panel.dpi)
-        self.rows.append((name, f"{seconds * 1e3:.3g} ms",
-                          f"{ratio:.2f}× rendering {n_axes} empty axes of the same size and resolution "
-                          f"({width} px wide, {base * 1e3:.3g} ms); limit 1.6×"))
+        self.rows.append(
+            (
+                name,
+                f"{seconds * 1e3:.3g} ms",
+                f"{ratio:.2f}× rendering {n_axes} empty axes of the same size and resolution "
+                f"({width} px wide, {base * 1e3:.3g} ms); limit 1.6×",
+            )
+        )
         return ratio
 
     def markdown(self) -> str:
@@ -98,5 +104,5 @@ class Section:
 
 def machine_line() -> str:
     import os
-    return (f"Python {platform.python_version()}, NumPy {np.__version__}, "
-            f"{os.cpu_count()} cores, {platform.machine()}")
+
+    return f"Python {platform.python_version()}, NumPy {np.__version__}, {os.cpu_count()} cores, {platform.machine()}"

@@ -40,8 +40,9 @@ print(json.dumps({"seconds": time.perf_counter() - start, "p": result[0][1]}))
 
 
 def _statdp_seconds(databases):
-    out = subprocess.run([STATDP_PYTHON, "-c", _STATDP_DRIVER, json.dumps(databases)], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [STATDP_PYTHON, "-c", _STATDP_DRIVER, json.dumps(databases)], capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

@@ -32,21 +32,41 @@ def run() -> Section:
     elif shutil.which("chromium"):
         RESULTS.unlink(missing_ok=True)
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "pytest", "-p", "no:nbval", "-m", "e2e", "-q",
-                        "tests/e2e/test_workbook_in_browser.py"], cwd=ROOT, check=False)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-p",
+                "no:nbval",
+                "-m",
+                "e2e",
+                "-q",
+                "tests/e2e/test_workbook_in_browser.py",
+            ],
+            cwd=ROOT,
+            check=False,
+        )
         section.notes.append(f"The browser suite took {time.perf_counter() - start:.0f} s.")
         path = RESULTS
     else:
         section.notes.append("Chromium is not installed: not measured.")
         return section
     data = json.loads(path.read_text())
-    section.notes.append("Median of 5 key presses on the panel's first slider, from the press to the new image "
-                         "(page clock; the kernel's redraw, both messages and the image swap). "
-                         "'computing…' tells whether the panel showed its busy line during the presses.")
+    section.notes.append(
+        "Median of 5 key presses on the panel's first slider, from the press to the new image "
+        "(page clock; the kernel's redraw, both messages and the image swap). "
+        "'computing…' tells whether the panel showed its busy line during the presses."
+    )
     for name, entry in sorted(data.items()):
         median = entry["median_s"]
         samples = ", ".join(f"{s * 1e3:.0f}" for s in entry["samples_s"])
-        section.rows.append((name, f"{median * 1e3:.0f} ms",
-                             f"{'within' if median <= LIMIT else 'OVER'} {LIMIT} s; samples {samples} ms"
-                             + ("; 'computing…' shown" if entry.get("computing_shown") else "")))
+        section.rows.append(
+            (
+                name,
+                f"{median * 1e3:.0f} ms",
+                f"{'within' if median <= LIMIT else 'OVER'} {LIMIT} s; samples {samples} ms"
+                + ("; 'computing…' shown" if entry.get("computing_shown") else ""),
+            )
+        )
     return section

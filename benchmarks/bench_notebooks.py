@@ -34,8 +34,13 @@ def execute(nb) -> tuple[float, object]:
     """Run ``nb`` in a fresh kernel (started inside the timing, as for a student); seconds and the run notebook."""
     nb = nbformat.from_dict(nb)
     start = time.perf_counter()
-    NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=True,
-                   resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
+    NotebookClient(
+        nb,
+        timeout=600,
+        kernel_name="python3",
+        record_timing=True,
+        resources={"metadata": {"path": str(ROOT / "notebooks")}},
+    ).execute()
     return time.perf_counter() - start, nb
 
 
@@ -73,10 +78,12 @@ def cell_seconds(nb) -> list[tuple[float, str, str]]:
 
 def import_seconds(module: str = "dpcourse.widgets", rounds: int = 5) -> tuple[float, float]:
     """Median wall time of ``python -c 'import module'`` in a fresh interpreter, and of bare ``python -c pass``."""
+
     def one(code):
         start = time.perf_counter()
         subprocess.run([sys.executable, "-c", code], check=True)
         return time.perf_counter() - start
+
     pairs = [(one(f"import {module}"), one("pass")) for _ in range(rounds)]
     return statistics.median(a for a, _ in pairs), statistics.median(b for _, b in pairs)
 
@@ -95,24 +102,40 @@ def run(rounds: int = 5, notebooks=None) -> Section:
             times[name].append(execute(nb)[0])
             ratios[name].append(times[name][-1] / floors[-1])
     base = statistics.median(floors)
-    section.notes.append(f"Floor: a one-cell notebook running `{FLOOR_SOURCE}` in a fresh kernel, median "
-                         f"{base:.2f} s over {len(floors)} runs (kernel start included), each run just before a "
-                         f"notebook's. Each notebook: median of {rounds} runs, and the median of its {rounds} "
-                         f"ratios to the floor run before it. Limit: {LIMIT}× the floor.")
+    section.notes.append(
+        f"Floor: a one-cell notebook running `{FLOOR_SOURCE}` in a fresh kernel, median "
+        f"{base:.2f} s over {len(floors)} runs (kernel start included), each run just before a "
+        f"notebook's. Each notebook: median of {rounds} runs, and the median of its {rounds} "
+        f"ratios to the floor run before it. Limit: {LIMIT}× the floor."
+    )
     for name, values in times.items():
         seconds = statistics.median(values)
         ratio = statistics.median(ratios[name])
         spread = ", ".join(f"{r:.2f}" for r in sorted(ratios[name]))
-        section.rows.append((f"{name}, top to bottom (nbclient)", f"{seconds:.2f} s",
-                             f"{ratio:.2f}× the floor ({'within' if ratio <= LIMIT else 'OVER'} {LIMIT}×); "
-                             f"paired ratios {spread}"))
+        section.rows.append(
+            (
+                f"{name}, top to bottom (nbclient)",
+                f"{seconds:.2f} s",
+                f"{ratio:.2f}× the floor ({'within' if ratio <= LIMIT else 'OVER'} {LIMIT}×); paired ratios {spread}",
+            )
+        )
     for path in notebooks:
         peak = peak_megabytes(path)
-        section.rows.append((f"{path.name}, peak kernel memory", f"{peak:.0f} MB",
-                             f"{'within' if peak <= MEMORY_LIMIT_MB else 'OVER'} {MEMORY_LIMIT_MB} MB"))
+        section.rows.append(
+            (
+                f"{path.name}, peak kernel memory",
+                f"{peak:.0f} MB",
+                f"{'within' if peak <= MEMORY_LIMIT_MB else 'OVER'} {MEMORY_LIMIT_MB} MB",
+            )
+        )
     widgets_import, bare = import_seconds()
-    section.rows.append(("`import dpcourse.widgets` in a fresh interpreter", f"{widgets_import:.2f} s",
-                         f"{widgets_import / bare:.2g}× starting Python alone ({bare * 1e3:.0f} ms); median of 5"))
+    section.rows.append(
+        (
+            "`import dpcourse.widgets` in a fresh interpreter",
+            f"{widgets_import:.2f} s",
+            f"{widgets_import / bare:.2g}× starting Python alone ({bare * 1e3:.0f} ms); median of 5",
+        )
+    )
     return section
 
 

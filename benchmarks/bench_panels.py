@@ -26,11 +26,13 @@ PANELS = [
 
 def run() -> Section:
     section = Section("Panels: one redraw against empty axes of the same size and resolution")
-    section.notes.append("Each panel is built once; its control is moved through the values listed in "
-                         "`benchmarks/bench_panels.py` (caches warm, as for a student moving a slider back and "
-                         "forth). Median of 15 redraws, each paired with an empty-axes render of the same figure "
-                         "size, margins, number of axes, dpi (200: twice the 100 px per inch it is shown at) and "
-                         "PNG options.")
+    section.notes.append(
+        "Each panel is built once; its control is moved through the values listed in "
+        "`benchmarks/bench_panels.py` (caches warm, as for a student moving a slider back and "
+        "forth). Median of 15 redraws, each paired with an empty-axes render of the same figure "
+        "size, margins, number of axes, dpi (200: twice the 100 px per inch it is shown at) and "
+        "PNG options."
+    )
     for name, build, control, values in PANELS:
         section.panel_redraw(name, build(), control, values)
     return section

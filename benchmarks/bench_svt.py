@@ -31,7 +31,10 @@ def run() -> Section:
     ratio = section.ratio(
         "above_threshold, 2000 trials × 100 queries",
         lambda: svt.above_threshold(answers, threshold=20.0, epsilon=1.0, rng=gen, trials=trials),
-        "a plain Python loop over trials", lambda: _python_loop(answers, 20.0, 1.0, trials, gen), repeat=3)
+        "a plain Python loop over trials",
+        lambda: _python_loop(answers, 20.0, 1.0, trials, gen),
+        repeat=3,
+    )
     section.notes.append(f"The vectorised sampler runs {1 / ratio:.0f}× as many trials per second as the loop.")
     for m in (10, 100, 1000):
         q = np.random.default_rng(m).normal(0, 3, size=m)

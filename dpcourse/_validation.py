@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, DTypeLike
 
 #: What every ``rng`` parameter accepts (see :func:`as_generator`).
 RngLike: TypeAlias = np.random.Generator | np.random.SeedSequence | int | None
@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 
-def _real_scalar(value, name: str) -> float:
+def _real_scalar(value: Any, name: str) -> float:
     kind = type(value)
     if kind is float or kind is int or kind is np.float64:  # the common case, without the ABC checks below
         return float(value)
@@ -52,7 +52,7 @@ def _real_scalar(value, name: str) -> float:
     return float(value)
 
 
-def check_positive(value, name: str, *, allow_inf: bool = False) -> float:
+def check_positive(value: Any, name: str, *, allow_inf: bool = False) -> float:
     """Return ``value`` as a float, requiring ``0 < value`` (and finite unless ``allow_inf``)."""
     x = _real_scalar(value, name)
     upper = "" if allow_inf else "finite "
@@ -61,7 +61,7 @@ def check_positive(value, name: str, *, allow_inf: bool = False) -> float:
     return x
 
 
-def check_nonnegative(value, name: str) -> float:
+def check_nonnegative(value: Any, name: str) -> float:
     """Return ``value`` as a float, requiring a finite ``value >= 0``."""
     x = _real_scalar(value, name)
     if not np.isfinite(x) or x < 0:
@@ -69,12 +69,12 @@ def check_nonnegative(value, name: str) -> float:
     return x
 
 
-def check_epsilon(value, name: str = "epsilon", *, allow_inf: bool = False) -> float:
+def check_epsilon(value: Any, name: str = "epsilon", *, allow_inf: bool = False) -> float:
     """A privacy parameter ε: a finite number > 0 (``allow_inf`` admits ε = ∞, no privacy)."""
     return check_positive(value, name, allow_inf=allow_inf)
 
 
-def check_probability(value, name: str) -> float:
+def check_probability(value: Any, name: str) -> float:
     """A probability such as δ or β: a number in the open interval (0, 1)."""
     x = _real_scalar(value, name)
     if np.isnan(x) or not 0 < x < 1:
@@ -82,7 +82,7 @@ def check_probability(value, name: str) -> float:
     return x
 
 
-def check_integer(value, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+def check_integer(value: Any, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """Return ``value`` as an ``int`` within ``[minimum, maximum]`` (either end optional)."""
     if type(value) is int:  # the common case, without the ABC checks below
         pass
@@ -99,14 +99,14 @@ def check_integer(value, name: str, *, minimum: int | None = None, maximum: int 
     return k
 
 
-def check_trials(trials) -> int | None:
+def check_trials(trials: int | None) -> int | None:
     """``None`` (one draw) or a number of independent trials >= 1."""
     if trials is None:
         return None
     return check_integer(trials, "trials", minimum=1)
 
 
-def check_choice(value, name: str, options: Sequence[str]) -> str:
+def check_choice(value: Any, name: str, options: Sequence[str]) -> str:
     """One of a fixed set of string options."""
     if value not in options:
         allowed = ", ".join(repr(o) for o in options)
@@ -115,14 +115,14 @@ def check_choice(value, name: str, options: Sequence[str]) -> str:
 
 
 def check_array(
-    value,
+    value: Any,
     name: str,
     *,
     ndim: int | tuple[int, ...] | None = None,
     shape: tuple[int | None, ...] | None = None,
     min_size: int = 1,
     finite: bool = True,
-    dtype=float,
+    dtype: DTypeLike = float,
 ) -> np.ndarray:
     """Convert ``value`` to an array and check its dimension, shape and entries.
 
@@ -148,28 +148,34 @@ def check_array(
     return arr
 
 
-def check_answers_and_threshold(answers, threshold) -> tuple[np.ndarray, np.ndarray]:
+def check_answers_and_threshold(answers: ArrayLike, threshold: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Query answers (1-D) and their threshold: one number, or one per query; the threshold is
     returned broadcast to the answers' shape."""
     q = check_array(answers, "answers", ndim=1)
     t = check_array(threshold, "threshold", ndim=(0, 1))
     if t.ndim == 1 and t.shape != q.shape:
-        raise ValueError(f"threshold must be one number or one per query, so threshold must have shape () or "
-                         f"({q.size},); got shape {t.shape}")
+        raise ValueError(
+            f"threshold must be one number or one per query, so threshold must have shape () or "
+            f"({q.size},); got shape {t.shape}"
+        )
     return q, np.broadcast_to(t, q.shape).astype(float)
 
 
-def check_neighbouring_answers(answers_d, answers_d_prime, sensitivity: float) -> tuple[np.ndarray, np.ndarray]:
+def check_neighbouring_answers(
+    answers_d: ArrayLike, answers_d_prime: ArrayLike, sensitivity: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Answers of the same queries on neighbours D and D′: same shape, |qᵢ(D) − qᵢ(D′)| ≤ Δ for every i."""
     a = check_array(answers_d, "answers_d", ndim=1)
     b = check_array(answers_d_prime, "answers_d_prime", shape=a.shape)
     if np.max(np.abs(a - b)) > sensitivity * (1 + 1e-12):
-        raise ValueError(f"answers_d and answers_d_prime must differ by at most sensitivity = {sensitivity} "
-                         f"in every query; they differ by {np.max(np.abs(a - b)):g}")
+        raise ValueError(
+            f"answers_d and answers_d_prime must differ by at most sensitivity = {sensitivity} "
+            f"in every query; they differ by {np.max(np.abs(a - b)):g}"
+        )
     return a, b
 
 
-def check_binary(value, name: str = "bits") -> np.ndarray:
+def check_binary(value: Any, name: str = "bits") -> np.ndarray:
     """An array whose entries are all 0 or 1 (booleans accepted); returned as ``int8``."""
     if isinstance(value, np.ndarray) and value.size and (value.dtype == bool or np.issubdtype(value.dtype, np.integer)):
         arr = value  # integers or booleans already (e.g. reports): checked as they are, without a float copy
@@ -181,7 +187,7 @@ def check_binary(value, name: str = "bits") -> np.ndarray:
     return arr.astype(np.int8)
 
 
-def check_unit_interval_array(value, name: str, **kwargs) -> np.ndarray:
+def check_unit_interval_array(value: Any, name: str, **kwargs: Any) -> np.ndarray:
     """An array with every entry in the closed interval [0, 1] (e.g. a linear query)."""
     arr = check_array(value, name, **kwargs)
     if np.any((arr < 0) | (arr > 1)):
@@ -214,7 +220,7 @@ def sample_shape(trials: int | None, shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 # --- Notebook 06: Private Multiplicative Weights ---
-def check_histogram(value, name: str = "histogram", *, min_cells: int = 1) -> np.ndarray:
+def check_histogram(value: Any, name: str = "histogram", *, min_cells: int = 1) -> np.ndarray:
     """A histogram x ∈ ℝ≥0^|𝒳|: a 1-D array of finite counts, none negative, with a positive total n."""
     arr = check_array(value, name, ndim=1, min_size=min_cells)
     if np.any(arr < 0):
@@ -229,7 +235,7 @@ def check_histogram(value, name: str = "histogram", *, min_cells: int = 1) -> np
 MAX_BYTES = 2**30
 
 
-def check_size(nbytes, name: str, *, limit: int = MAX_BYTES) -> int:
+def check_size(nbytes: int, name: str, *, limit: int = MAX_BYTES) -> int:
     """Refuse, before allocating, work that would need more than ``limit`` bytes (about 1 GiB).
 
     ``name`` names the parameter(s) that set the size, e.g. ``"trials × max_k"``, so the
@@ -237,8 +243,10 @@ def check_size(nbytes, name: str, *, limit: int = MAX_BYTES) -> int:
     """
     nbytes = int(nbytes)
     if nbytes > limit:
-        raise ValueError(f"{name} is too large: this would allocate about {nbytes / 2**30:.3g} GiB, more than the "
-                         f"{limit / 2**30:.3g} GiB a course kernel can spare; make {name} smaller")
+        raise ValueError(
+            f"{name} is too large: this would allocate about {nbytes / 2**30:.3g} GiB, more than the "
+            f"{limit / 2**30:.3g} GiB a course kernel can spare; make {name} smaller"
+        )
     return nbytes
 
 

@@ -112,14 +112,15 @@ def optimal_composition_epsilon(delta: float, *, epsilon0: float, k: int) -> flo
     log_b = np.logaddexp.accumulate(log_binom + i * e0 - log_norm)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         candidate = log_a + np.log1p(-dlt * np.exp(-log_a)) - log_b  # ln((A_j − δ)/B_j), NaN where A_j ≤ δ
-    upper = (k - 2 * i) * e0                                   # interval j: [(k − 2j − 2)ε₀, (k − 2j)ε₀)
+    upper = (k - 2 * i) * e0  # interval j: [(k − 2j − 2)ε₀, (k − 2j)ε₀)
     lower = np.maximum(upper - 2 * e0, 0.0)
     inside = np.flatnonzero((candidate >= lower - 1e-12 * upper) & (candidate <= upper * (1 + 1e-12)))
     return float(max(candidate[inside[0]], 0.0))
 
 
-def laplace_advanced_composition_max_error_bound(*, num_queries: int, beta: float, epsilon: float, delta: float,
-                                                 sensitivity: float = 1.0, n: float | None = None) -> float:
+def laplace_advanced_composition_max_error_bound(
+    *, num_queries: int, beta: float, epsilon: float, delta: float, sensitivity: float = 1.0, n: float | None = None
+) -> float:
     """Answering K queries with Lap(Δ/ε₀), ε₀ from advanced composition: all within ln(K/β)·Δ/ε₀ w.p. 1 − β.
 
     The online-PMW slides' second baseline: ε₀ ≈ ε/√(8K ln(1/δ)) gives error of order

@@ -6,10 +6,13 @@ the normalised error. β is the failure probability of an accuracy statement (th
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy import special
 
 from ._validation import (
+    ArrayLike,
     check_array,
     check_epsilon,
     check_integer,
@@ -40,7 +43,7 @@ __all__ = [
 ]
 
 
-def _per_person(value, n):
+def _per_person(value: Any, n: float | None) -> float:
     return value if n is None else value / check_positive(n, "n")
 
 
@@ -49,7 +52,9 @@ def laplace_variance(*, sensitivity: float, epsilon: float) -> float:
     return 2.0 * laplace_scale(sensitivity=sensitivity, epsilon=epsilon) ** 2
 
 
-def laplace_max_error_bound(*, k: int, beta: float, sensitivity: float, epsilon: float, n: float | None = None):
+def laplace_max_error_bound(
+    *, k: int, beta: float, sensitivity: float, epsilon: float, n: float | None = None
+) -> float:
     """Theorem 3.8 (Lecture 3): P[‖f(x) − y‖∞ ≥ ln(k/β)·Δf/ε] ≤ β for the Laplace mechanism.
 
     Proof: P[|Zᵢ| ≥ t·b] = e^{−t}; with t = ln(k/β) each coordinate fails with
@@ -62,7 +67,7 @@ def laplace_max_error_bound(*, k: int, beta: float, sensitivity: float, epsilon:
     return _per_person(np.log(k / beta) * laplace_scale(sensitivity=sensitivity, epsilon=epsilon), n)
 
 
-def laplace_expected_max_error(*, k: int, sensitivity: float, epsilon: float, n: float | None = None):
+def laplace_expected_max_error(*, k: int, sensitivity: float, epsilon: float, n: float | None = None) -> float:
     """E‖Z‖∞ = b·(1 + 1/2 + … + 1/k) for k i.i.d. Lap(b), b = Δf/ε.
 
     |Zᵢ| ~ Exp(b), and the maximum of k i.i.d. exponentials has mean b·H_k (Rényi's
@@ -74,7 +79,7 @@ def laplace_expected_max_error(*, k: int, sensitivity: float, epsilon: float, n:
     return _per_person(laplace_scale(sensitivity=sensitivity, epsilon=epsilon) * harmonic, n)
 
 
-def laplace_max_error_tail(t, *, k: int, sensitivity: float, epsilon: float):
+def laplace_max_error_tail(t: ArrayLike, *, k: int, sensitivity: float, epsilon: float) -> float | np.ndarray:
     """The exact tail P[‖Z‖∞ ≥ t] = 1 − (1 − e^{−t/b})ᵏ for k i.i.d. Lap(b), b = Δf/ε.
 
     ``t`` may be an array of levels (each ≥ 0). Evaluated as −expm1(k·log1p(−e^{−t/b}))
@@ -90,7 +95,9 @@ def laplace_max_error_tail(t, *, k: int, sensitivity: float, epsilon: float):
     return float(tail) if tail.ndim == 0 else tail
 
 
-def laplace_max_error_quantile(*, k: int, beta: float, sensitivity: float, epsilon: float, n: float | None = None):
+def laplace_max_error_quantile(
+    *, k: int, beta: float, sensitivity: float, epsilon: float, n: float | None = None
+) -> float:
     """The exact (1 − β) quantile of ‖Z‖∞: −b·ln(1 − (1 − β)^{1/k}), never above Theorem 3.8's level."""
     k = check_integer(k, "k", minimum=1)
     beta = check_probability(beta, "beta")
@@ -100,15 +107,16 @@ def laplace_max_error_quantile(*, k: int, beta: float, sensitivity: float, epsil
 
 def composed_laplace_max_error_bound(
     *, num_queries: int, beta: float, epsilon: float, sensitivity: float = 1.0, n: float | None = None
-):
+) -> float:
     """Answering K queries of sensitivity Δ each with Lap(KΔ/ε) (ε/K per query, basic composition).
 
     Lecture 3: with probability 1 − β every answer is within K·ln(K/β)·Δ/ε, so the
     normalised error is α = K ln(K/β)/(nε) for counting queries.
     """
     k = check_integer(num_queries, "num_queries", minimum=1)
-    return laplace_max_error_bound(k=k, beta=beta, sensitivity=k * check_positive(sensitivity, "sensitivity"),
-                                   epsilon=epsilon, n=n)
+    return laplace_max_error_bound(
+        k=k, beta=beta, sensitivity=k * check_positive(sensitivity, "sensitivity"), epsilon=epsilon, n=n
+    )
 
 
 def composed_laplace_sample_complexity(*, num_queries: int, alpha: float, beta: float, epsilon: float) -> float:
@@ -139,7 +147,7 @@ def laplace_linear_combination_tail_bound(*, l2_norm: float, linf_norm: float, s
 
 def noisy_histogram_max_error_bound(
     *, domain_size: int, num_queries: int, beta: float, epsilon: float, n: float | None = None
-):
+) -> float:
     """Answering |Q| queries q ∈ [0, 1]^|𝒳| from the Laplace-noised histogram (Lap(1/ε) per cell).
 
     Every answer's error is q·Z; with ‖q‖₂ ≤ √|𝒳| and ‖q‖∞ ≤ 1, the sub-exponential tail of

@@ -107,12 +107,14 @@ def pmw_notes_error_bound(*, n: float, epsilon: float, domain_size: int, num_que
     released noise Lap(1/(nε₀)) < α/16. An answer from the synthetic data then errs by
     < α + α/4 + α/8 = 11α/8, a released one by < α/16.
     """
-    return 11.0 / 8.0 * pmw_notes_alpha(n=n, epsilon=epsilon, domain_size=domain_size, num_queries=num_queries,
-                                        beta=beta)
+    return (
+        11.0 / 8.0 * pmw_notes_alpha(n=n, epsilon=epsilon, domain_size=domain_size, num_queries=num_queries, beta=beta)
+    )
 
 
-def pmw_dwork_roth_requirement(alpha: float, *, n: float, epsilon: float, domain_size: int, num_queries: int,
-                               beta: float, delta: float = 0.0) -> float:
+def pmw_dwork_roth_requirement(
+    alpha: float, *, n: float, epsilon: float, domain_size: int, num_queries: int, beta: float, delta: float = 0.0
+) -> float:
     """The right-hand side R(α) of the slides' accuracy theorems (Dwork & Roth, Theorems 4.14 and 4.15).
 
     OnlineMW via NumericSparse answers every query within 3α, with probability ≥ 1 − β, for any
@@ -137,7 +139,9 @@ def pmw_dwork_roth_requirement(alpha: float, *, n: float, epsilon: float, domain
     return float(c * (big_a - 2 * np.log(a)) / a ** (p - 1))
 
 
-def _dwork_roth_terms(n, epsilon, domain_size, num_queries, beta, delta) -> tuple[float, float, float]:
+def _dwork_roth_terms(
+    n: float, epsilon: float, domain_size: int, num_queries: int, beta: float, delta: float
+) -> tuple[float, float, float]:
     """(A, p, C) of Dwork & Roth's requirement R(α) = C·(A − 2 ln α)/α^{p−1}, with L = ln|𝒳| and
     A = ln k + ln(32L/β): p = 3, C = 36L/(εn) for δ = 0 (Theorem 4.14); p = 2,
     C = (2 + 32√2)√(L ln(2/δ))/(εn) for δ > 0 (Theorem 4.15)."""
@@ -152,8 +156,9 @@ def _dwork_roth_terms(n, epsilon, domain_size, num_queries, beta, delta) -> tupl
     return big_a, 2.0, (2 + 32 * np.sqrt(2)) * np.sqrt(big_l * np.log(2 / dlt)) / (eps * nn)
 
 
-def pmw_dwork_roth_alpha(*, n: float, epsilon: float, domain_size: int, num_queries: int, beta: float,
-                         delta: float = 0.0) -> float:
+def pmw_dwork_roth_alpha(
+    *, n: float, epsilon: float, domain_size: int, num_queries: int, beta: float, delta: float = 0.0
+) -> float:
     """The smallest α with α ≥ R(α) (:func:`pmw_dwork_roth_requirement`), in closed form.
 
     α − R(α) increases with α (R falls), so the crossing is unique. With A = ln k + ln(32L/β) and
@@ -166,8 +171,9 @@ def pmw_dwork_roth_alpha(*, n: float, epsilon: float, domain_size: int, num_quer
     v = (2 / p) * _lambert_w_of_exp(np.log(p / (2 * c)) + p * big_a / 2)
     alpha = float(np.exp((big_a - v) / 2))
     # the smallest α that *meets* α ≥ R(α): if rounding left α a hair below R(α), R(α) meets it (R falls)
-    need = pmw_dwork_roth_requirement(alpha, n=n, epsilon=epsilon, domain_size=domain_size, num_queries=num_queries,
-                                      beta=beta, delta=delta)
+    need = pmw_dwork_roth_requirement(
+        alpha, n=n, epsilon=epsilon, domain_size=domain_size, num_queries=num_queries, beta=beta, delta=delta
+    )
     return max(alpha, need)
 
 
@@ -179,13 +185,15 @@ def _lambert_w_of_exp(z: float) -> float:
     return w
 
 
-def pmw_dwork_roth_error_bound(*, n: float, epsilon: float, domain_size: int, num_queries: int, beta: float,
-                               delta: float = 0.0) -> float:
+def pmw_dwork_roth_error_bound(
+    *, n: float, epsilon: float, domain_size: int, num_queries: int, beta: float, delta: float = 0.0
+) -> float:
     """3α at the smallest admissible α: the slides' accuracy theorem for OnlineMW (δ = 0 and δ > 0).
 
     Answers from the synthetic data err by ≤ T + α = 3α (threshold T = 2α); released answers
     by ≤ α. Up to constants this is (ln|𝒳| ln|Q|/(nε))^{1/3} for δ = 0 and
     (√(ln|𝒳| ln(1/δ)) ln|Q|/(nε))^{1/2} for δ > 0.
     """
-    return 3.0 * pmw_dwork_roth_alpha(n=n, epsilon=epsilon, domain_size=domain_size, num_queries=num_queries,
-                                      beta=beta, delta=delta)
+    return 3.0 * pmw_dwork_roth_alpha(
+        n=n, epsilon=epsilon, domain_size=domain_size, num_queries=num_queries, beta=beta, delta=delta
+    )

@@ -38,7 +38,9 @@ def above_threshold_scales(*, epsilon: float, sensitivity: float = 1.0) -> tuple
     return 2 * delta_q / eps, 4 * delta_q / eps
 
 
-def sparse_vector_scales(*, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0):
+def sparse_vector_scales(
+    *, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0
+) -> tuple[float, float]:
     """Threshold and query noise scales of SparseVector (Dwork & Roth, Algorithm 2).
 
     With δ = 0, each of the c AboveThreshold runs gets ε/c (basic composition): threshold
@@ -68,7 +70,8 @@ def sparse_vector_scales(*, epsilon: float, c: int, sensitivity: float = 1.0, de
             raise ValueError(
                 f"epsilon = {epsilon!r} is too large for SparseVector's advanced-composition calibration with "
                 f"delta = {delta!r} and c = {c}: Theorem 3.20 gives {composed:.4g} > epsilon (Dwork & Roth state it "
-                "for epsilon < 1); use delta=0 (basic composition)")
+                "for epsilon < 1); use delta=0 (basic composition)"
+            )
     return sigma, 2 * sigma
 
 
@@ -87,8 +90,9 @@ def numeric_sparse_share(delta: float = 0.0) -> float:
     return 1 / (np.sqrt(512) + 1)
 
 
-def numeric_sparse_scales(*, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0,
-                          numeric_share: float | None = None):
+def numeric_sparse_scales(
+    *, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0, numeric_share: float | None = None
+) -> tuple[float, float, float]:
     """Noise scales of NumericSparse (Dwork & Roth, Algorithm 3): (threshold, query, numeric).
 
     With σ(ε′) the SparseVector scale of :func:`sparse_vector_scales`, the comparisons run
@@ -101,12 +105,12 @@ def numeric_sparse_scales(*, epsilon: float, c: int, sensitivity: float = 1.0, d
     the budget" is s = ½. With δ > 0 each part uses δ/2 (Dwork & Roth's ln(2/δ)), so the whole
     is (ε, δ)-DP.
     """
-    share = numeric_sparse_share(delta) if numeric_share is None else check_probability(numeric_share,
-                                                                                          "numeric_share")
+    share = numeric_sparse_share(delta) if numeric_share is None else check_probability(numeric_share, "numeric_share")
     eps = check_epsilon(epsilon)
     part_delta = 0.0 if delta == 0 else check_probability(delta, "delta") / 2
-    threshold_scale, query_scale = sparse_vector_scales(epsilon=(1 - share) * eps, c=c, sensitivity=sensitivity,
-                                                        delta=part_delta)
+    threshold_scale, query_scale = sparse_vector_scales(
+        epsilon=(1 - share) * eps, c=c, sensitivity=sensitivity, delta=part_delta
+    )
     numeric_scale, _ = sparse_vector_scales(epsilon=2 * share * eps, c=c, sensitivity=sensitivity, delta=part_delta)
     return threshold_scale, query_scale, numeric_scale
 
@@ -126,8 +130,9 @@ def above_threshold_accuracy_bound(*, num_queries: int, beta: float, epsilon: fl
     return 8 * check_positive(sensitivity, "sensitivity") * (np.log(k) + np.log(2 / beta)) / check_epsilon(epsilon)
 
 
-def sparse_vector_accuracy_bound(*, num_queries: int, c: int, beta: float, epsilon: float, delta: float = 0.0,
-                                 sensitivity: float = 1.0) -> float:
+def sparse_vector_accuracy_bound(
+    *, num_queries: int, c: int, beta: float, epsilon: float, delta: float = 0.0, sensitivity: float = 1.0
+) -> float:
     """SparseVector's (α, β)-accuracy on k queries with at most c above T − α (Dwork & Roth, Theorem 3.26).
 
     δ = 0: α = 8cΔ(ln k + ln(2c/β))/ε. δ > 0: α = √(512 c ln(1/δ))·Δ(ln k + ln(2c/β))/ε.
@@ -141,12 +146,21 @@ def sparse_vector_accuracy_bound(*, num_queries: int, c: int, beta: float, epsil
         per_run = eps / c
     else:
         per_run = eps / np.sqrt(8 * c * np.log(1 / check_probability(delta, "delta")))
-    return above_threshold_accuracy_bound(num_queries=num_queries, beta=check_probability(beta, "beta") / c,
-                                          epsilon=per_run, sensitivity=sensitivity)
+    return above_threshold_accuracy_bound(
+        num_queries=num_queries, beta=check_probability(beta, "beta") / c, epsilon=per_run, sensitivity=sensitivity
+    )
 
 
-def numeric_sparse_accuracy_bound(*, num_queries: int, c: int, beta: float, epsilon: float, delta: float = 0.0,
-                                  sensitivity: float = 1.0, part: str = "both") -> float:
+def numeric_sparse_accuracy_bound(
+    *,
+    num_queries: int,
+    c: int,
+    beta: float,
+    epsilon: float,
+    delta: float = 0.0,
+    sensitivity: float = 1.0,
+    part: str = "both",
+) -> float:
     """NumericSparse's (α, β)-accuracy on k queries with at most c above T − α (Dwork & Roth, Theorem 3.28).
 
     ``part="comparisons"`` is the theorem's α: SparseVector's bound at β/2 with ε₁ and δ/2,
@@ -166,8 +180,14 @@ def numeric_sparse_accuracy_bound(*, num_queries: int, c: int, beta: float, epsi
     eps = check_epsilon(epsilon)
     beta = check_probability(beta, "beta")
     share = numeric_sparse_share(delta)
-    comparisons = sparse_vector_accuracy_bound(num_queries=num_queries, c=c, beta=beta / 2, epsilon=(1 - share) * eps,
-                                               delta=0.0 if delta == 0 else delta / 2, sensitivity=sensitivity)
+    comparisons = sparse_vector_accuracy_bound(
+        num_queries=num_queries,
+        c=c,
+        beta=beta / 2,
+        epsilon=(1 - share) * eps,
+        delta=0.0 if delta == 0 else delta / 2,
+        sensitivity=sensitivity,
+    )
     _, _, numeric_scale = numeric_sparse_scales(epsilon=eps, c=c, sensitivity=sensitivity, delta=delta)
     values = numeric_scale * np.log(2 * c / beta)
     return {"comparisons": comparisons, "values": values, "both": max(comparisons, values)}[part]

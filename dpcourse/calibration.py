@@ -8,10 +8,12 @@ nothing of the package but :mod:`dpcourse._validation`.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy import special
 
-from ._validation import check_choice, check_epsilon, check_positive, check_probability
+from ._validation import ArrayLike, check_choice, check_epsilon, check_positive, check_probability
 
 __all__ = ["GAUSSIAN_CALIBRATIONS", "analytic_gaussian_delta", "gaussian_sigma", "laplace_scale", "rr_keep_probability"]
 
@@ -41,24 +43,24 @@ def _classic_sigma(l2_sensitivity: float, epsilon: float, delta: float) -> float
     return l2_sensitivity * np.sqrt(2.0 * np.log(1.25 / delta)) / epsilon
 
 
-def analytic_gaussian_delta(sigma, *, l2_sensitivity: float, epsilon: float):
+def analytic_gaussian_delta(sigma: ArrayLike, *, l2_sensitivity: float, epsilon: float) -> Any:
     """The exact δ(σ) of the Gaussian mechanism with noise N(0, σ²) (Balle & Wang 2018, Thm. 8).
 
     δ(σ) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ); the mechanism is (ε, δ)-DP exactly
     when δ ≥ δ(σ). The second term is evaluated in log space so that large ε does not
     overflow.
     """
-    sigma = np.asarray(sigma, dtype=float)
-    a = l2_sensitivity / (2.0 * sigma)
-    b = epsilon * sigma / l2_sensitivity
+    s = np.asarray(sigma, dtype=float)
+    a = l2_sensitivity / (2.0 * s)
+    b = epsilon * s / l2_sensitivity
     return special.ndtr(a - b) - np.exp(epsilon + special.log_ndtr(-a - b))
 
 
 def _analytic_sigma(l2_sensitivity: float, epsilon: float, delta: float) -> float:
     from scipy import optimize  # on first use: importing scipy.optimize costs notebooks that never call it
 
-    def excess(log_sigma):
-        return analytic_gaussian_delta(np.exp(log_sigma), l2_sensitivity=l2_sensitivity, epsilon=epsilon) - delta
+    def excess(log_sigma: float) -> float:
+        return float(analytic_gaussian_delta(np.exp(log_sigma), l2_sensitivity=l2_sensitivity, epsilon=epsilon) - delta)
 
     # δ(σ) falls from 1 (σ → 0) to 0 (σ → ∞); bracket the crossing on a log scale.
     lo = np.log(l2_sensitivity) - 1.0

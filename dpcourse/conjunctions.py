@@ -12,12 +12,16 @@ that notebook 06 runs on.
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import sparse
 
 from ._validation import (
+    ArrayLike,
+    RngLike,
     as_generator,
     check_array,
     check_integer,
@@ -37,7 +41,9 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 # Linear queries: dense, sparse, conjunctions
 # --------------------------------------------------------------------------------------
-def _checked_conjunctions(num_bits, attributes, values) -> tuple[int, np.ndarray, np.ndarray]:
+def _checked_conjunctions(
+    num_bits: int, attributes: ArrayLike, values: ArrayLike
+) -> tuple[int, np.ndarray, np.ndarray]:
     """``(d, attributes, values)`` of conjunctions, one per row (``int8`` arrays of the same shape), checked:
     d bits (1 to 30), attributes distinct bit positions in [0, d − 1] within a row, values 0 or 1."""
     d = check_integer(num_bits, "num_bits", minimum=1, maximum=30)
@@ -71,7 +77,7 @@ class ConjunctionQuery:
     attributes: tuple[int, ...]
     values: tuple[int, ...]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         d, attrs, vals = _checked_conjunctions(self.num_bits, [self.attributes], [self.values])
         object.__setattr__(self, "num_bits", d)
         object.__setattr__(self, "attributes", tuple(attrs[0].tolist()))
@@ -125,7 +131,7 @@ class ConjunctionWorkload:
     attributes: np.ndarray
     values: np.ndarray
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         """Check every row once, as :class:`ConjunctionQuery` does, so that indexing need not check again."""
         d, attrs, vals = _checked_conjunctions(self.num_bits, self.attributes, self.values)
         object.__setattr__(self, "num_bits", d)
@@ -137,17 +143,18 @@ class ConjunctionWorkload:
 
     def __getitem__(self, i: int) -> ConjunctionQuery:
         i = operator.index(i)  # one query; a slice would not be a row
-        return ConjunctionQuery._checked(self.num_bits, tuple(self.attributes[i].tolist()),
-                                         tuple(self.values[i].tolist()))
+        return ConjunctionQuery._checked(
+            self.num_bits, tuple(self.attributes[i].tolist()), tuple(self.values[i].tolist())
+        )
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[ConjunctionQuery]:
         return (self[i] for i in range(len(self)))
 
     @property
     def domain_size(self) -> int:
         return 2**self.num_bits
 
-    def answers(self, vector) -> np.ndarray:
+    def answers(self, vector: ArrayLike) -> np.ndarray:
         """q·v for every query (one strided sum each)."""
         v = np.ascontiguousarray(check_array(vector, "vector", shape=(self.domain_size,)))
         return np.array([q.view(v).sum() for q in self])
@@ -157,7 +164,9 @@ class ConjunctionWorkload:
         return np.vstack([q.dense() for q in self])
 
 
-def conjunction_workload(num_queries: int, num_bits: int, *, width: int = 2, rng=None) -> ConjunctionWorkload:
+def conjunction_workload(
+    num_queries: int, num_bits: int, *, width: int = 2, rng: RngLike = None
+) -> ConjunctionWorkload:
     """``num_queries`` random w-way conjunctions: w distinct attributes and a random value for each."""
     k = check_integer(num_queries, "num_queries", minimum=1)
     d = check_integer(num_bits, "num_bits", minimum=1, maximum=30)
@@ -168,7 +177,7 @@ def conjunction_workload(num_queries: int, num_bits: int, *, width: int = 2, rng
     return ConjunctionWorkload(d, attrs, vals)
 
 
-def product_histogram(n: int, num_bits: int, *, rng=None, skew: float = 0.4) -> np.ndarray:
+def product_histogram(n: int, num_bits: int, *, rng: RngLike = None, skew: float = 0.4) -> np.ndarray:
     """Counts of n records drawn from a product distribution on {0, 1}^d (bit j is 1 w.p. ½ + U(−skew, skew)).
 
     A dataset that is far from uniform (so MW has something to learn), drawn with one
@@ -190,43 +199,43 @@ def product_histogram(n: int, num_bits: int, *, rng=None, skew: float = 0.4) -> 
 class _Dense:
     __slots__ = ("q",)
 
-    def __init__(self, q):
+    def __init__(self, q: Any):
         self.q = q
 
-    def dot(self, v):
+    def dot(self, v: np.ndarray) -> float:
         return float(self.q @ v)
 
-    def scale(self, w, coef):
+    def scale(self, w: np.ndarray, coef: float) -> None:
         w *= np.exp(coef * self.q)
 
 
 class _Sparse:
     __slots__ = ("idx", "data")
 
-    def __init__(self, idx, data):
+    def __init__(self, idx: np.ndarray, data: np.ndarray):
         self.idx, self.data = idx, data
 
-    def dot(self, v):
+    def dot(self, v: np.ndarray) -> float:
         return float(v[self.idx] @ self.data)
 
-    def scale(self, w, coef):
+    def scale(self, w: np.ndarray, coef: float) -> None:
         w[self.idx] *= np.exp(coef * self.data)
 
 
 class _Conj:
     __slots__ = ("q",)
 
-    def __init__(self, q):
+    def __init__(self, q: Any):
         self.q = q
 
-    def dot(self, v):
+    def dot(self, v: np.ndarray) -> float:
         return float(self.q.view(v).sum())
 
-    def scale(self, w, coef):
+    def scale(self, w: np.ndarray, coef: float) -> None:
         self.q.view(w)[...] *= np.exp(coef)
 
 
-def _as_query(query, domain_size: int):
+def _as_query(query: Any, domain_size: int) -> _Dense | _Sparse | _Conj:
     """Validate a query (dense vector, 1 × |𝒳| sparse row, or ConjunctionQuery) and wrap it."""
     if isinstance(query, ConjunctionQuery):
         if query.domain_size != domain_size:

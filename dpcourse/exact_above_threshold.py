@@ -17,11 +17,13 @@ ln(Pr[M(D) = o] / Pr[M(D′) = o]); ε-DP means it never exceeds ε in absolute 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import integrate, special
 
 from ._validation import (
+    ArrayLike,
     check_answers_and_threshold,
     check_array,
     check_integer,
@@ -60,42 +62,42 @@ class _Laplace:
     def __init__(self, loc: float, scale: float):
         self.loc, self.scale = loc, scale
 
-    def _standard(self, x):
+    def _standard(self, x: ArrayLike) -> np.ndarray:
         return (np.asarray(x, dtype=float) - self.loc) / self.scale
 
     @staticmethod
-    def _standard_cdf(u):
+    def _standard_cdf(u: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore"):
             return np.where(u > 0, 1.0 - 0.5 * np.exp(-u), 0.5 * np.exp(u))
 
     @staticmethod
-    def _standard_ppf(p):
-        p = np.asarray(p, dtype=float)
+    def _standard_ppf(probability: ArrayLike) -> np.ndarray:
+        p = np.asarray(probability, dtype=float)
         return np.where(p > 0.5, -np.log(2 * (1 - p)), np.log(2 * p))
 
-    def pdf(self, x):
+    def pdf(self, x: ArrayLike) -> np.ndarray:
         return 0.5 * np.exp(-abs(self._standard(x))) / self.scale
 
-    def cdf(self, x):
+    def cdf(self, x: ArrayLike) -> np.ndarray:
         return self._standard_cdf(self._standard(x))
 
-    def sf(self, x):
+    def sf(self, x: ArrayLike) -> np.ndarray:
         return self._standard_cdf(-self._standard(x))
 
-    def ppf(self, p):
+    def ppf(self, p: ArrayLike) -> float | np.ndarray:
         return (self._standard_ppf(p) * self.scale + self.loc)[()]
 
-    def isf(self, p):
+    def isf(self, p: ArrayLike) -> float | np.ndarray:
         return (-self._standard_ppf(p) * self.scale + self.loc)[()]
 
-    def median(self):
+    def median(self) -> float | np.ndarray:
         return self.ppf(0.5)
 
-    def std(self):
+    def std(self) -> float:
         return float(np.sqrt(2 * self.scale * self.scale))
 
 
-def _fast(noise):
+def _fast(noise: Any) -> Any:
     """A frozen ``scipy.stats.laplace`` as :class:`_Laplace` (the same numbers); any other noise unchanged."""
     dist = getattr(noise, "dist", None)
     if getattr(dist, "name", None) != "laplace" or not hasattr(noise, "kwds"):
@@ -103,12 +105,13 @@ def _fast(noise):
     # the Laplace has no shape parameters: stats.laplace(loc, scale), positionally or by keyword
     given = dict(zip(("loc", "scale"), noise.args, strict=False)) | noise.kwds
     loc, scale = given.get("loc", 0.0), given.get("scale", 1.0)
-    if not (np.isscalar(loc) and np.isscalar(scale) and np.isfinite(loc) and np.isfinite(scale) and scale > 0):
+    scalars = np.isscalar(loc) and np.isscalar(scale)  # a bool, so that mypy does not narrow loc to str | bytes | …
+    if not (scalars and np.isfinite(loc) and np.isfinite(scale) and scale > 0):
         return noise
     return _Laplace(float(loc), float(scale))
 
 
-def _calibrated(epsilon, sensitivity):
+def _calibrated(epsilon: float, sensitivity: float) -> tuple[_Laplace, _Laplace]:
     """AboveThreshold's threshold and query noise, as :class:`_Laplace`.
 
     The scales are :func:`dpcourse.svt.above_threshold_scales`.
@@ -117,14 +120,14 @@ def _calibrated(epsilon, sensitivity):
     return _Laplace(0.0, threshold_scale), _Laplace(0.0, query_scale)
 
 
-def _query_cdf_sf(query_noise, x):
+def _query_cdf_sf(query_noise: Any, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if query_noise is None:  # no noise: qᵢ < T + z exactly when x = T + z − qᵢ > 0
         below = (x > 0).astype(float)
         return below, 1.0 - below
     return query_noise.cdf(x), query_noise.sf(x)
 
 
-def _outcome_matrix(z, q, t, query_noise):
+def _outcome_matrix(z: np.ndarray, q: np.ndarray, t: np.ndarray, query_noise: Any) -> np.ndarray:
     """Rows: nodes z; columns: Pr[⊥ᵏ⊤ | z] for k < m and Pr[⊥ᵐ | z] last."""
     cdf, sf = _query_cdf_sf(query_noise, t + z[:, None] - q)
     prefix = np.cumprod(cdf, axis=1)
@@ -132,26 +135,31 @@ def _outcome_matrix(z, q, t, query_noise):
     return np.hstack([before * sf, prefix[:, -1:]])
 
 
-def _gauss_legendre(lo: float, hi: float, kinks, max_piece: float):
+def _gauss_legendre(lo: ArrayLike, hi: ArrayLike, kinks: ArrayLike, max_piece: float) -> tuple[np.ndarray, np.ndarray]:
     """Nodes and weights on [lo, hi], split at every kink inside and into pieces no longer than ``max_piece``."""
     kinks = np.asarray(kinks, dtype=float)
     edges = np.unique(np.concatenate([[lo, hi], kinks[(kinks > lo) & (kinks < hi)]]))
     pieces = np.maximum(1, np.ceil(np.diff(edges) / max_piece).astype(int))
-    cuts = np.concatenate([np.linspace(a, b, n + 1)[:-1]
-                           for a, b, n in zip(edges[:-1], edges[1:], pieces, strict=False)] + [[hi]])
+    cuts = np.concatenate(
+        [np.linspace(a, b, n + 1)[:-1] for a, b, n in zip(edges[:-1], edges[1:], pieces, strict=False)] + [[hi]]
+    )
     half = np.diff(cuts) / 2
     mid = (cuts[:-1] + cuts[1:]) / 2
     return (mid[:, None] + half[:, None] * _NODES).ravel(), (half[:, None] * _WEIGHTS).ravel()
 
 
-def _quadrature_nodes(q, t, threshold_noise, query_noise):
+def _quadrature_nodes(
+    q: np.ndarray, t: np.ndarray, threshold_noise: Any, query_noise: Any
+) -> tuple[np.ndarray, np.ndarray]:
     shift = 0.0 if query_noise is None else query_noise.median()
     kinks = np.concatenate([[threshold_noise.median()], np.atleast_1d(q - t + shift)])
     scale = threshold_noise.std() if query_noise is None else min(threshold_noise.std(), query_noise.std())
     return _gauss_legendre(threshold_noise.ppf(_TAIL), threshold_noise.isf(_TAIL), kinks, scale)
 
 
-def generalized_above_threshold_pmf(answers, *, threshold, threshold_noise, query_noise) -> np.ndarray:
+def generalized_above_threshold_pmf(
+    answers: ArrayLike, *, threshold: ArrayLike, threshold_noise: Any, query_noise: Any
+) -> np.ndarray:
     """Exact Pr[⊥ᵏ⊤] (k = 0 … m − 1) and Pr[⊥ᵐ] for AboveThreshold with any noise distributions.
 
     ``threshold_noise`` and ``query_noise`` are ``scipy.stats`` frozen continuous
@@ -167,7 +175,9 @@ def generalized_above_threshold_pmf(answers, *, threshold, threshold_noise, quer
     return np.clip(pmf, 0.0, None)
 
 
-def above_threshold_pmf(answers, *, threshold, epsilon: float, sensitivity: float = 1.0) -> np.ndarray:
+def above_threshold_pmf(
+    answers: ArrayLike, *, threshold: ArrayLike, epsilon: float, sensitivity: float = 1.0
+) -> np.ndarray:
     """Exact output distribution of :func:`dpcourse.svt.above_threshold`, length m + 1.
 
     Entry k < m is Pr[output = ⊥ᵏ⊤]; the last entry is Pr[all m answers ⊥]. Accurate to
@@ -180,11 +190,20 @@ def above_threshold_pmf(answers, *, threshold, epsilon: float, sensitivity: floa
     ((4,), 1.0)
     """
     threshold_noise, query_noise = _calibrated(epsilon, sensitivity)
-    return generalized_above_threshold_pmf(answers, threshold=threshold, threshold_noise=threshold_noise,
-                                           query_noise=query_noise)
+    return generalized_above_threshold_pmf(
+        answers, threshold=threshold, threshold_noise=threshold_noise, query_noise=query_noise
+    )
 
 
-def outcome_integrand(z, outcome: int, answers, *, threshold, threshold_noise, query_noise) -> np.ndarray:
+def outcome_integrand(
+    z: ArrayLike,
+    outcome: int,
+    answers: ArrayLike,
+    *,
+    threshold: ArrayLike,
+    threshold_noise: Any,
+    query_noise: Any,
+) -> np.ndarray:
     """The integrand p_ρ(z)·Pr[outcome | ρ = z] of one outcome (k < m: ⊥ᵏ⊤; k = m: all ⊥), at points ``z``."""
     q, t = check_answers_and_threshold(answers, threshold)
     z = np.atleast_1d(check_array(z, "z", ndim=(0, 1)))
@@ -193,7 +212,7 @@ def outcome_integrand(z, outcome: int, answers, *, threshold, threshold_noise, q
     return threshold_noise.pdf(z) * _outcome_matrix(z, q, t, query_noise)[:, outcome]
 
 
-def privacy_loss(p, q) -> np.ndarray:
+def privacy_loss(p: ArrayLike, q: ArrayLike) -> np.ndarray:
     """ln(p/q) per outcome: +∞ where only p is positive, −∞ where only q is, 0 where both are 0."""
     p = check_array(p, "p", ndim=(0, 1), min_size=1)
     q = check_array(q, "q", ndim=(0, 1), min_size=1)
@@ -218,8 +237,16 @@ class PrivacyLoss:
 _CALIBRATED = "calibrated"
 
 
-def max_privacy_loss(answers_d, answers_d_prime, *, threshold, epsilon: float, sensitivity: float = 1.0,
-                     threshold_noise=_CALIBRATED, query_noise=_CALIBRATED) -> PrivacyLoss:
+def max_privacy_loss(
+    answers_d: ArrayLike,
+    answers_d_prime: ArrayLike,
+    *,
+    threshold: ArrayLike,
+    epsilon: float,
+    sensitivity: float = 1.0,
+    threshold_noise: Any = _CALIBRATED,
+    query_noise: Any = _CALIBRATED,
+) -> PrivacyLoss:
     """The largest |ln(Pr[M(D) = o]/Pr[M(D′) = o])| over all outcomes o of AboveThreshold.
 
     The answers on D and D′ must be neighbouring: |qᵢ(D) − qᵢ(D′)| ≤ Δ for every i.
@@ -231,11 +258,10 @@ def max_privacy_loss(answers_d, answers_d_prime, *, threshold, epsilon: float, s
     delta_q = check_positive(sensitivity, "sensitivity")
     a, b = check_neighbouring_answers(answers_d, answers_d_prime, delta_q)
     default_threshold, default_query = _calibrated(epsilon, delta_q)
-    noise = dict(threshold=threshold,
-                 threshold_noise=default_threshold if threshold_noise is _CALIBRATED else threshold_noise,
-                 query_noise=default_query if query_noise is _CALIBRATED else query_noise)
-    p = generalized_above_threshold_pmf(a, **noise)
-    q = generalized_above_threshold_pmf(b, **noise)
+    rho = default_threshold if threshold_noise is _CALIBRATED else threshold_noise
+    nu = default_query if query_noise is _CALIBRATED else query_noise
+    p = generalized_above_threshold_pmf(a, threshold=threshold, threshold_noise=rho, query_noise=nu)
+    q = generalized_above_threshold_pmf(b, threshold=threshold, threshold_noise=rho, query_noise=nu)
     loss = privacy_loss(p, q)
     resolved = np.maximum(p, q) > 1e-12
     magnitude = np.where(resolved, np.abs(loss), 0.0)
@@ -243,7 +269,7 @@ def max_privacy_loss(answers_d, answers_d_prime, *, threshold, epsilon: float, s
     return PrivacyLoss(p, q, loss, worst, float(magnitude[worst]))
 
 
-def adversarial_pair(num_queries: int, *, sensitivity: float = 1.0):
+def adversarial_pair(num_queries: int, *, sensitivity: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """The lecture's hard case: q(D) = (0, …, 0, Δ) and q(D′) = (Δ, …, Δ, 0).
 
     On D′ every early query is Δ higher (more likely to stop early) and the last is Δ lower;
@@ -283,8 +309,16 @@ class ProofSteps:
     half_epsilon_bound: float
 
 
-def proof_steps(answers_d, answers_d_prime, outcome: int, *, threshold: float, epsilon: float,
-                sensitivity: float = 1.0, grid_points: int = 4001) -> ProofSteps:
+def proof_steps(
+    answers_d: ArrayLike,
+    answers_d_prime: ArrayLike,
+    outcome: int,
+    *,
+    threshold: float,
+    epsilon: float,
+    sensitivity: float = 1.0,
+    grid_points: int = 4001,
+) -> ProofSteps:
     """Check the steps of the proof that Pr[M(D) = ⊥ᵏ⊤] ≤ e^ε Pr[M(D′) = ⊥ᵏ⊤] on concrete inputs."""
     delta_q = check_positive(sensitivity, "sensitivity")
     a, b = check_neighbouring_answers(answers_d, answers_d_prime, delta_q)
@@ -300,8 +334,13 @@ def proof_steps(answers_d, answers_d_prime, outcome: int, *, threshold: float, e
     lo, hi = rho.ppf(_TAIL) + delta_q, rho.isf(_TAIL) + delta_q
     inside = kinks[(kinks > lo) & (kinks < hi)]
     shifted = sum(
-        integrate.quad(lambda u: outcome_integrand(u - delta_q, k, a, threshold=t, threshold_noise=rho,
-                                                   query_noise=nu)[0], left, right, epsabs=1e-14, epsrel=1e-12)[0]
+        integrate.quad(
+            lambda u: outcome_integrand(u - delta_q, k, a, threshold=t, threshold_noise=rho, query_noise=nu)[0],
+            left,
+            right,
+            epsabs=1e-14,
+            epsrel=1e-12,
+        )[0]
         for left, right in zip(np.r_[lo, inside], np.r_[inside, hi], strict=False)
     )
     threshold_factor = float(np.max(rho.pdf(z - delta_q) / rho.pdf(z)))

@@ -9,12 +9,15 @@ with it each variant's counterexample and its exact loss (:func:`counterexample`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, TypeAlias
 
 import numpy as np
 
 from ._validation import (
+    ArrayLike,
     check_answers_and_threshold,
     check_choice,
     check_integer,
@@ -22,7 +25,7 @@ from ._validation import (
 )
 from .data import DIRECTORY, load_table
 from .exact_above_threshold import _gauss_legendre, adversarial_pair, privacy_loss
-from .svt_variants import VARIANTS
+from .svt_variants import VARIANTS, Variant
 
 __all__ = [
     "VARIANT_LOSS_TABLE",
@@ -37,7 +40,11 @@ __all__ = [
 
 
 # --- Notebook 05: the SVT variants of Lyu, Su & Li ---
-def _laplace_cdf(x, scale):
+#: One entry of an output event: −∞ (⊥), +∞ (⊤), NaN (not answered) or ``(lo, hi)`` for a released number in [lo, hi].
+PatternEntry: TypeAlias = float | tuple[float, float]
+
+
+def _laplace_cdf(x: ArrayLike, scale: float) -> np.ndarray:
     if scale == 0:  # no noise: q + 0 < T + z exactly when x = T + z − q > 0
         return (np.asarray(x) > 0).astype(float)
     x = np.asarray(x, dtype=float)
@@ -45,11 +52,11 @@ def _laplace_cdf(x, scale):
     return np.where(x < 0, half, 1.0 - half)
 
 
-def _pattern_items(pattern, m):
+def _pattern_items(pattern: Sequence[Any], m: int) -> list[tuple[Any, ...]]:
     items = list(pattern)
     if len(items) != m:
         raise ValueError(f"pattern must have one entry per query ({m}); got {len(items)}")
-    kinds = []
+    kinds: list[tuple[Any, ...]] = []
     for item in items:
         if isinstance(item, (tuple, list)):
             lo, hi = float(item[0]), float(item[1])
@@ -63,13 +70,22 @@ def _pattern_items(pattern, m):
         elif np.isneginf(item):
             kinds.append(("bottom",))
         else:
-            raise ValueError("pattern entries are -inf (⊥), inf (⊤), nan (not answered) "
-                             "or (lo, hi) for a released number")
+            raise ValueError(
+                "pattern entries are -inf (⊥), inf (⊤), nan (not answered) or (lo, hi) for a released number"
+            )
     return kinds
 
 
-def variant_pattern_probability(variant, answers, pattern, *, threshold, epsilon: float, c: int,
-                                sensitivity: float = 1.0) -> float:
+def variant_pattern_probability(
+    variant: str | Variant,
+    answers: ArrayLike,
+    pattern: Sequence[Any],
+    *,
+    threshold: ArrayLike,
+    epsilon: float,
+    c: int,
+    sensitivity: float = 1.0,
+) -> float:
     """Exact probability that a variant's output matches ``pattern``, by quadrature over the threshold noise.
 
     ``pattern`` has one entry per query: −∞ (⊥), +∞ (⊤), NaN (not answered) or ``(lo, hi)``,
@@ -80,8 +96,9 @@ def variant_pattern_probability(variant, answers, pattern, *, threshold, epsilon
     probability 0.
     """
     v = VARIANTS[check_choice(variant, "variant", sorted(VARIANTS))] if isinstance(variant, str) else variant
-    spec = v.spec(check_positive(epsilon, "epsilon"), check_integer(c, "c", minimum=1),
-                  check_positive(sensitivity, "sensitivity"))
+    spec = v.spec(
+        check_positive(epsilon, "epsilon"), check_integer(c, "c", minimum=1), check_positive(sensitivity, "sensitivity")
+    )
     q, t = check_answers_and_threshold(answers, threshold)
     kinds = _pattern_items(pattern, q.size)
     tops = np.cumsum([k[0] in ("top", "number") for k in kinds])
@@ -122,14 +139,17 @@ def variant_pattern_probability(variant, answers, pattern, *, threshold, epsilon
                 lower = _laplace_cdf(np.maximum(t[i] + z, kind[1]) - q[i], spec.query_scale)
                 integrand = integrand * np.clip(upper - lower, 0.0, None)
             else:
-                released = (_laplace_cdf(kind[2] - q[i], spec.numeric_scale)
-                            - _laplace_cdf(kind[1] - q[i], spec.numeric_scale))
+                released = _laplace_cdf(kind[2] - q[i], spec.numeric_scale) - _laplace_cdf(
+                    kind[1] - q[i], spec.numeric_scale
+                )
                 integrand = integrand * (1.0 - below) * released
         probability *= float(np.clip(w @ integrand, 0.0, 1.0))
     return probability
 
 
-def counterexample(variant_key: str, num_queries: int, *, c: int = 1, sensitivity: float = 1.0):
+def counterexample(
+    variant_key: str, num_queries: int, *, c: int = 1, sensitivity: float = 1.0
+) -> tuple[np.ndarray, np.ndarray, float, Sequence[PatternEntry]]:
     """A neighbouring pair and an output event that show each variant's worst case.
 
     Returns ``(answers_d, answers_d_prime, threshold, pattern)`` for
@@ -158,12 +178,13 @@ def counterexample(variant_key: str, num_queries: int, *, c: int = 1, sensitivit
         return d, d_prime, 0.5 * delta_q, [bottom] * (m - 1) + [top]
     if variant_key == "alg2":
         if m < c:
-            raise ValueError(f"num_queries must be an integer in [c, inf] for alg2's counterexample; "
-                             f"got {num_queries!r}")
+            raise ValueError(
+                f"num_queries must be an integer in [c, inf] for alg2's counterexample; got {num_queries!r}"
+            )
         sizes = np.full(c, m // c)
         sizes[0] += m % c
         blocks = [adversarial_pair(int(size), sensitivity=delta_q) for size in sizes]
-        pattern = [x for size in sizes for x in [bottom] * (int(size) - 1) + [top]]
+        pattern: list[PatternEntry] = [x for size in sizes for x in [bottom] * (int(size) - 1) + [top]]
         return np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks]), 0.5 * delta_q, pattern
     if variant_key == "alg3":
         return np.zeros(m), np.full(m, delta_q), 0.0, [bottom] * (m - 1) + [(-1e9 * delta_q, -1.0 * delta_q)]
@@ -180,8 +201,9 @@ def counterexample(variant_key: str, num_queries: int, *, c: int = 1, sensitivit
     raise ValueError(f"variant_key must be one of 'alg1' … 'alg6', 'svt_s'; got {variant_key!r}")
 
 
-def exact_variant_loss(variant_key: str, num_queries: int, *, epsilon: float, c: int = 1,
-                       sensitivity: float = 1.0) -> tuple[float, float, float]:
+def exact_variant_loss(
+    variant_key: str, num_queries: int, *, epsilon: float, c: int = 1, sensitivity: float = 1.0
+) -> tuple[float, float, float]:
     """(loss, Pr on D, Pr on D′) of :func:`counterexample`'s event, exactly; loss = ∞ when Pr on D′ is 0.
 
     The losses notebook 05 and its panel show at ε = 1 come from the shipped table
@@ -194,11 +216,16 @@ def exact_variant_loss(variant_key: str, num_queries: int, *, epsilon: float, c:
     return _computed_variant_loss(variant_key, num_queries, epsilon=epsilon, c=c, sensitivity=sensitivity)
 
 
-def _computed_variant_loss(variant_key, num_queries, *, epsilon, c, sensitivity):
+def _computed_variant_loss(
+    variant_key: str, num_queries: int, *, epsilon: float, c: int, sensitivity: float
+) -> tuple[float, float, float]:
     d, d_prime, threshold, pattern = counterexample(variant_key, num_queries, c=c, sensitivity=sensitivity)
-    kw = dict(threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity)
-    p = variant_pattern_probability(variant_key, d, pattern, **kw)
-    q = variant_pattern_probability(variant_key, d_prime, pattern, **kw)
+    p = variant_pattern_probability(
+        variant_key, d, pattern, threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity
+    )
+    q = variant_pattern_probability(
+        variant_key, d_prime, pattern, threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity
+    )
     return (float(privacy_loss(np.array([p]), np.array([q]))[0]) if p > 0 else 0.0), p, q
 
 
@@ -211,17 +238,35 @@ VARIANT_LOSS_TABLE_CS = (1, 2, 3, 4, 5)  # the panel's c slider
 VARIANT_LOSS_TABLE_LONG = 150  # notebook 05: Alg. 1, Alg. 2 and SVT-S reach ε at m = 150, c = 1, 2, 3
 
 
-def _variant_loss_fingerprint(variant_key, num_queries, epsilon, c, sensitivity) -> np.ndarray:
+def _variant_loss_fingerprint(
+    variant_key: str, num_queries: int, epsilon: float, c: int, sensitivity: float
+) -> np.ndarray:
     """Numbers that change if the variant's noise or its counterexample does: ε, Δ, the noise scales and
     stopping rule, the threshold, and weighted sums of both inputs and of the event."""
     spec = VARIANTS[variant_key].spec(epsilon, c, sensitivity)
     d, d_prime, threshold, pattern = counterexample(variant_key, num_queries, c=c, sensitivity=sensitivity)
-    codes = np.array([x[0] + 2 * x[1] if isinstance(x, (tuple, list)) else {-np.inf: 1.0, np.inf: 2.0}.get(x, 3.0)
-                      for x in pattern])
+    codes = np.array(
+        [x[0] + 2 * x[1] if isinstance(x, (tuple, list)) else {-np.inf: 1.0, np.inf: 2.0}.get(x, 3.0) for x in pattern]
+    )
     weights = np.arange(1.0, d.size + 1)
-    return np.array([num_queries, c, epsilon, sensitivity, spec.threshold_scale, spec.query_scale,
-                     spec.redraw_scale or 0.0, spec.c or 0, ("none", "compared", "fresh").index(spec.numeric),
-                     spec.numeric_scale, threshold, d @ weights, d_prime @ weights, codes @ weights])
+    return np.array(
+        [
+            num_queries,
+            c,
+            epsilon,
+            sensitivity,
+            spec.threshold_scale,
+            spec.query_scale,
+            spec.redraw_scale or 0.0,
+            spec.c or 0,
+            ("none", "compared", "fresh").index(spec.numeric),
+            spec.numeric_scale,
+            threshold,
+            d @ weights,
+            d_prime @ weights,
+            codes @ weights,
+        ]
+    )
 
 
 @lru_cache(maxsize=1)
@@ -230,19 +275,26 @@ def _variant_loss_table() -> dict:
     return dict(zip(table["keys"].tolist(), table["rows"], strict=False)) if table else {}
 
 
-def _stored_variant_loss(variant_key, num_queries, epsilon, c, sensitivity):
+def _stored_variant_loss(
+    variant_key: str, num_queries: int, epsilon: float, c: int, sensitivity: float
+) -> tuple[float, float, float] | None:
     """(loss, p, p′) from the shipped table when an entry matches exactly; None otherwise (then it is computed)."""
     if not isinstance(variant_key, str) or variant_key not in VARIANTS or epsilon != 1.0 or sensitivity != 1.0:
         return None
     entry = _variant_loss_table().get(f"{variant_key}-{num_queries}-{c}")
-    if entry is None or not np.array_equal(entry[3:], _variant_loss_fingerprint(variant_key, num_queries, epsilon, c,
-                                                                                sensitivity)):
+    if entry is None or not np.array_equal(
+        entry[3:], _variant_loss_fingerprint(variant_key, num_queries, epsilon, c, sensitivity)
+    ):
         return None
     return float(entry[0]), float(entry[1]), float(entry[2])
 
 
-def write_variant_loss_table(path: Path = VARIANT_LOSS_TABLE, max_queries: int = VARIANT_LOSS_TABLE_MAX_QUERIES,
-                             cs=VARIANT_LOSS_TABLE_CS, long: int | None = VARIANT_LOSS_TABLE_LONG) -> Path:
+def write_variant_loss_table(
+    path: Path = VARIANT_LOSS_TABLE,
+    max_queries: int = VARIANT_LOSS_TABLE_MAX_QUERIES,
+    cs: Sequence[int] = VARIANT_LOSS_TABLE_CS,
+    long: int | None = VARIANT_LOSS_TABLE_LONG,
+) -> Path:
     """Compute :func:`exact_variant_loss` at ε = 1, Δ = 1 for every variant, every c in ``cs`` and every m up to
     ``max_queries`` (m ≥ c for Alg. 2), and for Alg. 1, Alg. 2 and SVT-S at m = ``long``, c = 1, 2, 3; store
     each (loss, p, p′) with its fingerprint. ``python -m dpcourse.data`` runs this; ``tests/test_exact.py``
@@ -250,8 +302,15 @@ def write_variant_loss_table(path: Path = VARIANT_LOSS_TABLE, max_queries: int =
     cases = [(key, m, c) for key in VARIANTS for c in cs for m in range(1, max_queries + 1) if key != "alg2" or m >= c]
     if long is not None:
         cases += [(key, long, c) for key in ("alg1", "alg2", "svt_s") for c in (1, 2, 3)]
-    rows = [np.concatenate([_computed_variant_loss(key, m, epsilon=1.0, c=c, sensitivity=1.0),
-                            _variant_loss_fingerprint(key, m, 1.0, c, 1.0)]) for key, m, c in cases]
+    rows = [
+        np.concatenate(
+            [
+                _computed_variant_loss(key, m, epsilon=1.0, c=c, sensitivity=1.0),
+                _variant_loss_fingerprint(key, m, 1.0, c, 1.0),
+            ]
+        )
+        for key, m, c in cases
+    ]
     path.parent.mkdir(parents=True, exist_ok=True)
     # one array of keys and one of rows (loss, p, p′, fingerprint …): a zip entry per case would take longer to load
     np.savez_compressed(path, keys=np.array([f"{key}-{m}-{c}" for key, m, c in cases]), rows=np.vstack(rows))

@@ -14,7 +14,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ._validation import as_generator, check_array, check_choice, check_integer, check_probability, row_blocks
+from ._validation import (
+    ArrayLike,
+    RngLike,
+    as_generator,
+    check_array,
+    check_choice,
+    check_integer,
+    check_probability,
+    row_blocks,
+)
 
 __all__ = [
     "ERROR_METRICS",
@@ -31,7 +40,7 @@ __all__ = [
 ERROR_METRICS = ("max", "mse")
 
 
-def _per_trial(released, truth, square: bool) -> np.ndarray:
+def _per_trial(released: ArrayLike, truth: ArrayLike, square: bool) -> np.ndarray:
     """max |released − truth| (or the mean of its square) over the last axis, one block of rows at a time.
 
     Each row is reduced exactly as ``np.max(np.abs(released - truth), axis=-1)`` (``np.mean(… ** 2, …)``)
@@ -40,15 +49,16 @@ def _per_trial(released, truth, square: bool) -> np.ndarray:
     truth = check_array(truth, "truth", ndim=(0, 1))  # one number (the same for every query) or one per query
     released = check_array(released, "released", ndim=(1, 2), finite=False)
     if truth.ndim == 1 and released.shape[-1] != truth.size:
-        raise ValueError(f"released must have one entry per true answer ({truth.size}) on its last axis; "
-                         f"got shape {released.shape}")
+        raise ValueError(
+            f"released must have one entry per true answer ({truth.size}) on its last axis; got shape {released.shape}"
+        )
     rows = released.reshape(-1, released.shape[-1])
     out = np.empty(rows.shape[0])
     # a (20 000, 1000) release needs one 2 MB buffer instead of two more arrays of its own size (320 MB)
     blocks = row_blocks(*rows.shape)
     buffer = np.empty((blocks[0].stop, rows.shape[1]))
     for block in blocks:
-        diff = np.subtract(rows[block], truth, out=buffer[:block.stop - block.start])
+        diff = np.subtract(rows[block], truth, out=buffer[: block.stop - block.start])
         if square:
             np.square(diff, out=diff)
             np.mean(diff, axis=-1, out=out[block])
@@ -60,12 +70,12 @@ def _per_trial(released, truth, square: bool) -> np.ndarray:
     return out.reshape(released.shape[:-1])[()]  # one release: a NumPy scalar, as np.max would give
 
 
-def max_abs_error(released, truth) -> np.ndarray:
+def max_abs_error(released: ArrayLike, truth: ArrayLike) -> np.ndarray:
     """‖released − truth‖∞ over the last axis: one number per trial."""
     return _per_trial(released, truth, square=False)
 
 
-def mean_squared_error(released, truth) -> np.ndarray:
+def mean_squared_error(released: ArrayLike, truth: ArrayLike) -> np.ndarray:
     """(1/k)‖released − truth‖₂² over the last axis: one number per trial."""
     return _per_trial(released, truth, square=True)
 
@@ -93,7 +103,7 @@ class ErrorSummary:
         return f"{self.mean:.4g} ± {self.half_width:.2g} ({self.confidence:.0%} CI, {self.trials} trials)"
 
 
-def summarize(values, *, confidence: float = 0.95) -> ErrorSummary:
+def summarize(values: ArrayLike, *, confidence: float = 0.95) -> ErrorSummary:
     """Mean and normal-approximation confidence interval of per-trial ``values``."""
     v = check_array(values, "values", ndim=1, min_size=2)
     level = check_probability(confidence, "confidence")
@@ -103,7 +113,7 @@ def summarize(values, *, confidence: float = 0.95) -> ErrorSummary:
     return ErrorSummary(mean, mean - half, mean + half, std, int(v.size), level)
 
 
-def proportion_interval(counts, trials: int, *, confidence: float = 0.95):
+def proportion_interval(counts: ArrayLike, trials: int, *, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Clopper–Pearson interval for binomial proportions ``counts / trials`` (vectorised).
 
     The interval for a count c of T is [B(α/2; c, T − c + 1), B(1 − α/2; c + 1, T − c)] with
@@ -133,7 +143,7 @@ class TailEstimate:
     trials: int
 
 
-def empirical_tail(values, levels, *, confidence: float = 0.95) -> TailEstimate:
+def empirical_tail(values: ArrayLike, levels: ArrayLike, *, confidence: float = 0.95) -> TailEstimate:
     """The fraction of ``values`` at or above each of ``levels``, with Clopper–Pearson intervals.
 
     The intervals are Clopper–Pearson (:func:`proportion_interval`).
@@ -148,10 +158,10 @@ def empirical_tail(values, levels, *, confidence: float = 0.95) -> TailEstimate:
 
 def empirical_error(
     mechanism: Callable[..., np.ndarray],
-    truth,
+    truth: ArrayLike,
     *,
     trials: int,
-    rng=None,
+    rng: RngLike = None,
     metric: str = "max",
     confidence: float = 0.95,
 ) -> tuple[ErrorSummary, np.ndarray]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ._validation import check_array, check_epsilon, check_integer, check_positive
+from ._validation import ArrayLike, check_array, check_epsilon, check_integer, check_positive
 
 __all__ = [
     "ExponentialPrivacyLoss",
@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 
-def _check_factor(factor) -> float:
+def _check_factor(factor: float) -> float:
     f = check_positive(factor, "factor")
     if f not in (1.0, 2.0):
         raise ValueError(
@@ -40,7 +40,9 @@ def _check_factor(factor) -> float:
     return f
 
 
-def exponential_mechanism_pmf(scores, *, epsilon: float, sensitivity: float = 1.0, factor: float = 2.0) -> np.ndarray:
+def exponential_mechanism_pmf(
+    scores: ArrayLike, *, epsilon: float, sensitivity: float = 1.0, factor: float = 2.0
+) -> np.ndarray:
     """Pr[M(x) = r] = exp(εu(x, r)/(factor·Δu)) / Σ_r′ exp(εu(x, r′)/(factor·Δu)), for every r.
 
     ``scores`` are u(x, r) over the range R. A softmax, so large scores do not overflow.
@@ -84,7 +86,7 @@ class ExponentialPrivacyLoss:
 
 
 def exponential_privacy_loss(
-    scores_d, scores_d_prime, *, epsilon: float, sensitivity: float = 1.0, factor: float = 2.0
+    scores_d: ArrayLike, scores_d_prime: ArrayLike, *, epsilon: float, sensitivity: float = 1.0, factor: float = 2.0
 ) -> ExponentialPrivacyLoss:
     """The exponential mechanism's exact privacy loss on neighbours x, y, and the two factors of the lecture's proof.
 
@@ -125,7 +127,7 @@ def adversarial_scores(num_outcomes: int, *, sensitivity: float = 1.0) -> tuple[
     return d, delta_u - d
 
 
-def pricing_revenue(valuations, prices) -> np.ndarray:
+def pricing_revenue(valuations: ArrayLike, prices: ArrayLike) -> np.ndarray:
     """The lecture's pricing example: revenue u(x, p) = p · #{i : vᵢ ≥ p} at each price p.
 
     Consumer i buys one copy when the price is at most their valuation vᵢ. (The notes write
@@ -146,7 +148,7 @@ def pricing_revenue(valuations, prices) -> np.ndarray:
     return p * buyers
 
 
-def utility_gap_tail(scores, gaps, *, epsilon: float, sensitivity: float = 1.0) -> np.ndarray:
+def utility_gap_tail(scores: ArrayLike, gaps: ArrayLike, *, epsilon: float, sensitivity: float = 1.0) -> np.ndarray:
     """Exact Pr[u(x, M(x)) ≤ OPT − g] for each gap g, from :func:`exponential_mechanism_pmf`.
 
     Compare :func:`dpcourse.bounds.exponential_mechanism_utility_bound`: at

@@ -16,6 +16,7 @@ from scipy import sparse, special
 
 from . import bounds
 from ._validation import (
+    ArrayLike,
     check_array,
     check_histogram,
     check_integer,
@@ -78,7 +79,7 @@ class HedgeResult:
         """Σₜ xₜ·ℓₜ − minᵢ Σₜ ℓₜ(i)."""
         return self.total_loss - float(self.expert_losses.min())
 
-    def regret_against(self, p) -> np.ndarray:
+    def regret_against(self, p: ArrayLike) -> np.ndarray:
         """Σₜ xₜ·ℓₜ − Σₜ p·ℓₜ against a distribution p over the experts (or a ``(K, N)`` stack of them).
 
         Lecture 4, Corollary 4.2: at most the regret against the best expert (Σₜ p·ℓₜ is an
@@ -102,7 +103,7 @@ class HedgeResult:
         return float(self.eta * self.second_moments.sum() + np.log(self.weights.shape[1]) / self.eta)
 
 
-def hedge(losses, *, eta: float) -> HedgeResult:
+def hedge(losses: ArrayLike, *, eta: float) -> HedgeResult:
     """Hedge (multiplicative weights over N experts, Lecture 3, Algorithm 1), all T rounds at once.
 
     W₁(i) = 1 and Wₜ₊₁(i) = Wₜ(i)·e^{−η ℓₜ(i)}, so xₜ ∝ exp(−η Σ_{s<t} ℓₛ): a row-wise softmax
@@ -150,14 +151,14 @@ def hedge(losses, *, eta: float) -> HedgeResult:
 # --------------------------------------------------------------------------------------
 # Multiplicative weights for query release (no privacy)
 # --------------------------------------------------------------------------------------
-def kl_potential(p, synthetic) -> float:
+def kl_potential(p: ArrayLike, synthetic: ArrayLike) -> float:
     """KL(p‖p̃) = Σᵤ p(u) ln(p(u)/p̃(u)) (0·ln 0 = 0), the potential of the update-count proofs."""
     pp = check_array(p, "p", ndim=1)
     ps = check_array(synthetic, "synthetic", shape=pp.shape)
     return float(special.rel_entr(pp, ps).sum())
 
 
-def mw_update(synthetic, query, released: float, *, eta: float) -> np.ndarray:
+def mw_update(synthetic: ArrayLike, query: ArrayLike, released: float, *, eta: float) -> np.ndarray:
     """One MW step: p̃ ← Normalize(p̃ · e^{−η ℓ}) with ℓ = sign(q·p̃ − y)·q (Lecture 4).
 
     If the synthetic answer is too high, the cells the query counts lose weight; too low,
@@ -207,7 +208,7 @@ class MWReleaseResult:
     eta: float
 
 
-def _query_matrix(queries, domain_size):
+def _query_matrix(queries: ArrayLike, domain_size: int) -> np.ndarray:
     if sparse.issparse(queries):
         w = sparse.csr_array(queries, dtype=float)
         check_unit_interval_array(w.data, "queries", min_size=0)
@@ -220,8 +221,15 @@ def _query_matrix(queries, domain_size):
     return w
 
 
-def mw_query_release(histogram, queries, *, alpha: float, eta: float | None = None, adversarial: bool = True,
-                     max_updates: int | None = None) -> MWReleaseResult:
+def mw_query_release(
+    histogram: ArrayLike,
+    queries: ArrayLike,
+    *,
+    alpha: float,
+    eta: float | None = None,
+    adversarial: bool = True,
+    max_updates: int | None = None,
+) -> MWReleaseResult:
     """MW query release without privacy (Lecture 4): p̃₁ uniform, update on every query answered ≥ α off.
 
     ``adversarial=True``: in each round the adversary asks the query of the workload that
@@ -250,8 +258,11 @@ def mw_query_release(histogram, queries, *, alpha: float, eta: float | None = No
         raise ValueError(f"alpha must be in (0, 1]; got {alpha!r}")
     eta = a / 2 if eta is None else check_positive(eta, "eta")
     w = _query_matrix(queries, d)
-    cap = (int(np.ceil(bounds.mw_update_count_bound(domain_size=d, alpha=a))) + 1 if max_updates is None
-           else check_integer(max_updates, "max_updates", minimum=0))
+    cap = (
+        int(np.ceil(bounds.mw_update_count_bound(domain_size=d, alpha=a))) + 1
+        if max_updates is None
+        else check_integer(max_updates, "max_updates", minimum=0)
+    )
     p = x / x.sum()
     truth = np.asarray(w @ p).ravel()
     synthetic = np.full(d, 1.0 / d)
@@ -281,5 +292,6 @@ def mw_query_release(histogram, queries, *, alpha: float, eta: float | None = No
         gaps.append(gap)
         potential.append(kl_potential(p, synthetic))
     final = float(np.max(np.abs(np.asarray(w @ synthetic).ravel() - truth)))
-    return MWReleaseResult(synthetic, len(chosen), np.array(chosen, dtype=int), np.array(gaps),
-                           np.array(potential), final, a, eta)
+    return MWReleaseResult(
+        synthetic, len(chosen), np.array(chosen, dtype=int), np.array(gaps), np.array(potential), final, a, eta
+    )

@@ -14,6 +14,7 @@ strategy meets. The strategies themselves are in :mod:`dpcourse.strategies`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -22,6 +23,8 @@ import scipy.linalg
 from scipy.sparse import linalg as sparse_linalg
 
 from ._validation import (
+    ArrayLike,
+    RngLike,
     as_generator,
     check_array,
     check_choice,
@@ -69,11 +72,13 @@ def noise_variance(strategy: Strategy, *, epsilon: float, noise: str = "laplace"
         check_probability(delta, "delta")
     if noise == "laplace":
         return 2.0 * (strategy.l1_sensitivity / eps) ** 2
-    return gaussian_sigma(l2_sensitivity=strategy.l2_sensitivity, epsilon=eps,
-                          delta=check_probability(delta, "delta")) ** 2
+    return (
+        gaussian_sigma(l2_sensitivity=strategy.l2_sensitivity, epsilon=eps, delta=check_probability(delta, "delta"))
+        ** 2
+    )
 
 
-def tree_least_squares(strategy: Strategy, noisy_answers) -> np.ndarray:
+def tree_least_squares(strategy: Strategy, noisy_answers: ArrayLike) -> np.ndarray:
     """Least-squares cell estimates from noisy answers of a hierarchical strategy, in O(number of nodes).
 
     Two passes over the tree (Hay, Rastogi, Miklau & Suciu 2010, generalised to any tree):
@@ -116,7 +121,7 @@ def tree_least_squares(strategy: Strategy, noisy_answers) -> np.ndarray:
     return estimate[0] if single else estimate
 
 
-def least_squares(strategy: Strategy, noisy_answers) -> np.ndarray:
+def least_squares(strategy: Strategy, noisy_answers: ArrayLike) -> np.ndarray:
     """x̂ = A⁺y for ``noisy_answers`` y of shape ``(m,)`` or ``(trials, m)``.
 
     Trees use :func:`tree_least_squares` (O(d)); square strategies are inverted with a sparse LU
@@ -134,8 +139,16 @@ def least_squares(strategy: Strategy, noisy_answers) -> np.ndarray:
     return scipy.linalg.cho_solve(factor, (a.T @ y.T)).T
 
 
-def matrix_mechanism(histogram, strategy: Strategy, *, epsilon: float, noise: str = "laplace",
-                     delta: float | None = None, rng=None, trials: int | None = None) -> np.ndarray:
+def matrix_mechanism(
+    histogram: ArrayLike,
+    strategy: Strategy,
+    *,
+    epsilon: float,
+    noise: str = "laplace",
+    delta: float | None = None,
+    rng: RngLike = None,
+    trials: int | None = None,
+) -> np.ndarray:
     """Answer ``strategy`` with noise and return the least-squares estimate x̂ of the histogram.
 
     Answer any workload from it with ``workload.answer(x̂)``. Shape ``(d,)`` or ``(trials, d)``.
@@ -157,22 +170,39 @@ def matrix_mechanism(histogram, strategy: Strategy, *, epsilon: float, noise: st
     return estimate[0] if trials is None else estimate
 
 
-def _check_match(workload: Workload, strategy: Strategy):
+def _check_match(workload: Workload, strategy: Strategy) -> None:
     if workload.domain_size != strategy.domain_size:
-        raise ValueError(f"workload and strategy must share the domain size; got {workload.domain_size} and "
-                         f"{strategy.domain_size}")
+        raise ValueError(
+            f"workload and strategy must share the domain size; got {workload.domain_size} and {strategy.domain_size}"
+        )
 
 
-def sampled_error(workload: Workload, strategy: Strategy, histogram, *, epsilon: float, noise: str = "laplace",
-                  delta: float | None = None, rng=None, trials: int = 100) -> np.ndarray:
+def sampled_error(
+    workload: Workload,
+    strategy: Strategy,
+    histogram: ArrayLike,
+    *,
+    epsilon: float,
+    noise: str = "laplace",
+    delta: float | None = None,
+    rng: RngLike = None,
+    trials: int = 100,
+) -> np.ndarray:
     """Per trial, the measured mean squared error per workload query of the matrix mechanism.
 
     Computed as eᵀ(WᵀW)e / |W| with e = x̂ − x, which equals the mean of (W x̂ − W x)² over the
     workload's queries without listing them.
     """
     _check_match(workload, strategy)
-    estimate = matrix_mechanism(histogram, strategy, epsilon=epsilon, noise=noise, delta=delta, rng=rng,
-                                trials=check_integer(trials, "trials", minimum=1))
+    estimate = matrix_mechanism(
+        histogram,
+        strategy,
+        epsilon=epsilon,
+        noise=noise,
+        delta=delta,
+        rng=rng,
+        trials=check_integer(trials, "trials", minimum=1),
+    )
     e = estimate - np.asarray(histogram, dtype=float)
     from .queries import AllRangeWorkload
 
@@ -201,8 +231,9 @@ def _trace_gram_inverse(gram_w: np.ndarray, gram_a: np.ndarray) -> float:
     return float(2.0 * np.vdot(gram_w, inverse) - np.dot(np.diag(gram_w), np.diag(inverse)))
 
 
-def expected_error(workload: Workload, strategy: Strategy, *, epsilon: float, noise: str = "laplace",
-                   delta: float | None = None) -> float:
+def expected_error(
+    workload: Workload, strategy: Strategy, *, epsilon: float, noise: str = "laplace", delta: float | None = None
+) -> float:
     """Exact mean squared error per workload query of the matrix mechanism with least squares.
 
     (noise variance) · trace(WᵀW (AᵀA)⁻¹) / (number of workload queries), from the Gram matrices
@@ -217,8 +248,11 @@ def expected_error(workload: Workload, strategy: Strategy, *, epsilon: float, no
     stored = _stored_all_range_trace(workload, strategy)
     if stored is not None:
         trace = stored
-    elif (a.shape[0] == a.shape[1] and a.nnz == a.shape[0]
-          and np.all(a.indices == np.repeat(np.arange(a.shape[0]), np.diff(a.indptr)))):
+    elif (
+        a.shape[0] == a.shape[1]
+        and a.nnz == a.shape[0]
+        and np.all(a.indices == np.repeat(np.arange(a.shape[0]), np.diff(a.indptr)))
+    ):
         # a diagonal strategy (the identity): (AᵀA)⁻¹ is diagonal too
         trace = float(np.sum(np.diag(workload.gram()) / a.diagonal() ** 2))
     else:
@@ -238,15 +272,23 @@ def _fingerprint(strategy: Strategy) -> np.ndarray:
     """Numbers that change if the strategy matrix does: its shape, non-zeros and two weighted sums."""
     a = strategy.matrix
     rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
-    return np.array([a.shape[0], a.shape[1], a.nnz, float(a.data.sum()), float(a.data @ (a.indices + 1.0)),
-                     float(a.data @ (rows + 1.0))])
+    return np.array(
+        [
+            a.shape[0],
+            a.shape[1],
+            a.nnz,
+            float(a.data.sum()),
+            float(a.data @ (a.indices + 1.0)),
+            float(a.data @ (rows + 1.0)),
+        ]
+    )
 
 
 def _all_range_table() -> dict:
     return load_table(ALL_RANGE_TABLE.name)
 
 
-def _stored_all_range_trace(workload, strategy: Strategy) -> float | None:
+def _stored_all_range_trace(workload: Any, strategy: Strategy) -> float | None:
     """trace(WᵀW (AᵀA)⁻¹) from the shipped table, when W is the all-range workload and A a built-in
     strategy whose matrix matches the stored fingerprint; None otherwise (then it is computed)."""
     from .queries import AllRangeWorkload
@@ -259,7 +301,7 @@ def _stored_all_range_trace(workload, strategy: Strategy) -> float | None:
     return float(entry[0])
 
 
-def write_all_range_table(path: Path = ALL_RANGE_TABLE, domain_sizes=ALL_RANGE_TABLE_SIZES) -> Path:
+def write_all_range_table(path: Path = ALL_RANGE_TABLE, domain_sizes: Sequence[int] = ALL_RANGE_TABLE_SIZES) -> Path:
     """Compute trace(WᵀW (AᵀA)⁻¹) for the all-range workload and the identity, prefix, wavelet and tree strategies
     (every branching of :data:`ALL_RANGE_TABLE_BRANCHINGS` up to d) and store it with each strategy's
     fingerprint; also Σ√λ(WᵀW) for :func:`svd_lower_bound` (key ``svd-d``). ``python -m dpcourse.data``

@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import (
+    ArrayLike,
+    RngLike,
     as_generator,
     check_array,
     check_binary,
@@ -44,14 +46,17 @@ __all__ = [
     "rr_keep_probability",
 ]
 
-def _answers(true_answers) -> np.ndarray:
+
+def _answers(true_answers: ArrayLike) -> np.ndarray:
     return check_array(true_answers, "true_answers", ndim=(0, 1))
 
 
 # --------------------------------------------------------------------------------------
 # Laplace
 # --------------------------------------------------------------------------------------
-def laplace_mechanism(true_answers, *, sensitivity: float, epsilon: float, rng=None, trials: int | None = None):
+def laplace_mechanism(
+    true_answers: ArrayLike, *, sensitivity: float, epsilon: float, rng: RngLike = None, trials: int | None = None
+) -> float | np.ndarray:
     """Release ``true_answers + Z`` with Z_i ~ Lap(Δf/ε) i.i.d.
 
     Parameters
@@ -98,15 +103,15 @@ def laplace_mechanism(true_answers, *, sensitivity: float, epsilon: float, rng=N
 # Gaussian
 # --------------------------------------------------------------------------------------
 def gaussian_mechanism(
-    true_answers,
+    true_answers: ArrayLike,
     *,
     l2_sensitivity: float,
     epsilon: float,
     delta: float,
-    rng=None,
+    rng: RngLike = None,
     trials: int | None = None,
     calibration: str = "analytic",
-):
+) -> float | np.ndarray:
     """Release ``true_answers + Z`` with Z ~ N(0, σ² I), σ from :func:`gaussian_sigma`.
 
     Returns shape ``(k,)``, or ``(trials, k)`` when ``trials`` is given.
@@ -127,7 +132,9 @@ def gaussian_mechanism(
 # --------------------------------------------------------------------------------------
 # Randomized response
 # --------------------------------------------------------------------------------------
-def randomized_response(bits, *, epsilon: float, rng=None, trials: int | None = None):
+def randomized_response(
+    bits: ArrayLike, *, epsilon: float, rng: RngLike = None, trials: int | None = None
+) -> np.ndarray:
     """Each person reports their bit with probability p = e^ε/(1+e^ε), and its flip otherwise.
 
     Parameters
@@ -163,7 +170,7 @@ def randomized_response(bits, *, epsilon: float, rng=None, trials: int | None = 
     return reports
 
 
-def rr_debias(reports, *, epsilon: float):
+def rr_debias(reports: ArrayLike, *, epsilon: float) -> np.ndarray:
     """Per-person unbiased estimates x̂ = ½ + (Y − ½)/(2p − 1) of the true bits.
 
     E[x̂] = x for x ∈ {0, 1}; each x̂ takes one of the two values ½ ± ½/(2p − 1), a range
@@ -174,7 +181,7 @@ def rr_debias(reports, *, epsilon: float):
     return 0.5 + (y - 0.5) / two_p_minus_one
 
 
-def rr_estimate(reports, *, epsilon: float):
+def rr_estimate(reports: ArrayLike, *, epsilon: float) -> float | np.ndarray:
     """The unbiased estimate of the proportion of ones: the mean of :func:`rr_debias` over people.
 
     ``reports`` of shape ``(n,)`` gives a float; ``(trials, n)`` gives one estimate per trial.
@@ -204,7 +211,9 @@ def k_rr_probabilities(*, epsilon: float, categories: int) -> tuple[float, float
     return float(np.exp(epsilon) / denominator), float(1.0 / denominator)
 
 
-def k_randomized_response(values, *, epsilon: float, categories: int, rng=None, trials: int | None = None):
+def k_randomized_response(
+    values: ArrayLike, *, epsilon: float, categories: int, rng: RngLike = None, trials: int | None = None
+) -> np.ndarray:
     """Each person reports their category in {0, …, k − 1} w.p. p, else one of the other k − 1 uniformly.
 
     Returns int reports of shape ``(n,)`` or ``(trials, n)`` from one vectorised draw.
@@ -225,7 +234,7 @@ def k_randomized_response(values, *, epsilon: float, categories: int, rng=None, 
     return np.where(keep, x.astype(np.int64), other)
 
 
-def k_rr_debias_counts(report_counts, *, epsilon: float):
+def k_rr_debias_counts(report_counts: ArrayLike, *, epsilon: float) -> np.ndarray:
     """Unbiased estimates of the true category counts from the histogram of k-RR reports.
 
     E[count_j] = p·c_j + q·(n − c_j), so ĉ_j = (count_j − n·q)/(p − q), n = Σ counts.
@@ -240,8 +249,16 @@ def k_rr_debias_counts(report_counts, *, epsilon: float):
 # --------------------------------------------------------------------------------------
 # Selection: the exponential mechanism and report noisy max (notebook 05)
 # --------------------------------------------------------------------------------------
-def exponential_mechanism(scores, *, epsilon: float, sensitivity: float = 1.0, k: int = 1, monotonic: bool = False,
-                          rng=None, trials: int | None = None) -> np.ndarray:
+def exponential_mechanism(
+    scores: ArrayLike,
+    *,
+    epsilon: float,
+    sensitivity: float = 1.0,
+    k: int = 1,
+    monotonic: bool = False,
+    rng: RngLike = None,
+    trials: int | None = None,
+) -> np.ndarray:
     """Select k distinct indices, each round with Pr[i] ∝ exp(ε_round·scoreᵢ/(2Δ)), ε_round = ε/k.
 
     With ``monotonic=True`` (every score moves in the same direction between neighbours, e.g.
@@ -269,8 +286,15 @@ def exponential_mechanism(scores, *, epsilon: float, sensitivity: float = 1.0, k
     return np.take_along_axis(top, order, axis=-1)
 
 
-def report_noisy_max(scores, *, epsilon: float, sensitivity: float = 1.0, monotonic: bool = False, rng=None,
-                     trials: int | None = None):
+def report_noisy_max(
+    scores: ArrayLike,
+    *,
+    epsilon: float,
+    sensitivity: float = 1.0,
+    monotonic: bool = False,
+    rng: RngLike = None,
+    trials: int | None = None,
+) -> int | np.ndarray:
     """The index of the largest scoreᵢ + Lap(b): ε-DP selection.
 
     ``b = 2Δ/ε`` by default: for any scores of sensitivity Δ, comparing two noisy scores is a

@@ -14,28 +14,49 @@ e.g. after ``plt.rcdefaults()``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import matplotlib as mpl
 import numpy as np
 from cycler import cycler
+from matplotlib.axes import Axes
+from matplotlib.axis import Axis
+from matplotlib.container import ErrorbarContainer
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
+from matplotlib.typing import RcKeyType
 
-__all__ = ["METHOD_COLORS", "PALETTE", "RENDER_SCALE", "SCREEN_DPI", "STYLE", "apply_style", "color_for",
-           "fast_log_axes", "new_figure", "plot_empirical", "plot_theory"]
+from ._validation import ArrayLike
+
+__all__ = [
+    "METHOD_COLORS",
+    "PALETTE",
+    "RENDER_SCALE",
+    "SCREEN_DPI",
+    "STYLE",
+    "apply_style",
+    "color_for",
+    "fast_log_axes",
+    "new_figure",
+    "plot_empirical",
+    "plot_theory",
+]
 
 #: Paul Tol's muted qualitative scheme (colour-blind safe), in cycle order.
 PALETTE = ("#332288", "#CC6677", "#117733", "#88CCEE", "#AA4499", "#44AA99", "#999933", "#882255", "#DDCC77")
 
 METHOD_COLORS = {
-    "laplace": "#332288",             # indigo
-    "laplace_histogram": "#88CCEE",   # cyan
-    "gaussian": "#117733",            # green
-    "randomized_response": "#CC6677", # rose
-    "matrix_mechanism": "#AA4499",    # purple
-    "tree": "#999933",                # olive
-    "svt": "#882255",                 # wine
-    "pmw": "#44AA99",                 # teal
-    "exponential": "#DDCC77",         # sand
+    "laplace": "#332288",  # indigo
+    "laplace_histogram": "#88CCEE",  # cyan
+    "gaussian": "#117733",  # green
+    "randomized_response": "#CC6677",  # rose
+    "matrix_mechanism": "#AA4499",  # purple
+    "tree": "#999933",  # olive
+    "svt": "#882255",  # wine
+    "pmw": "#44AA99",  # teal
+    "exponential": "#DDCC77",  # sand
     "bound": "#555555",
     "exact": "#000000",
 }
@@ -48,7 +69,7 @@ SCREEN_DPI = 100
 RENDER_SCALE = 2
 MIN_FONT_PT = 9
 
-STYLE = {
+STYLE: dict[RcKeyType, Any] = {
     "figure.dpi": SCREEN_DPI,
     "savefig.dpi": SCREEN_DPI * RENDER_SCALE,
     "font.size": 10.5,
@@ -114,12 +135,22 @@ def new_figure(ncols: int = 1, *, width: float = 5.2, height: float = 3.6) -> tu
     return fig, axes
 
 
-def plot_theory(ax, x, y, *, method: str = "bound", label: str, style: str = "-"):
+def plot_theory(ax: Axes, x: ArrayLike, y: ArrayLike, *, method: str = "bound", label: str, style: str = "-") -> Line2D:
     """A theory line in the method's colour."""
     return ax.plot(x, y, style, color=color_for(method), label=label, lw=1.8)[0]
 
 
-def plot_empirical(ax, x, mean, low, high, *, method: str, label: str, capsize: float = 2.5):
+def plot_empirical(
+    ax: Axes,
+    x: ArrayLike,
+    mean: ArrayLike,
+    low: ArrayLike,
+    high: ArrayLike,
+    *,
+    method: str,
+    label: str,
+    capsize: float = 2.5,
+) -> ErrorbarContainer:
     """Measured values as points with confidence-interval error bars, in the method's colour.
 
     Widgets pass ``capsize=0``: the caps are separate artists and cost redraw time.
@@ -130,18 +161,20 @@ def plot_empirical(ax, x, mean, low, high, *, method: str, label: str, capsize: 
     low = check_array(low, "low", shape=mean.shape, finite=False)
     high = check_array(high, "high", shape=mean.shape, finite=False)
     err = np.vstack([mean - low, high - mean])
-    return ax.errorbar(x, mean, yerr=np.clip(err, 0, None), fmt="o", ms=4, capsize=capsize,
-                       color=color_for(method), label=label)
+    return ax.errorbar(
+        x, mean, yerr=np.clip(err, 0, None), fmt="o", ms=4, capsize=capsize, color=color_for(method), label=label
+    )
 
 
 _SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 _PLAIN_RANGE = (1e-3, 1e4)  # decimals read well inside it; beyond it every label is a power of ten
 
 
-def _log_labels(axis):
+def _log_labels(axis: Axis) -> Callable[[float, float], str]:
     """Tick labels in one style for the whole axis: decimals ("0.01", "1000") when every tick in view fits
     them, else powers of ten for all ("10⁻⁵", "10⁻³"), in Unicode superscripts rather than mathtext."""
-    def label(value, _position):
+
+    def label(value: float, _position: float) -> str:
         low, high = sorted(axis.get_view_interval())
         exponent = np.log10(value) if value > 0 else np.nan
         if _PLAIN_RANGE[0] <= low and high <= _PLAIN_RANGE[1] or not np.isfinite(exponent):
@@ -150,10 +183,11 @@ def _log_labels(axis):
             return "10" + str(int(round(exponent))).translate(_SUPERSCRIPTS)
         mantissa, power = f"{value:.1e}".split("e")
         return f"{float(mantissa):g}×10" + str(int(power)).translate(_SUPERSCRIPTS)
+
     return label
 
 
-def fast_log_axes(ax, *, x: bool = True, y: bool = True, base: float = 10) -> None:
+def fast_log_axes(ax: Axes, *, x: bool = True, y: bool = True, base: float = 10) -> None:
     """Log scales (ticks at the powers of ``base``) with plain tick labels and no minor ticks.
 
     Matplotlib's default log labels are typeset as mathtext (10⁻²), which costs most of a
@@ -169,7 +203,7 @@ def fast_log_axes(ax, *, x: bool = True, y: bool = True, base: float = 10) -> No
             axis.set_minor_locator(NullLocator())
 
 
-def few_ticks(ax, n: int = 5) -> None:
+def few_ticks(ax: Axes, n: int = 5) -> None:
     """At most ``n`` major ticks on each linear axis: fewer labels to typeset on each redraw."""
     for axis in (ax.xaxis, ax.yaxis):
         if axis.get_scale() == "linear":

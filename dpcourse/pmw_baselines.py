@@ -11,11 +11,14 @@ They share the curator interface of :class:`dpcourse.private_mw.PrivateMW`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from . import bounds
 from ._validation import (
+    ArrayLike,
+    RngLike,
     as_generator,
     check_array,
     check_epsilon,
@@ -65,7 +68,9 @@ class LaplacePerQuery:
     (advanced composition). The (k + 1)-th query is refused with :class:`BudgetExhaustedError`.
     """
 
-    def __init__(self, histogram, *, epsilon: float, num_queries: int, delta: float = 0.0, rng=None):
+    def __init__(
+        self, histogram: ArrayLike, *, epsilon: float, num_queries: int, delta: float = 0.0, rng: RngLike = None
+    ):
         x = check_histogram(histogram)
         self.domain_size, self.n = int(x.size), float(x.sum())
         self._p = x / self.n
@@ -83,13 +88,14 @@ class LaplacePerQuery:
             return self.epsilon if self.answered else 0.0
         return self.epsilon_per_query * self.answered
 
-    def answer(self, query) -> float:
+    def answer(self, query: Any) -> float:
         if self.answered >= self.num_queries:
             raise BudgetExhaustedError(f"LaplacePerQuery has answered its num_queries = {self.num_queries} queries")
         q = _as_query(query, self.domain_size)
         self.answered += 1
-        return float(laplace_mechanism(q.dot(self._p), sensitivity=1.0 / self.n, epsilon=self.epsilon_per_query,
-                                       rng=self._rng))
+        return float(
+            laplace_mechanism(q.dot(self._p), sensitivity=1.0 / self.n, epsilon=self.epsilon_per_query, rng=self._rng)
+        )
 
 
 class NoisyHistogram:
@@ -102,11 +108,11 @@ class NoisyHistogram:
     x has L1 sensitivity 1, so x̂ is ε-DP; answers are post-processing, unlimited in number.
     """
 
-    def __init__(self, histogram, *, epsilon: float, rng=None):
+    def __init__(self, histogram: ArrayLike, *, epsilon: float, rng: RngLike = None):
         x = check_histogram(histogram)
         self.domain_size, self.n = int(x.size), float(x.sum())
         self.epsilon = check_epsilon(epsilon)
-        self.noisy_histogram = laplace_mechanism(x, sensitivity=1.0, epsilon=self.epsilon, rng=rng)
+        self.noisy_histogram = np.asarray(laplace_mechanism(x, sensitivity=1.0, epsilon=self.epsilon, rng=rng))
         self._estimate = self.noisy_histogram / self.n
         self.answered = 0
 
@@ -114,7 +120,7 @@ class NoisyHistogram:
     def privacy_spent(self) -> float:
         return self.epsilon
 
-    def answer(self, query) -> float:
+    def answer(self, query: Any) -> float:
         self.answered += 1
         return _as_query(query, self.domain_size).dot(self._estimate)
 
@@ -139,8 +145,16 @@ class ReleaseErrors:
     pmw_answered: int
 
 
-def release_errors(histogram, workload: ConjunctionWorkload, *, epsilon: float, alpha: float | None = None,
-                   beta: float = 0.05, rng=None, truth=None) -> ReleaseErrors:
+def release_errors(
+    histogram: ArrayLike,
+    workload: ConjunctionWorkload,
+    *,
+    epsilon: float,
+    alpha: float | None = None,
+    beta: float = 0.05,
+    rng: RngLike = None,
+    truth: ArrayLike | None = None,
+) -> ReleaseErrors:
     """Answer every query of ``workload`` with PMW, Laplace per query and the noisy histogram; max errors.
 
     ``alpha=None`` takes Theorem 4.3's α (:func:`bounds.pmw_notes_alpha`), capped at 1: PMW
@@ -166,6 +180,13 @@ def release_errors(histogram, workload: ConjunctionWorkload, *, epsilon: float, 
     laplace = laplace_mechanism(truth, sensitivity=k / n, epsilon=epsilon, rng=gen)
     noisy = NoisyHistogram(x, epsilon=epsilon, rng=gen)
     from_histogram = workload.answers(noisy.noisy_histogram / n)
-    return ReleaseErrors(float(np.max(np.abs(answers - truth))), float(np.max(np.abs(laplace - truth))),
-                         float(np.max(np.abs(from_histogram - truth))), float(alpha), curator.updates,
-                         curator.max_updates, curator.privacy_spent, curator.answered)
+    return ReleaseErrors(
+        float(np.max(np.abs(answers - truth))),
+        float(np.max(np.abs(laplace - truth))),
+        float(np.max(np.abs(from_histogram - truth))),
+        float(alpha),
+        curator.updates,
+        curator.max_updates,
+        curator.privacy_spent,
+        curator.answered,
+    )

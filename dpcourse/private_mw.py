@@ -14,13 +14,17 @@ vectorisation is a query, not a trial.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, TypeAlias
 
 import numpy as np
 from scipy import sparse
 
 from . import bounds
 from ._validation import (
+    ArrayLike,
+    RngLike,
     as_generator,
     check_array,
     check_choice,
@@ -46,6 +50,9 @@ __all__ = [
 ]
 
 CALIBRATIONS = ("notes", "dwork_roth")
+
+#: What :func:`run_stream` asks: a conjunction workload, a sparse matrix, a list of query objects, or a dense array.
+QueryStream: TypeAlias = ConjunctionWorkload | ArrayLike | Sequence[Any]
 
 
 class BudgetExhaustedError(HaltedError):
@@ -139,8 +146,18 @@ class PrivateMW:
     (0.8, 1, 554)
     """
 
-    def __init__(self, histogram, *, epsilon: float, alpha: float, beta: float = 0.05, delta: float = 0.0,
-                 max_queries: int | None = None, rng=None, calibration: str | None = None):
+    def __init__(
+        self,
+        histogram: ArrayLike,
+        *,
+        epsilon: float,
+        alpha: float,
+        beta: float = 0.05,
+        delta: float = 0.0,
+        max_queries: int | None = None,
+        rng: RngLike = None,
+        calibration: str | None = None,
+    ):
         x = check_histogram(histogram, min_cells=2)
         self.domain_size = int(x.size)
         self.n = float(x.sum())
@@ -156,21 +173,29 @@ class PrivateMW:
             calibration = "notes" if self.delta == 0 else "dwork_roth"
         self.calibration = check_choice(calibration, "calibration", CALIBRATIONS)
         if self.calibration == "notes" and self.delta > 0:
-            raise ValueError("delta must be 0 with calibration='notes' (Lecture 4 is pure ε-DP); "
-                             "use calibration='dwork_roth' for δ > 0")
+            raise ValueError(
+                "delta must be 0 with calibration='notes' (Lecture 4 is pure ε-DP); "
+                "use calibration='dwork_roth' for δ > 0"
+            )
         self._rng = as_generator(rng)
         log_d = np.log(self.domain_size)
         self.sensitivity = 1.0 / self.n
         if self.calibration == "notes":
-            self.max_updates = max(1, int(np.floor(bounds.pmw_update_count_bound(domain_size=self.domain_size,
-                                                                                 alpha=self.alpha))))
+            self.max_updates = max(
+                1, int(np.floor(bounds.pmw_update_count_bound(domain_size=self.domain_size, alpha=self.alpha)))
+            )
             self.epsilon0: float | None = self.epsilon / (2 * self.max_updates)
             self.eta = self.alpha / 4
             self.threshold = self.alpha
             # N AboveThreshold rounds with ε₀ each, threshold α: SparseVector with c = N and budget Nε₀ = ε/2
             # (threshold noise Lap(2cΔ/(Nε₀)) = Lap(2/(nε₀)), query noise Lap(4/(nε₀)); a fresh threshold per round).
-            self._sparse = OnlineSparseVector(threshold=self.threshold, epsilon=self.max_updates * self.epsilon0,
-                                              c=self.max_updates, sensitivity=self.sensitivity, rng=self._rng)
+            self._sparse = OnlineSparseVector(
+                threshold=self.threshold,
+                epsilon=self.max_updates * self.epsilon0,
+                c=self.max_updates,
+                sensitivity=self.sensitivity,
+                rng=self._rng,
+            )
             self.noise_scales = {
                 "threshold": 2 * self.sensitivity / self.epsilon0,
                 "query": 4 * self.sensitivity / self.epsilon0,
@@ -181,11 +206,17 @@ class PrivateMW:
             self.epsilon0 = None
             self.eta = self.alpha / 2
             self.threshold = 2 * self.alpha
-            self._sparse = OnlineNumericSparse(threshold=self.threshold, epsilon=self.epsilon, c=self.max_updates,
-                                               sensitivity=self.sensitivity,
-                                               delta=self.delta, rng=self._rng)
-            scales = numeric_sparse_scales(epsilon=self.epsilon, c=self.max_updates, sensitivity=self.sensitivity,
-                                           delta=self.delta)
+            self._sparse = OnlineNumericSparse(
+                threshold=self.threshold,
+                epsilon=self.epsilon,
+                c=self.max_updates,
+                sensitivity=self.sensitivity,
+                delta=self.delta,
+                rng=self._rng,
+            )
+            scales = numeric_sparse_scales(
+                epsilon=self.epsilon, c=self.max_updates, sensitivity=self.sensitivity, delta=self.delta
+            )
             self.noise_scales = dict(zip(("threshold", "query", "release"), map(float, scales), strict=False))
         self._synthetic = np.full(self.domain_size, 1.0 / self.domain_size)
         self.updates = 0
@@ -229,8 +260,9 @@ class PrivateMW:
 
     @property
     def history(self) -> PMWHistory:
-        return PMWHistory(np.array(self._answers), np.array(self._synthetic_answers),
-                          np.array(self._updated, dtype=bool))
+        return PMWHistory(
+            np.array(self._answers), np.array(self._synthetic_answers), np.array(self._updated, dtype=bool)
+        )
 
     @property
     def guaranteed_error(self) -> float | None:
@@ -243,17 +275,23 @@ class PrivateMW:
         if self.calibration == "notes":
             need = 16 * np.log(3 * self.max_queries / self.beta) / (self.n * self.alpha)
             return 11 * self.alpha / 8 if self.epsilon0 >= need else None
-        need = bounds.pmw_dwork_roth_requirement(self.alpha, n=self.n, epsilon=self.epsilon,
-                                                 domain_size=self.domain_size, num_queries=self.max_queries,
-                                                 beta=self.beta, delta=self.delta)
+        need = bounds.pmw_dwork_roth_requirement(
+            self.alpha,
+            n=self.n,
+            epsilon=self.epsilon,
+            domain_size=self.domain_size,
+            num_queries=self.max_queries,
+            beta=self.beta,
+            delta=self.delta,
+        )
         return 3 * self.alpha if self.alpha >= need else None
 
     # -- answering -----------------------------------------------------------------------
-    def synthetic_answer(self, query) -> float:
+    def synthetic_answer(self, query: Any) -> float:
         """q·p̃ₜ: an answer from the synthetic data alone (free, no accuracy guarantee)."""
         return _as_query(query, self.domain_size).dot(self._synthetic)
 
-    def answer(self, query) -> float:
+    def answer(self, query: Any) -> float:
         """Release an answer to one linear query (normalised, in [0, 1] up to noise).
 
         Raises
@@ -267,7 +305,8 @@ class PrivateMW:
                 raise BudgetExhaustedError(f"PrivateMW has answered max_queries = {self.max_queries} queries")
             raise BudgetExhaustedError(
                 f"PrivateMW has made all {self.max_updates} updates its privacy budget pays for; it answers no "
-                "more queries (synthetic_answer(query) answers from p̃ for free, without an accuracy guarantee)")
+                "more queries (synthetic_answer(query) answers from p̃ for free, without an accuracy guarantee)"
+            )
         synthetic_value = q.dot(self._synthetic)
         true_value = q.dot(self._p)
         if self.calibration == "notes":
@@ -275,7 +314,7 @@ class PrivateMW:
         else:
             released = self._answer_dwork_roth(synthetic_value, true_value)
         updated = released is not None
-        if updated:
+        if released is not None:
             q.scale(self._synthetic, -self.eta * np.sign(synthetic_value - released))
             self._synthetic /= self._synthetic.sum()
             self.updates += 1
@@ -287,14 +326,14 @@ class PrivateMW:
         self._updated.append(updated)
         return released
 
-    def _answer_notes(self, synthetic_value, true_value):
+    def _answer_notes(self, synthetic_value: float, true_value: float) -> float | None:
         if not self._sparse.test(abs(synthetic_value - true_value)):
             return None
+        assert self.epsilon0 is not None  # the notes' calibration, the only one that calls this, sets it
         self._laplace_releases += 1
-        return float(laplace_mechanism(true_value, sensitivity=self.sensitivity, epsilon=self.epsilon0,
-                                       rng=self._rng))
+        return float(laplace_mechanism(true_value, sensitivity=self.sensitivity, epsilon=self.epsilon0, rng=self._rng))
 
-    def _answer_dwork_roth(self, synthetic_value, true_value):
+    def _answer_dwork_roth(self, synthetic_value: float, true_value: float) -> float | None:
         above = self._sparse.test(true_value - synthetic_value)
         if above is not None:  # the second comparison is skipped: this query is already paid for
             return synthetic_value + above
@@ -302,7 +341,7 @@ class PrivateMW:
         return None if below is None else synthetic_value - below
 
 
-def run_stream(curator, queries, *, stop_when_exhausted: bool = True) -> np.ndarray:
+def run_stream(curator: Any, queries: QueryStream, *, stop_when_exhausted: bool = True) -> np.ndarray:
     """Ask ``curator`` every query of ``queries`` in order; the released answers (NaN once it refuses).
 
     A loop over queries is the nature of an online curator: each answer may depend on the
@@ -320,26 +359,28 @@ def run_stream(curator, queries, *, stop_when_exhausted: bool = True) -> np.ndar
     return out
 
 
-def _query_stream(queries, domain_size: int):
+def _query_stream(queries: QueryStream, domain_size: int) -> ConjunctionWorkload | np.ndarray | list[Any]:
     """A stream of queries checked before the first is asked: a workload, a sparse matrix, a list of
     query objects (possibly empty), or a dense ``(k, |𝒳|)`` array of entries in [0, 1]."""
     if isinstance(queries, ConjunctionWorkload):
         if queries.domain_size != domain_size:
-            raise ValueError(f"queries must be over a universe of {domain_size} cells; "
-                             f"this workload has {queries.domain_size}")
+            raise ValueError(
+                f"queries must be over a universe of {domain_size} cells; this workload has {queries.domain_size}"
+            )
         return queries
     if sparse.issparse(queries):
         rows = sparse.csr_array(queries, dtype=float)
         if rows.ndim != 2 or rows.shape[1] != domain_size:
             raise ValueError(f"queries must have shape (k, {domain_size}); got {rows.shape}")
         return [rows[[i]] for i in range(rows.shape[0])]
-    if isinstance(queries, (list, tuple)) and all(isinstance(q, ConjunctionQuery) or sparse.issparse(q)
-                                                  for q in queries):
+    if isinstance(queries, (list, tuple)) and all(
+        isinstance(q, ConjunctionQuery) or sparse.issparse(q) for q in queries
+    ):
         return list(queries)  # each query object is checked when it is asked
     return check_unit_interval_array(queries, "queries", shape=(None, domain_size))
 
 
-def run_stream_with_potential(curator: PrivateMW, queries, p) -> tuple[np.ndarray, np.ndarray]:
+def run_stream_with_potential(curator: PrivateMW, queries: QueryStream, p: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """As :func:`run_stream`, also returning KL(p‖p̃ₜ) after each query (how close the synthetic data has come).
 
     ``p`` is the true distribution x/n; computing the potential reads the private data, so

@@ -14,11 +14,12 @@ Normalised answers divide both by n.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import sparse
 
-from ._validation import as_generator, check_array, check_integer, check_probability
+from ._validation import ArrayLike, RngLike, as_generator, check_array, check_integer, check_probability
 
 __all__ = [
     "AllRangeWorkload",
@@ -33,7 +34,7 @@ __all__ = [
 ]
 
 
-def histogram(records, domain_size: int) -> np.ndarray:
+def histogram(records: ArrayLike, domain_size: int) -> np.ndarray:
     """The histogram x of ``records`` (integers in ``range(domain_size)``): x[u] = #{i : recordᵢ = u}."""
     d = check_integer(domain_size, "domain_size", minimum=1)
     values = check_array(records, "records", ndim=1, min_size=0)
@@ -50,8 +51,13 @@ class Workload:
     error formulas need (sensitivities, Gram matrix) is available without materialising W.
     """
 
-    num_queries: int
-    domain_size: int
+    if TYPE_CHECKING:  # read-only to their users; subclasses provide fields or properties
+
+        @property
+        def num_queries(self) -> int: ...
+
+        @property
+        def domain_size(self) -> int: ...
 
     def gram(self) -> np.ndarray:
         """The Gram matrix WᵀW, shape ``(domain_size, domain_size)``; computed once, then cached (read-only)."""
@@ -65,7 +71,7 @@ class Workload:
     def _compute_gram(self) -> np.ndarray:
         raise NotImplementedError
 
-    def answer(self, histogram_counts) -> np.ndarray:
+    def answer(self, histogram_counts: ArrayLike) -> np.ndarray:
         """Unnormalised answers W x; ``histogram_counts`` may be ``(d,)`` or ``(trials, d)``."""
         raise NotImplementedError
 
@@ -83,7 +89,7 @@ class Workload:
         """Δ₂ of x ↦ W x: the largest column L2 norm, √max diag(WᵀW)."""
         return float(np.sqrt(np.max(np.diag(self.gram()))))
 
-    def normalized_answer(self, histogram_counts) -> np.ndarray:
+    def normalized_answer(self, histogram_counts: ArrayLike) -> np.ndarray:
         """Normalised answers W x / n, with n = the total count of the histogram."""
         x = check_array(histogram_counts, "histogram_counts", ndim=(1, 2))
         n = x.sum(axis=-1, keepdims=True)
@@ -91,7 +97,7 @@ class Workload:
             raise ValueError("histogram_counts must have a positive total (n ≥ 1) to normalise")
         return self.answer(x) / (n if x.ndim == 2 else n[0])
 
-    def _check_histogram(self, histogram_counts) -> np.ndarray:
+    def _check_histogram(self, histogram_counts: ArrayLike) -> np.ndarray:
         x = check_array(histogram_counts, "histogram_counts", ndim=(1, 2))
         if x.shape[-1] != self.domain_size:
             raise ValueError(
@@ -116,8 +122,8 @@ class MatrixWorkload(Workload):
     queries: np.ndarray | sparse.sparray
     name: str = "workload"
 
-    def __post_init__(self):
-        w = self.queries
+    def __post_init__(self) -> None:
+        w: Any = self.queries
         if sparse.issparse(w):
             w = sparse.csr_array(w, dtype=float)
             if w.ndim != 2 or min(w.shape) < 1:
@@ -138,21 +144,24 @@ class MatrixWorkload(Workload):
 
     def matrix(self) -> np.ndarray:
         """W as a dense array."""
-        return self.queries.toarray() if sparse.issparse(self.queries) else self.queries
+        w = self.queries
+        return w.toarray() if isinstance(w, sparse.sparray) else w  # a csr_array or an ndarray after __post_init__
 
     def _compute_gram(self) -> np.ndarray:
-        g = self.queries.T @ self.queries
-        return g.toarray() if sparse.issparse(g) else np.asarray(g)
+        w = self.queries
+        return (w.T @ w).toarray() if isinstance(w, sparse.sparray) else np.asarray(w.T @ w)
 
     def column_counts(self) -> np.ndarray:
-        return np.asarray(abs(self.queries).sum(axis=0)).ravel()
+        w = self.queries
+        return np.asarray((abs(w) if isinstance(w, sparse.sparray) else np.abs(w)).sum(axis=0)).ravel()
 
     @property
     def l2_sensitivity(self) -> float:
-        sq = self.queries.multiply(self.queries) if sparse.issparse(self.queries) else self.queries**2
+        w = self.queries
+        sq = w.multiply(w) if isinstance(w, sparse.sparray) else w**2
         return float(np.sqrt(np.max(np.asarray(sq.sum(axis=0)).ravel())))
 
-    def answer(self, histogram_counts) -> np.ndarray:
+    def answer(self, histogram_counts: ArrayLike) -> np.ndarray:
         x = self._check_histogram(histogram_counts)
         return np.asarray(self.queries @ x.T).T
 
@@ -163,7 +172,9 @@ def identity_workload(domain_size: int) -> MatrixWorkload:
     return MatrixWorkload(sparse.eye_array(d, format="csr"), name="identity")
 
 
-def random_counting_workload(num_queries: int, domain_size: int, *, density: float = 0.5, rng=None) -> MatrixWorkload:
+def random_counting_workload(
+    num_queries: int, domain_size: int, *, density: float = 0.5, rng: RngLike = None
+) -> MatrixWorkload:
     """``num_queries`` random counting queries: each cell is in each query with probability ``density``.
 
     A counting query asks "how many people have a record in this subset of 𝒳?", a row of
@@ -207,7 +218,7 @@ class PrefixWorkload(Workload):
     def column_counts(self) -> np.ndarray:
         return (self.domain_size - np.arange(self.domain_size)).astype(float)
 
-    def answer(self, histogram_counts) -> np.ndarray:
+    def answer(self, histogram_counts: ArrayLike) -> np.ndarray:
         return np.cumsum(self._check_histogram(histogram_counts), axis=-1)
 
 
@@ -249,7 +260,7 @@ class AllRangeWorkload(Workload):
         s, t = np.triu_indices(self.domain_size)
         return s, t
 
-    def answer(self, histogram_counts) -> np.ndarray:
+    def answer(self, histogram_counts: ArrayLike) -> np.ndarray:
         x = self._check_histogram(histogram_counts)
         prefix = np.concatenate([np.zeros(x.shape[:-1] + (1,)), np.cumsum(x, axis=-1)], axis=-1)
         s, t = self.intervals()

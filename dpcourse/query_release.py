@@ -29,6 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import (
+    ArrayLike,
+    RngLike,
     as_generator,
     check_array,
     check_choice,
@@ -78,7 +80,7 @@ class Population:
         return workload.answer(self.ones) / self.n
 
 
-def make_population(n: int, num_types: int, *, rng=None, rate=None) -> Population:
+def make_population(n: int, num_types: int, *, rng: RngLike = None, rate: ArrayLike | None = None) -> Population:
     """n people with uniformly random types and bits, P[bit = 1 | type g] = ``rate[g]`` (random if None)."""
     n = check_integer(n, "n", minimum=1)
     g = check_integer(num_types, "num_types", minimum=1)
@@ -89,20 +91,21 @@ def make_population(n: int, num_types: int, *, rng=None, rate=None) -> Populatio
     return Population(sizes, ones)
 
 
-def random_type_queries(num_queries: int, num_types: int, *, rng=None) -> MatrixWorkload:
+def random_type_queries(num_queries: int, num_types: int, *, rng: RngLike = None) -> MatrixWorkload:
     """k counting queries, each a uniformly random subset of the G types (every subset equally likely)."""
     k = check_integer(num_queries, "num_queries", minimum=1)
     g = check_integer(num_types, "num_types", minimum=1)
     return MatrixWorkload((as_generator(rng).random((k, g)) < 0.5).astype(float), name="random type subsets")
 
 
-def _check_pair(population: Population, workload: MatrixWorkload):
+def _check_pair(population: Population, workload: MatrixWorkload) -> None:
     if workload.domain_size != population.num_types:
         raise ValueError(f"workload must have one column per type ({population.num_types}); got {workload.domain_size}")
 
 
-def randomized_response_answers(population: Population, workload: MatrixWorkload, *, epsilon: float, rng=None,
-                                 trials: int | None = None) -> np.ndarray:
+def randomized_response_answers(
+    population: Population, workload: MatrixWorkload, *, epsilon: float, rng: RngLike = None, trials: int | None = None
+) -> np.ndarray:
     """Every person reports their bit once with randomized response; all queries answered from the reports.
 
     The debiased report x̂ = ½ + (Y − ½)/(2p − 1) is linear in Y, so every answer depends on the
@@ -117,16 +120,20 @@ def randomized_response_answers(population: Population, workload: MatrixWorkload
     _check_pair(population, workload)
     p = rr_keep_probability(epsilon)
     gen = as_generator(rng)
-    shape = (1 if trials is None else check_trials(trials), population.num_types)
-    reported_ones = (gen.binomial(np.broadcast_to(population.ones, shape), p)
-                     + gen.binomial(np.broadcast_to(population.type_sizes - population.ones, shape), 1 - p))
+    checked = check_trials(trials)
+    shape = (1 if checked is None else checked, population.num_types)
+    reported_ones = gen.binomial(np.broadcast_to(population.ones, shape), p) + gen.binomial(
+        np.broadcast_to(population.type_sizes - population.ones, shape), 1 - p
+    )
     # Σ over type g of x̂ = n_g/2 + (reported_ones − n_g/2)/(2p − 1)
     debiased = population.type_sizes / 2 + (reported_ones - population.type_sizes / 2) / (2 * p - 1)
     answers = workload.answer(debiased) / population.n
     return answers[0] if trials is None else answers
 
 
-def rr_split_budget_answers(bit_means, n: int, *, epsilon: float, rng=None, trials: int | None = None) -> np.ndarray:
+def rr_split_budget_answers(
+    bit_means: ArrayLike, n: int, *, epsilon: float, rng: RngLike = None, trials: int | None = None
+) -> np.ndarray:
     """k unrelated bits per person, each sent with randomized response at ε/k (basic composition).
 
     ``bit_means[j]`` is the true fraction of the n people whose j-th bit is 1; query j asks for it.
@@ -138,15 +145,17 @@ def rr_split_budget_answers(bit_means, n: int, *, epsilon: float, rng=None, tria
     k = means.size
     p = rr_keep_probability(epsilon / k)
     ones = np.rint(means * n).astype(np.int64)
-    shape = (1 if trials is None else check_trials(trials), k)
+    checked = check_trials(trials)
+    shape = (1 if checked is None else checked, k)
     gen = as_generator(rng)
     reported = gen.binomial(np.broadcast_to(ones, shape), p) + gen.binomial(np.broadcast_to(n - ones, shape), 1 - p)
     answers = 0.5 + (reported / n - 0.5) / (2 * p - 1)
     return answers[0] if trials is None else answers
 
 
-def laplace_answers(population: Population, workload: MatrixWorkload, *, epsilon: float, rng=None,
-                    trials: int | None = None) -> np.ndarray:
+def laplace_answers(
+    population: Population, workload: MatrixWorkload, *, epsilon: float, rng: RngLike = None, trials: int | None = None
+) -> np.ndarray:
     """The Laplace mechanism on the k normalised answers: Lap(Δ₁/(nε)), Δ₁ = ``workload.l1_sensitivity``.
 
     Neighbours differ in one person's bit, which moves every query that contains their type by
@@ -154,20 +163,29 @@ def laplace_answers(population: Population, workload: MatrixWorkload, *, epsilon
     answering k queries this way is ε/k per query.
     """
     _check_pair(population, workload)
-    return laplace_mechanism(population.answers(workload), sensitivity=workload.l1_sensitivity / population.n,
-                             epsilon=epsilon, rng=rng, trials=trials)
+    return np.asarray(
+        laplace_mechanism(
+            population.answers(workload),
+            sensitivity=workload.l1_sensitivity / population.n,
+            epsilon=epsilon,
+            rng=rng,
+            trials=trials,
+        )
+    )
 
 
-def histogram_answers(population: Population, workload: MatrixWorkload, *, epsilon: float, rng=None,
-                      trials: int | None = None) -> np.ndarray:
+def histogram_answers(
+    population: Population, workload: MatrixWorkload, *, epsilon: float, rng: RngLike = None, trials: int | None = None
+) -> np.ndarray:
     """The Laplace mechanism on the table c (Δ₁ = 1: one person's bit moves one cell by 1), then every query from it."""
     _check_pair(population, workload)
     noisy = laplace_mechanism(population.ones, sensitivity=1.0, epsilon=epsilon, rng=rng, trials=trials)
     return workload.answer(noisy) / population.n
 
 
-def histogram_all_subsets_max_error(population: Population, *, epsilon: float, rng=None,
-                                    trials: int | None = None) -> np.ndarray:
+def histogram_all_subsets_max_error(
+    population: Population, *, epsilon: float, rng: RngLike = None, trials: int | None = None
+) -> np.ndarray:
     """The largest normalised error over **all 2ᴳ** type-subset queries answered from one noisy table.
 
     The table is released as in :func:`histogram_answers`, c̃ = c + Z with Zᵍ ~ Lap(1/ε), and
@@ -188,27 +206,56 @@ def histogram_all_subsets_max_error(population: Population, *, epsilon: float, r
     return worst / population.n
 
 
-def gaussian_answers(population: Population, workload: MatrixWorkload, *, epsilon: float, delta: float, rng=None,
-                     trials: int | None = None, calibration: str = "analytic") -> np.ndarray:
+def gaussian_answers(
+    population: Population,
+    workload: MatrixWorkload,
+    *,
+    epsilon: float,
+    delta: float,
+    rng: RngLike = None,
+    trials: int | None = None,
+    calibration: str = "analytic",
+) -> np.ndarray:
     """The Gaussian mechanism on the k normalised answers, Δ₂ = ``workload.l2_sensitivity``/n.
 
     Neighbours differ in one person's bit: it moves each of the (at most k) queries containing
     their type by 1/n, so Δ₂ = √(that number)/n ≤ √k/n.
     """
     _check_pair(population, workload)
-    return gaussian_mechanism(population.answers(workload), l2_sensitivity=workload.l2_sensitivity / population.n,
-                              epsilon=epsilon, delta=delta, rng=rng, trials=trials, calibration=calibration)
+    return np.asarray(
+        gaussian_mechanism(
+            population.answers(workload),
+            l2_sensitivity=workload.l2_sensitivity / population.n,
+            epsilon=epsilon,
+            delta=delta,
+            rng=rng,
+            trials=trials,
+            calibration=calibration,
+        )
+    )
 
 
-def release(method: str, population: Population, workload: MatrixWorkload, *, epsilon: float,
-            delta: float | None = None, rng=None, trials: int | None = None) -> np.ndarray:
+def release(
+    method: str,
+    population: Population,
+    workload: MatrixWorkload,
+    *,
+    epsilon: float,
+    delta: float | None = None,
+    rng: RngLike = None,
+    trials: int | None = None,
+) -> np.ndarray:
     """Dispatch to one of :data:`METHODS` (``delta`` is needed by, and only by, ``"gaussian"``)."""
     check_choice(method, "method", METHODS)
     if delta is not None and method != "gaussian":  # unused, but a δ given is checked
         check_probability(delta, "delta")
     if method == "gaussian":
-        return gaussian_answers(population, workload, epsilon=epsilon, delta=check_probability(delta, "delta"),
-                                rng=rng, trials=trials)
-    samplers: Mapping = {"randomized_response": randomized_response_answers, "laplace": laplace_answers,
-                         "laplace_histogram": histogram_answers}
+        return gaussian_answers(
+            population, workload, epsilon=epsilon, delta=check_probability(delta, "delta"), rng=rng, trials=trials
+        )
+    samplers: Mapping = {
+        "randomized_response": randomized_response_answers,
+        "laplace": laplace_answers,
+        "laplace_histogram": histogram_answers,
+    }
     return samplers[method](population, workload, epsilon=epsilon, rng=rng, trials=trials)

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import (
+    ArrayLike,
+    RngLike,
     as_generator,
     check_array,
     check_binary,
@@ -50,14 +52,14 @@ __all__ = [
 NOISE_KINDS = ("bounded", "laplace")
 
 
-def subset_sum_queries(num_queries: int, n: int, *, rng=None) -> np.ndarray:
+def subset_sum_queries(num_queries: int, n: int, *, rng: RngLike = None) -> np.ndarray:
     """m random subset-sum queries over n people: a 0/1 matrix, each entry 1 with probability ½."""
     m = check_integer(num_queries, "num_queries", minimum=1)
     n = check_integer(n, "n", minimum=1)
     return (as_generator(rng).random((m, n)) < 0.5).astype(float)
 
 
-def pseudo_inverse(queries) -> np.ndarray:
+def pseudo_inverse(queries: ArrayLike) -> np.ndarray:
     """A⁺, shape (n, m): (AᵀA)⁻¹Aᵀ when A has full column rank (m ≥ n, as in the attack), else ``np.linalg.pinv``.
 
     Both are the same matrix when A has full column rank. The normal equations take two matrix
@@ -81,7 +83,9 @@ def pseudo_inverse(queries) -> np.ndarray:
 _pseudo_inverse = pseudo_inverse  # least_squares_estimate's keyword of the same name hides the function
 
 
-def least_squares_estimate(queries, answers, *, pseudo_inverse=None) -> np.ndarray:
+def least_squares_estimate(
+    queries: ArrayLike, answers: ArrayLike, *, pseudo_inverse: np.ndarray | None = None
+) -> np.ndarray:
     """x̂ = A⁺y, the least-squares solution of A x̂ ≈ y, for ``answers`` of shape ``(m,)`` or ``(trials, m)``.
 
     Pass ``pseudo_inverse`` (A⁺, shape (n, m)) to reuse it across calls with the same queries.
@@ -94,7 +98,7 @@ def least_squares_estimate(queries, answers, *, pseudo_inverse=None) -> np.ndarr
     return y @ pinv.T
 
 
-def reconstruct(queries, answers, *, pseudo_inverse=None) -> np.ndarray:
+def reconstruct(queries: ArrayLike, answers: ArrayLike, *, pseudo_inverse: np.ndarray | None = None) -> np.ndarray:
     """Least-squares reconstruction rounded to bits: 1 where A⁺y > ½, else 0 (shape ``(…, n)``)."""
     return (least_squares_estimate(queries, answers, pseudo_inverse=pseudo_inverse) > 0.5).astype(np.int8)
 
@@ -112,7 +116,13 @@ class AttackResult:
 
 
 def run_attack(
-    secret_bits, *, num_queries: int, noise_scale: float, noise: str = "bounded", rng=None, trials: int | None = None
+    secret_bits: ArrayLike,
+    *,
+    num_queries: int,
+    noise_scale: float,
+    noise: str = "bounded",
+    rng: RngLike = None,
+    trials: int | None = None,
 ) -> AttackResult:
     """Answer m random subset-sum queries with noise, reconstruct, and score the attack.
 

@@ -10,11 +10,13 @@ answers an interval from its canonical decomposition (:func:`canonical_decomposi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import sparse
 
 from ._validation import (
+    ArrayLike,
     check_array,
     check_choice,
     check_integer,
@@ -141,15 +143,19 @@ def l1_sensitivity(strategy: Strategy, *, neighbours: str = "add_remove") -> flo
             best = max(best, float(distances.max()))
         return best
     if a.shape[0] * d * d > 10**9:
-        raise ValueError(f"strategy is too large for the pairwise replace-one sensitivity of a general matrix "
-                         f"({a.shape[0]} rows × d = {d} cells); use entries in {{-1, 0, 1}}")
+        raise ValueError(
+            f"strategy is too large for the pairwise replace-one sensitivity of a general matrix "
+            f"({a.shape[0]} rows × d = {d} cells); use entries in {{-1, 0, 1}}"
+        )
     dense = a.toarray()
     for u in range(d):
         best = max(best, float(np.abs(dense - dense[:, [u]]).sum(axis=0).max()))
     return best
 
 
-def _csr(rows, cols, values, shape, name, **tree) -> Strategy:
+def _csr(
+    rows: ArrayLike, cols: ArrayLike, values: ArrayLike, shape: tuple[int, int], name: str, **tree: Any
+) -> Strategy:
     matrix = sparse.csr_array((np.asarray(values, dtype=float), (rows, cols)), shape=shape)
     return Strategy(matrix, name, **tree)
 
@@ -192,8 +198,16 @@ def hierarchical_strategy(d: int, branching: int = 2, include_root: bool = True)
     rows = np.concatenate(level_rows)
     cols = np.tile(cells, len(sizes))
     name = f"{b}-ary tree" + ("" if include_root else " (no root)")
-    return _csr(rows, cols, np.ones(rows.size), (offset, d), name, branching=b, level_sizes=tuple(sizes),
-                include_root=include_root)
+    return _csr(
+        rows,
+        cols,
+        np.ones(rows.size),
+        (offset, d),
+        name,
+        branching=b,
+        level_sizes=tuple(sizes),
+        include_root=include_root,
+    )
 
 
 def wavelet_strategy(d: int) -> Strategy:
@@ -251,12 +265,14 @@ def canonical_decomposition(strategy: Strategy, s: int, t: int) -> list[tuple[in
     return sorted(nodes)
 
 
-def answer_by_decomposition(strategy: Strategy, noisy_answers, s: int, t: int):
+def answer_by_decomposition(strategy: Strategy, noisy_answers: ArrayLike, s: int, t: int) -> np.ndarray:
     """The interval [s, t] answered by summing the noisy answers of its canonical nodes (no least squares)."""
     offsets = np.concatenate([[0], np.cumsum(strategy.level_counts())])
     rows = [offsets[level] + index for level, index in canonical_decomposition(strategy, s, t)]
     answers = check_array(noisy_answers, "noisy_answers", ndim=(1, 2), finite=False)
     if answers.shape[-1] != strategy.num_queries:
-        raise ValueError(f"noisy_answers must have one entry per strategy row ({strategy.num_queries}) on the last "
-                         f"axis; got shape {answers.shape}")
+        raise ValueError(
+            f"noisy_answers must have one entry per strategy row ({strategy.num_queries}) on the last "
+            f"axis; got shape {answers.shape}"
+        )
     return answers[..., rows].sum(axis=-1)

@@ -22,10 +22,13 @@ description of the noise.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ._validation import (
+    ArrayLike,
+    RngLike,
     as_generator,
     check_answers_and_threshold,
     check_integer,
@@ -68,7 +71,7 @@ NONE_ABOVE = -1
 # --------------------------------------------------------------------------------------
 # Calibration
 # --------------------------------------------------------------------------------------
-def above_threshold_noise(*, epsilon: float, sensitivity: float = 1.0):
+def above_threshold_noise(*, epsilon: float, sensitivity: float = 1.0) -> tuple[Any, Any]:
     """AboveThreshold's two noise distributions: threshold Lap(2Δ/ε) and queries Lap(4Δ/ε).
 
     Returns ``(threshold_noise, query_noise)`` as ``scipy.stats`` frozen distributions, with the
@@ -123,8 +126,15 @@ class AboveThresholdResult:
         return np.where(index < first, BOTTOM, np.where(index == first, TOP, HALTED))
 
 
-def generalized_above_threshold(answers, *, threshold, threshold_noise, query_noise, rng=None,
-                                trials: int | None = None) -> AboveThresholdResult:
+def generalized_above_threshold(
+    answers: ArrayLike,
+    *,
+    threshold: ArrayLike,
+    threshold_noise: Any,
+    query_noise: Any,
+    rng: RngLike = None,
+    trials: int | None = None,
+) -> AboveThresholdResult:
     """AboveThreshold with its two noise-adding mechanisms as parameters (Lecture 3's generalisation).
 
     Parameters
@@ -154,8 +164,15 @@ def generalized_above_threshold(answers, *, threshold, threshold_noise, query_no
     return AboveThresholdResult(first[0] if trials is None else first, int(q.size))
 
 
-def above_threshold(answers, *, threshold, epsilon: float, sensitivity: float = 1.0, rng=None,
-                    trials: int | None = None) -> AboveThresholdResult:
+def above_threshold(
+    answers: ArrayLike,
+    *,
+    threshold: ArrayLike,
+    epsilon: float,
+    sensitivity: float = 1.0,
+    rng: RngLike = None,
+    trials: int | None = None,
+) -> AboveThresholdResult:
     """AboveThreshold (Lecture 3, Algorithm 1; Dwork & Roth, Algorithm 1), vectorised over trials.
 
     T̂ = T + Lap(2Δ/ε); for each query i, νᵢ ~ Lap(4Δ/ε); output ⊤ and halt at the first i with
@@ -175,12 +192,14 @@ def above_threshold(answers, *, threshold, epsilon: float, sensitivity: float = 
     [-inf, -inf, inf]
     """
     threshold_noise, query_noise = above_threshold_noise(epsilon=epsilon, sensitivity=sensitivity)
-    return generalized_above_threshold(answers, threshold=threshold, threshold_noise=threshold_noise,
-                                       query_noise=query_noise, rng=rng, trials=trials)
+    return generalized_above_threshold(
+        answers, threshold=threshold, threshold_noise=threshold_noise, query_noise=query_noise, rng=rng, trials=trials
+    )
 
 
-def accuracy_margins(num_queries: int, *, epsilon: float, sensitivity: float = 1.0, rng=None,
-                     trials: int = 10_000) -> np.ndarray:
+def accuracy_margins(
+    num_queries: int, *, epsilon: float, sensitivity: float = 1.0, rng: RngLike = None, trials: int = 10_000
+) -> np.ndarray:
     """Per trial, the smallest margin α at which AboveThreshold answers the hard case correctly.
 
     The hard case has k − 1 answers at T − α followed by one at T + α. With threshold noise ρ
@@ -201,8 +220,17 @@ def accuracy_margins(num_queries: int, *, epsilon: float, sensitivity: float = 1
     return margin
 
 
-def sparse_accuracy_margins(num_queries: int, *, c: int, epsilon: float, sensitivity: float = 1.0,
-                            delta: float = 0.0, numeric: bool = False, rng=None, trials: int = 10_000) -> np.ndarray:
+def sparse_accuracy_margins(
+    num_queries: int,
+    *,
+    c: int,
+    epsilon: float,
+    sensitivity: float = 1.0,
+    delta: float = 0.0,
+    numeric: bool = False,
+    rng: RngLike = None,
+    trials: int = 10_000,
+) -> np.ndarray:
     """Per trial, the smallest α at which SparseVector (``numeric=True``: NumericSparse) answers a hard case correctly.
 
     The hard case is :func:`accuracy_margins`' repeated c times: k queries in c consecutive
@@ -220,11 +248,11 @@ def sparse_accuracy_margins(num_queries: int, *, c: int, epsilon: float, sensiti
     c = check_integer(c, "c", minimum=1, maximum=k)
     trials = check_integer(trials, "trials", minimum=1)
     if numeric:
-        threshold_scale, query_scale, numeric_scale = numeric_sparse_scales(epsilon=epsilon, c=c,
-                                                                            sensitivity=sensitivity, delta=delta)
+        threshold_scale, query_scale, numeric_scale = numeric_sparse_scales(
+            epsilon=epsilon, c=c, sensitivity=sensitivity, delta=delta
+        )
     else:
-        threshold_scale, query_scale = sparse_vector_scales(epsilon=epsilon, c=c, sensitivity=sensitivity,
-                                                            delta=delta)
+        threshold_scale, query_scale = sparse_vector_scales(epsilon=epsilon, c=c, sensitivity=sensitivity, delta=delta)
     gen = as_generator(rng)
     high = np.linspace(0, k, c + 1).round().astype(int)[1:] - 1  # the last query of each block
     block = np.searchsorted(high, np.arange(k))
@@ -257,7 +285,16 @@ class NumericSparseResult(SparseVectorResult):
     values: np.ndarray
 
 
-def _sparse_core(q, t, *, c, threshold_scale, query_scale, gen, trials):
+def _sparse_core(
+    q: np.ndarray,
+    t: np.ndarray,
+    *,
+    c: int,
+    threshold_scale: float,
+    query_scale: float,
+    gen: np.random.Generator,
+    trials: int | None,
+) -> np.ndarray:
     rows = 1 if trials is None else trials
     m = q.size
     outputs = np.full((rows, m), HALTED)
@@ -279,8 +316,17 @@ def _sparse_core(q, t, *, c, threshold_scale, query_scale, gen, trials):
     return outputs
 
 
-def sparse_vector(answers, *, threshold, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0,
-                  rng=None, trials: int | None = None) -> SparseVectorResult:
+def sparse_vector(
+    answers: ArrayLike,
+    *,
+    threshold: ArrayLike,
+    epsilon: float,
+    c: int,
+    sensitivity: float = 1.0,
+    delta: float = 0.0,
+    rng: RngLike = None,
+    trials: int | None = None,
+) -> SparseVectorResult:
     """SparseVector (Lecture 3; Dwork & Roth, Algorithm 2): up to c discoveries with ε/c each.
 
     Runs AboveThreshold with budget ε/c, and after each ⊤ starts a new run (fresh threshold
@@ -294,13 +340,24 @@ def sparse_vector(answers, *, threshold, epsilon: float, c: int, sensitivity: fl
     c = check_integer(c, "c", minimum=1)
     threshold_scale, query_scale = sparse_vector_scales(epsilon=epsilon, c=c, sensitivity=sensitivity, delta=delta)
     trials = check_trials(trials)
-    outputs = _sparse_core(q, t, c=c, threshold_scale=threshold_scale, query_scale=query_scale,
-                           gen=as_generator(rng), trials=trials)
+    outputs = _sparse_core(
+        q, t, c=c, threshold_scale=threshold_scale, query_scale=query_scale, gen=as_generator(rng), trials=trials
+    )
     return SparseVectorResult(outputs[0] if trials is None else outputs)
 
 
-def numeric_sparse(answers, *, threshold, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0,
-                   numeric_share: float | None = None, rng=None, trials: int | None = None) -> NumericSparseResult:
+def numeric_sparse(
+    answers: ArrayLike,
+    *,
+    threshold: ArrayLike,
+    epsilon: float,
+    c: int,
+    sensitivity: float = 1.0,
+    delta: float = 0.0,
+    numeric_share: float | None = None,
+    rng: RngLike = None,
+    trials: int | None = None,
+) -> NumericSparseResult:
     """NumericSparse (Dwork & Roth, Algorithm 3): SparseVector plus a noisy value for each ⊤.
 
     Budget split (see :func:`numeric_sparse_scales`): (1 − s)·ε for the comparisons and s·ε
@@ -311,7 +368,8 @@ def numeric_sparse(answers, *, threshold, epsilon: float, c: int, sensitivity: f
     q, t = check_answers_and_threshold(answers, threshold)
     c = check_integer(c, "c", minimum=1)
     threshold_scale, query_scale, numeric_scale = numeric_sparse_scales(
-        epsilon=epsilon, c=c, sensitivity=sensitivity, delta=delta, numeric_share=numeric_share)
+        epsilon=epsilon, c=c, sensitivity=sensitivity, delta=delta, numeric_share=numeric_share
+    )
     trials = check_trials(trials)
     gen = as_generator(rng)
     outputs = _sparse_core(q, t, c=c, threshold_scale=threshold_scale, query_scale=query_scale, gen=gen, trials=trials)

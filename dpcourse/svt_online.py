@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from ._validation import (
+    RngLike,
     as_generator,
     check_array,
     check_epsilon,
@@ -51,7 +52,7 @@ class OnlineAboveThreshold:
     (False, True, True)
     """
 
-    def __init__(self, *, threshold: float, epsilon: float, sensitivity: float = 1.0, rng=None):
+    def __init__(self, *, threshold: float, epsilon: float, sensitivity: float = 1.0, rng: RngLike = None):
         self.threshold = float(check_array(threshold, "threshold", ndim=0))
         self.epsilon = check_epsilon(epsilon)
         self.sensitivity = check_positive(sensitivity, "sensitivity")
@@ -88,8 +89,16 @@ class OnlineSparseVector:
     reports ε once started).
     """
 
-    def __init__(self, *, threshold: float, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0,
-                 rng=None):
+    def __init__(
+        self,
+        *,
+        threshold: float,
+        epsilon: float,
+        c: int,
+        sensitivity: float = 1.0,
+        delta: float = 0.0,
+        rng: RngLike = None,
+    ):
         self.threshold = float(check_array(threshold, "threshold", ndim=0))
         self.epsilon = check_epsilon(epsilon)
         self.c = check_integer(c, "c", minimum=1)
@@ -102,11 +111,12 @@ class OnlineSparseVector:
         self.halted = False
         self._new_run()
 
-    def _set_scales(self):
+    def _set_scales(self) -> None:
         self._threshold_scale, self._query_scale = sparse_vector_scales(
-            epsilon=self.epsilon, c=self.c, sensitivity=self.sensitivity, delta=self.delta)
+            epsilon=self.epsilon, c=self.c, sensitivity=self.sensitivity, delta=self.delta
+        )
 
-    def _new_run(self):
+    def _new_run(self) -> None:
         self._noisy_threshold = self.threshold + self._rng.laplace(0.0, self._threshold_scale)
 
     @property
@@ -143,16 +153,30 @@ class OnlineNumericSparse(OnlineSparseVector):
     (default Dwork & Roth's: 1/9 for δ = 0, 1/(√512 + 1) for δ > 0); see :func:`numeric_sparse_scales`.
     """
 
-    def __init__(self, *, threshold: float, epsilon: float, c: int, sensitivity: float = 1.0, delta: float = 0.0,
-                 numeric_share: float | None = None, rng=None):
-        self.numeric_share = (numeric_sparse_share(delta) if numeric_share is None
-                              else check_probability(numeric_share, "numeric_share"))
+    def __init__(
+        self,
+        *,
+        threshold: float,
+        epsilon: float,
+        c: int,
+        sensitivity: float = 1.0,
+        delta: float = 0.0,
+        numeric_share: float | None = None,
+        rng: RngLike = None,
+    ):
+        self.numeric_share = (
+            numeric_sparse_share(delta) if numeric_share is None else check_probability(numeric_share, "numeric_share")
+        )
         super().__init__(threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity, delta=delta, rng=rng)
 
-    def _set_scales(self):
+    def _set_scales(self) -> None:
         self._threshold_scale, self._query_scale, self._numeric_scale = numeric_sparse_scales(
-            epsilon=self.epsilon, c=self.c, sensitivity=self.sensitivity, delta=self.delta,
-            numeric_share=self.numeric_share)
+            epsilon=self.epsilon,
+            c=self.c,
+            sensitivity=self.sensitivity,
+            delta=self.delta,
+            numeric_share=self.numeric_share,
+        )
 
     @property
     def privacy_spent(self) -> float:

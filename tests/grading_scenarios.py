@@ -23,14 +23,22 @@ NAME = "small.ipynb"
 RIGHT = {
     "max-queries": "### BEGIN SOLUTION\nK_max = 538\n### END SOLUTION",
     "icu-sensitivity": "### BEGIN SOLUTION\nicu_sensitivity = 10\n### END SOLUTION",
-    "exact-tail-level": ("def exact_tail_level(k, beta, sensitivity, epsilon):\n    ### BEGIN SOLUTION\n"
-                         "    return -np.log(1 - (1 - beta) ** (1 / k)) * sensitivity / epsilon\n    ### END SOLUTION"),
+    "exact-tail-level": (
+        "def exact_tail_level(k, beta, sensitivity, epsilon):\n    ### BEGIN SOLUTION\n"
+        "    return -np.log(1 - (1 - beta) ** (1 / k)) * sensitivity / epsilon\n    ### END SOLUTION"
+    ),
 }
-CHECKS = {"max-queries": "check.max_queries(K_max)", "icu-sensitivity": "check.icu_sensitivity(icu_sensitivity)",
-          "exact-tail-level": "check.exact_tail_level(exact_tail_level)"}
-WRONG = {"max_queries": "K_max = 5000", "icu_sensitivity": "icu_sensitivity = 30",
-         "exact_tail_level": "def exact_tail_level(k, beta, sensitivity, epsilon):\n"
-                             "    return np.log(k / beta) * sensitivity / epsilon"}
+CHECKS = {
+    "max-queries": "check.max_queries(K_max)",
+    "icu-sensitivity": "check.icu_sensitivity(icu_sensitivity)",
+    "exact-tail-level": "check.exact_tail_level(exact_tail_level)",
+}
+WRONG = {
+    "max_queries": "K_max = 5000",
+    "icu_sensitivity": "icu_sensitivity = 30",
+    "exact_tail_level": "def exact_tail_level(k, beta, sensitivity, epsilon):\n"
+    "    return np.log(k / beta) * sensitivity / epsilon",
+}
 
 
 @dataclass(frozen=True)
@@ -48,8 +56,10 @@ class Special:
 
 
 def source_notebook():
-    cells = [nbformat.v4.new_markdown_cell("# A small workbook"),
-             nbformat.v4.new_code_cell("import numpy as np\nfrom dpcourse.checks import laplace as check")]
+    cells = [
+        nbformat.v4.new_markdown_cell("# A small workbook"),
+        nbformat.v4.new_code_cell("import numpy as np\nfrom dpcourse.checks import laplace as check"),
+    ]
     for exercise in EXERCISES:
         meta = {"dpcourse": {"exercise": exercise}}
         cells.append(nbformat.v4.new_markdown_cell(f"### Exercise {exercise}"))
@@ -62,8 +72,11 @@ def source_notebook():
 
 
 def answer_index(nb, exercise):
-    return next(i for i, c in enumerate(nb.cells) if c.metadata.get("dpcourse", {}).get("exercise") == exercise
-                and "solution" in c.metadata.get("tags", []))
+    return next(
+        i
+        for i, c in enumerate(nb.cells)
+        if c.metadata.get("dpcourse", {}).get("exercise") == exercise and "solution" in c.metadata.get("tags", [])
+    )
 
 
 def released():
@@ -78,8 +91,12 @@ def with_answers(base, **answers):
 
 
 def right():
-    return with_answers(released(), max_queries="K_max = 538", icu_sensitivity="icu_sensitivity = 10",
-                        exact_tail_level=RIGHT["exact-tail-level"])
+    return with_answers(
+        released(),
+        max_queries="K_max = 538",
+        icu_sensitivity="icu_sensitivity = 10",
+        exact_tail_level=RIGHT["exact-tail-level"],
+    )
 
 
 def write_course(root: Path, submissions: dict[str, dict[str, object]]) -> list[Path]:
@@ -109,6 +126,7 @@ def write_course(root: Path, submissions: dict[str, dict[str, object]]) -> list[
 
 
 # --------------------------------------------------------------------------- files that never reach a kernel
+
 
 def unreadable_files() -> dict[str, dict[str, object]]:
     """Submissions the grader must refuse while reading, each as that student's ``invalid`` row."""

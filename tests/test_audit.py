@@ -26,8 +26,10 @@ def test_every_outcome_against_adaptive_quadrature():
     kinks = np.sort(np.r_[0.0, q - t])
     edges = np.r_[-120.0, kinks, 120.0]
     for k in range(q.size + 1):
+
         def f(z, k=k):
             return audit.outcome_integrand(z, k, q, threshold=t, threshold_noise=rho, query_noise=nu)[0]
+
         value = sum(
             integrate.quad(f, a, b, epsabs=1e-15, epsrel=1e-13, limit=200)[0]
             for a, b in zip(edges[:-1], edges[1:], strict=True)

@@ -11,8 +11,10 @@ from dpcourse.svt_variants import VARIANTS
 
 def laplace_first(scale_times_epsilon):
     """A one-number mechanism: the first answer plus Lap(s/ε) at ε = 1 (s = 1 is correct for Δ = 1)."""
+
     def mechanism(answers, *, trials, rng):
         return answers[0] + np.random.default_rng(rng).laplace(0.0, scale_times_epsilon, size=trials)
+
     return mechanism
 
 

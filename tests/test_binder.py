@@ -70,12 +70,39 @@ def test_binder_requirements_resolve_together_on_pypi(tmp_path):
     # one resolver run over exactly what Binder's pip installs, for the Python environment.yml names
     requirements = tmp_path / "binder-requirements.txt"
     requirements.write_text("\n".join(binder_requirement_lines()))
-    target = [] if _python_minor() == f"{sys.version_info.major}.{sys.version_info.minor}" else [
-        "--python-version", _python_minor(), "--only-binary=:all:", "--platform", "manylinux_2_28_x86_64",
-        "--platform", "manylinux2014_x86_64", "--target", str(tmp_path / "target")]
-    result = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
-                             "--disable-pip-version-check", *target, "-r", str(requirements)],
-                            capture_output=True, text=True, timeout=600)
+    target = (
+        []
+        if _python_minor() == f"{sys.version_info.major}.{sys.version_info.minor}"
+        else [
+            "--python-version",
+            _python_minor(),
+            "--only-binary=:all:",
+            "--platform",
+            "manylinux_2_28_x86_64",
+            "--platform",
+            "manylinux2014_x86_64",
+            "--target",
+            str(tmp_path / "target"),
+        ]
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--dry-run",
+            "--ignore-installed",
+            "--quiet",
+            "--disable-pip-version-check",
+            *target,
+            "-r",
+            str(requirements),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
 
 

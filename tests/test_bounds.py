@@ -5,8 +5,7 @@ from dpcourse import bounds, experiments, mechanisms
 
 
 def clopper_pearson_level(count, trials, level=1e-6):
-    return experiments.empirical_tail(np.r_[np.ones(count), np.zeros(trials - count)], [0.5],
-                                      confidence=1 - level)
+    return experiments.empirical_tail(np.r_[np.ones(count), np.zeros(trials - count)], [0.5], confidence=1 - level)
 
 
 @pytest.mark.parametrize("k, beta, epsilon", [(1, 0.05, 1.0), (100, 0.05, 0.5), (1000, 0.01, 2.0)])
@@ -26,8 +25,7 @@ def test_theorem_3_8_coverage(rng, k, beta, epsilon):
 
 
 def test_theorem_3_8_level_formula():
-    assert bounds.laplace_max_error_bound(k=20, beta=0.1, sensitivity=3, epsilon=0.5) == pytest.approx(
-        np.log(200) * 6)
+    assert bounds.laplace_max_error_bound(k=20, beta=0.1, sensitivity=3, epsilon=0.5) == pytest.approx(np.log(200) * 6)
     assert bounds.laplace_max_error_bound(k=20, beta=0.1, sensitivity=3, epsilon=0.5, n=6) == pytest.approx(np.log(200))
 
 

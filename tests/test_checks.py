@@ -79,11 +79,14 @@ def at_one_based(answers, threshold, epsilon, rng):
     return None if k is None else (k + 1 if k + 1 < len(answers) else None)
 
 
-LAP, GAU = (bounds.laplace_variance(sensitivity=200 / 5000, epsilon=0.5),
-            mechanisms.gaussian_sigma(l2_sensitivity=np.sqrt(200) / 5000, epsilon=0.5, delta=1e-6) ** 2)
+LAP, GAU = (
+    bounds.laplace_variance(sensitivity=200 / 5000, epsilon=0.5),
+    mechanisms.gaussian_sigma(l2_sensitivity=np.sqrt(200) / 5000, epsilon=0.5, delta=1e-6) ** 2,
+)
 SMALL = factorization.expected_error(queries.all_range_workload(2), factorization.hierarchical_strategy(2), epsilon=1.0)
 PMF = above_threshold_pmf([0.0, 1.0], threshold=1.0, epsilon=1.0)
 ALG4 = exact_variant_loss("alg4", 8, epsilon=1.0, c=2)[0]
+
 
 def _difference_variance(epsilon_1, epsilon_2, c=8):  # Var(ν − ρ), ρ ~ Lap(1/ε₁), ν ~ Lap(2c/ε₂): written out here,
     return 2 / epsilon_1**2 + 2 * (2 * c / epsilon_2) ** 2  # independently of the package's svt_standard_spec

@@ -5,6 +5,8 @@ notebook's own results, read from the stored outputs (nbval keeps them equal to 
 prints). Tolerances for sampled numbers come from their sampling error, as each comment says.
 """
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 
@@ -20,8 +22,11 @@ def nb():
 
 def test_neighbouring_relation_is_stated(nb):
     nb.states("bb96087a", "neighbouring datasets differ in **one person's bit**")
-    nb.states("4ee7f383", "Changing one person's bit moves every query that contains their type by $1/n$",
-              "($\\Delta_1 = 1$: one person's bit moves one cell by 1)")
+    nb.states(
+        "4ee7f383",
+        "Changing one person's bit moves every query that contains their type by $1/n$",
+        "($\\Delta_1 = 1$: one person's bit moves one cell by 1)",
+    )
     nb.states("cadeae28", "changing that person's bit moves all $k$ answers by $1/n$")
     nb.states("2e1eda35", "Neighbours differ in one person's bit, which moves every subset sum that contains them by 1")
 
@@ -39,12 +44,15 @@ def test_randomized_response_on_one_bit(nb):
 
 
 def test_budget_split_error_grows_like_the_number_of_queries(nb):
-    nb.states("99f90edc", "the error of each answer grows like $|Q|/(\\sqrt n\\,\\varepsilon)$",
-              "which adds a factor $\\sqrt{\\log|Q|}$")
+    nb.states(
+        "99f90edc",
+        "the error of each answer grows like $|Q|/(\\sqrt n\\,\\varepsilon)$",
+        "which adds a factor $\\sqrt{\\log|Q|}$",
+    )
     rows = [numbers(line) for line in nb.printed_lines("578a57bb")]
     k, one_report, split = (np.array(column) for column in zip(*rows, strict=True))
     slope = np.polyfit(np.log(k), np.log(split), 1)[0]
-    assert 1.0 <= slope <= 1.3          # |Q|, times the √log|Q| of a maximum
+    assert 1.0 <= slope <= 1.3  # |Q|, times the √log|Q| of a maximum
     assert one_report[-1] / one_report[0] < 4  # one report: hardly grows over a thousandfold |Q|
 
 
@@ -84,7 +92,7 @@ def test_randomized_response_and_laplace_cross_near_root_n(nb):
     rows = [(number_after(line, "n ="), number_after(line, "|Q| ≈")) for line in nb.printed_lines("d0facf26")]
     for n, crossing in rows:
         assert 0.4 <= crossing / np.sqrt(n) <= 0.6
-    for (n0, c0), (n1, c1) in zip(rows, rows[1:], strict=True):
+    for (n0, c0), (n1, c1) in pairwise(rows):
         assert n1 == 10 * n0 and 3 <= c1 / c0 <= 4.5
 
 

@@ -39,8 +39,11 @@ def branching(nb):
 
 
 def test_all_intervals_sensitivity_is_about_a_quarter_of_the_notes_bound(nb):
-    nb.states("a3919089", "adding or removing it moves the vector of all interval answers",
-              "right in order but about four times too big")
+    nb.states(
+        "a3919089",
+        "adding or removing it moves the vector of all interval answers",
+        "right in order but about four times too big",
+    )
     rows = [numbers(line) for line in nb.printed_lines("75f5c974")[1:]]
     for d, _, exact, notes, histogram in rows:
         assert 3.5 <= notes / exact <= 4 and histogram == 1
@@ -48,8 +51,11 @@ def test_all_intervals_sensitivity_is_about_a_quarter_of_the_notes_bound(nb):
 
 
 def test_tree_sensitivity_under_both_relations(nb):
-    nb.states("57c41534", "so $\\Delta_1 = 2\\log_2 d$ exactly: the notes' bound is attained",
-              "Under add/remove it is $\\log_2 d + 1$")
+    nb.states(
+        "57c41534",
+        "so $\\Delta_1 = 2\\log_2 d$ exactly: the notes' bound is attained",
+        "Under add/remove it is $\\log_2 d + 1$",
+    )
     nb.states(
         "921936ea",
         "$\\Delta_1 = \\log_2 d + 1$ when a record is added or removed, exactly $2\\log_2 d$ when one is replaced",

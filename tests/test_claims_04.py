@@ -95,8 +95,9 @@ def test_sparse_vector_and_numeric_sparse_accuracy(out):
     # "their noise is only 9/8 of SparseVector's" (the comparisons' calibration)
     from dpcourse import svt
 
-    assert svt.numeric_sparse_scales(epsilon=1.0, c=4)[0] / svt.sparse_vector_scales(epsilon=1.0, c=4)[0] == \
-        pytest.approx(9 / 8)
+    assert svt.numeric_sparse_scales(epsilon=1.0, c=4)[0] / svt.sparse_vector_scales(epsilon=1.0, c=4)[
+        0
+    ] == pytest.approx(9 / 8)
 
 
 def test_sparse_vector_with_delta(out):
@@ -122,12 +123,16 @@ def test_sparse_vector_with_delta(out):
 
 def test_numeric_sparse_values_with_delta(out):
     text = out["h13-ns-delta"]
-    measured, theorem, level = numbers(text, "measured α =")[0], numbers(text, "Theorem 3.28's α =")[0], \
-        numbers(text, "σ(ε₂)·ln(2c/β) =")[0]
+    measured, theorem, level = (
+        numbers(text, "measured α =")[0],
+        numbers(text, "Theorem 3.28's α =")[0],
+        numbers(text, "σ(ε₂)·ln(2c/β) =")[0],
+    )
     # "The measured α is above the theorem's … the larger of the two levels … holds"
     assert theorem < measured < level
-    assert level == pytest.approx(bounds.numeric_sparse_accuracy_bound(num_queries=300, c=4, beta=0.05, epsilon=1.0,
-                                                                       delta=1e-6), abs=0.5)
+    assert level == pytest.approx(
+        bounds.numeric_sparse_accuracy_bound(num_queries=300, c=4, beta=0.05, epsilon=1.0, delta=1e-6), abs=0.5
+    )
     # "ε₁ = √512/(√512 + 1)·ε and ε₂ = 2ε/(√512 + 1)" (section 6)
     eps1, eps2 = numbers(text, "split: ε₁ =")[0], numbers(text, "ε₂ =")[0]
     assert eps1 == pytest.approx(np.sqrt(512) / (np.sqrt(512) + 1), abs=1e-4)

@@ -36,8 +36,11 @@ def test_alg3_loses_m_epsilon_over_2c(nb):
 
 
 def test_private_variants_reach_epsilon_for_every_c_and_the_c1_event_does_not(nb):
-    nb.states("c5a3e1d2", "for Alg. 1 at $c = 2$ it tends to $\\varepsilon/2 + \\varepsilon/4 = 0.75\\varepsilon$",
-              "Its loss climbs to ε and never past it")
+    nb.states(
+        "c5a3e1d2",
+        "for Alg. 1 at $c = 2$ it tends to $\\varepsilon/2 + \\varepsilon/4 = 0.75\\varepsilon$",
+        "Its loss climbs to ε and never past it",
+    )
     lines = nb.printed_lines("c5a3e1d3")
     for key in ("alg1", "alg2", "svt_s"):
         line = next(line for line in lines if line.startswith(key) and "c = 1, 2, 3" in line)
@@ -53,10 +56,14 @@ def test_exact_probabilities_match_simulation(nb):
 
 
 def test_auditor_verdicts_at_epsilon_02(nb):
-    nb.states("b8bb01c8", "Each variant at ε = 0.2 and $c = 1$",
-              "it exceeds the claim exactly when the claim is flagged")
-    rows = {line.split()[0]: line for line in nb.printed_lines("b31fa412")[1:] if line.split()[0] in
-            ("alg1", "alg2", "svt_s", "alg3", "alg4", "alg5", "alg6")}
+    nb.states(
+        "b8bb01c8", "Each variant at ε = 0.2 and $c = 1$", "it exceeds the claim exactly when the claim is flagged"
+    )
+    rows = {
+        line.split()[0]: line
+        for line in nb.printed_lines("b31fa412")[1:]
+        if line.split()[0] in ("alg1", "alg2", "svt_s", "alg3", "alg4", "alg5", "alg6")
+    }
     assert set(rows) == {"alg1", "alg2", "svt_s", "alg3", "alg4", "alg5", "alg6"}
     for key, line in rows.items():
         p, bound = (float(x) for x in re.findall(FLOAT, line.split(")")[-1])[:2])
@@ -85,9 +92,14 @@ def test_p_value_curve(nb):
 
 
 def test_peer_suites_listed(nb):
-    nb.states("c5a3e1d6", "audits every flawed one on the pair that search found",
-              "its BadAdaptive even at ε = 1", "(ε = 1, the ε of the programs that validate its counterexamples)")
+    nb.states(
+        "c5a3e1d6",
+        "audits every flawed one on the pair that search found",
+        "its BadAdaptive even at ε = 1",
+        "(ε = 1, the ε of the programs that validate its counterexamples)",
+    )
     from tests.test_auditor import _MISSED
+
     assert set(_MISSED) == {"checkdp_badadaptivesparsevector"}
     lines = nb.printed_lines("c5a3e1d7")
     assert len(lines) == 22 and sum("incorrect" in line for line in lines) == 14

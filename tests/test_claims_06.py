@@ -19,14 +19,20 @@ FLOAT = r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
 @pytest.fixture(scope="module")
 def out():
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    return {c.id: "".join(o.get("text", "") for o in c.get("outputs", []) if o.output_type == "stream")
-            for c in nb.cells if c.cell_type == "code"}
+    return {
+        c.id: "".join(o.get("text", "") for o in c.get("outputs", []) if o.output_type == "stream")
+        for c in nb.cells
+        if c.cell_type == "code"
+    }
 
 
 def numbers(text, after, line_start=None):
     """The numbers following ``after`` on the first line containing it (and starting with ``line_start``)."""
-    line = next(line for line in text.splitlines()
-                if after in line and (line_start is None or line.strip().startswith(line_start)))
+    line = next(
+        line
+        for line in text.splitlines()
+        if after in line and (line_start is None or line.strip().startswith(line_start))
+    )
     return [float(x) for x in re.findall(FLOAT, line.split(after, 1)[1])]
 
 

@@ -39,7 +39,7 @@ def accepted(command: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     add_grade_command(parser.add_subparsers(dest="command"))
     argv = shlex.split(command.replace("I/N", "0/4").replace("-I.", "-0."))
-    return parser.parse_args(argv[argv.index("dpcourse") + 1:])
+    return parser.parse_args(argv[argv.index("dpcourse") + 1 :])
 
 
 def test_the_readme_has_the_shard_and_merge_commands_and_the_grader_accepts_them():

@@ -51,8 +51,10 @@ def independent_probability(key, q, t, pattern, *, epsilon, c):
         breaks = [0.0] + [q[i] - t for i in segment]
         breaks += [end - t for i in segment if isinstance(pattern[i], tuple) for end in pattern[i]]
         edges = np.unique(np.clip(np.r_[-60 * b, breaks, 60 * b], -60 * b, 60 * b))
-        total *= sum(integrate.quad(integrand, lo, hi, epsabs=1e-14, epsrel=1e-11, limit=200)[0]
-                     for lo, hi in zip(edges[:-1], edges[1:], strict=True))
+        total *= sum(
+            integrate.quad(integrand, lo, hi, epsabs=1e-14, epsrel=1e-11, limit=200)[0]
+            for lo, hi in zip(edges[:-1], edges[1:], strict=True)
+        )
     return total
 
 
@@ -112,8 +114,9 @@ def test_the_c1_event_stays_below_epsilon_for_c2():
     # ⊥^{m−1}⊤ on the lecture's pair tends to 0.75ε for Alg. 1 at c = 2: only one ⊤ pays
     d, d_prime = exact.adversarial_pair(80)
     pattern = [-np.inf] * 79 + [np.inf]
-    p, p_prime = (exact.variant_pattern_probability("alg1", x, pattern, threshold=0.5, epsilon=1.0, c=2)
-                  for x in (d, d_prime))
+    p, p_prime = (
+        exact.variant_pattern_probability("alg1", x, pattern, threshold=0.5, epsilon=1.0, c=2) for x in (d, d_prime)
+    )
     assert np.log(p / p_prime) == pytest.approx(0.75, rel=1e-3)
 
 

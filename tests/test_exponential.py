@@ -35,8 +35,7 @@ def test_privacy_loss_and_the_proofs_two_factors(epsilon):
         assert loss.score_factor <= np.exp(epsilon / 2) * (1 + 1e-12)
         assert loss.normaliser_factor <= np.exp(epsilon / 2) * (1 + 1e-12)
         r = int(np.argmax(loss.loss))
-        assert np.exp(loss.loss[r]) == pytest.approx(
-            np.exp(epsilon * (u[r] - v[r]) / 2) * loss.normaliser_factor)
+        assert np.exp(loss.loss[r]) == pytest.approx(np.exp(epsilon * (u[r] - v[r]) / 2) * loss.normaliser_factor)
 
 
 def test_adversarial_scores_approach_epsilon_and_two_epsilon_without_the_two():
@@ -75,14 +74,17 @@ def test_utility_theorem_holds_and_is_tight_in_shape():
         assert exponential.utility_gap_tail(u_half, [half], epsilon=eps, sensitivity=sens)[0] > np.exp(-t) / 2
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: exponential.exponential_mechanism_pmf([1.0], epsilon=0), "epsilon"),
-    (lambda: exponential.exponential_mechanism_pmf([1.0], epsilon=1, factor=3), "factor"),
-    (lambda: exponential.exponential_privacy_loss([0.0, 0.0], [0.0, 2.0], epsilon=1), "sensitivity"),
-    (lambda: exponential.adversarial_scores(1), "num_outcomes"),
-    (lambda: exponential.pricing_revenue([1, 2], [0, 1]), "prices"),
-    (lambda: bounds.exponential_mechanism_utility_bound(num_outcomes=5, sensitivity=1, epsilon=1, t=-1), "t must"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: exponential.exponential_mechanism_pmf([1.0], epsilon=0), "epsilon"),
+        (lambda: exponential.exponential_mechanism_pmf([1.0], epsilon=1, factor=3), "factor"),
+        (lambda: exponential.exponential_privacy_loss([0.0, 0.0], [0.0, 2.0], epsilon=1), "sensitivity"),
+        (lambda: exponential.adversarial_scores(1), "num_outcomes"),
+        (lambda: exponential.pricing_revenue([1, 2], [0, 1]), "prices"),
+        (lambda: bounds.exponential_mechanism_utility_bound(num_outcomes=5, sensitivity=1, epsilon=1, t=-1), "t must"),
+    ],
+)
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()

@@ -30,8 +30,17 @@ def course(folder):
 
 
 def row(student, notebook, exercise, status, maximum=1.0, mistake="", message="", hint=""):
-    return GradeRow(student, notebook, exercise, status, maximum if status == "passed" else 0.0, maximum,
-                    message or mistake, hint, mistake)
+    return GradeRow(
+        student,
+        notebook,
+        exercise,
+        status,
+        maximum if status == "passed" else 0.0,
+        maximum,
+        message or mistake,
+        hint,
+        mistake,
+    )
 
 
 def rows():
@@ -41,14 +50,18 @@ def rows():
     for exercise in EXERCISES:
         found.append(row("ada", "01_first", exercise, "passed"))
         found.append(row("ada", "02_second", exercise, "passed", 2.0))
-    found += [row("bob", "01_first", "max-queries", "failed", mistake=LOG, hint="a <b>hint</b>"),
-              row("bob", "01_first", "icu-sensitivity", "failed", message="Δ₁: got 3, which is not right"),
-              row("bob", "01_first", "exact-tail-level", "passed")]
+    found += [
+        row("bob", "01_first", "max-queries", "failed", mistake=LOG, hint="a <b>hint</b>"),
+        row("bob", "01_first", "icu-sensitivity", "failed", message="Δ₁: got 3, which is not right"),
+        row("bob", "01_first", "exact-tail-level", "passed"),
+    ]
     evil = "=evil<script>alert(1)</script>/../../x"
     for notebook, maximum in (("01_first", 1.0), ("02_second", 2.0)):
-        found += [row(evil, notebook, "max-queries", "failed", maximum, mistake=LOG),
-                  row(evil, notebook, "icu-sensitivity", "errored", maximum, message="your answer cell timed out"),
-                  row(evil, notebook, "exact-tail-level", "not attempted", maximum)]
+        found += [
+            row(evil, notebook, "max-queries", "failed", maximum, mistake=LOG),
+            row(evil, notebook, "icu-sensitivity", "errored", maximum, message="your answer cell timed out"),
+            row(evil, notebook, "exact-tail-level", "not attempted", maximum),
+        ]
     found.append(GradeRow("bob", "01_first-Copy1", "-", "duplicate", message="another file of yours was graded"))
     return found
 
@@ -59,13 +72,31 @@ def graded(tmp_path):
     report = tmp_path / "shard.csv"
     write_report(rows(), report)
     roster = tmp_path / "roster.csv"
-    roster.write_text("student,name,canvas_id,sis_user_id,section,sid,email\n"
-                      "ada,Ada Lovelace,101,S-1,A,1,ada@uni.example\nbob,,102,,B,2,bob@uni.example\n"
-                      "carol,Carol Q,103,S-3,A,3,carol@uni.example\n")
+    roster.write_text(
+        "student,name,canvas_id,sis_user_id,section,sid,email\n"
+        "ada,Ada Lovelace,101,S-1,A,1,ada@uni.example\nbob,,102,,B,2,bob@uni.example\n"
+        "carol,Carol Q,103,S-3,A,3,carol@uni.example\n"
+    )
     out = tmp_path / "grades.csv"
-    status = main(["grade", "--merge", str(report), "--report", str(out), "--source", str(source), "--roster",
-                   str(roster), "--gradebook", "canvas", "--gradebook", "gradescope", "--feedback",
-                   str(tmp_path / "feedback")])
+    status = main(
+        [
+            "grade",
+            "--merge",
+            str(report),
+            "--report",
+            str(out),
+            "--source",
+            str(source),
+            "--roster",
+            str(roster),
+            "--gradebook",
+            "canvas",
+            "--gradebook",
+            "gradescope",
+            "--feedback",
+            str(tmp_path / "feedback"),
+        ]
+    )
     return {"status": status, "folder": tmp_path, "out": out}
 
 

@@ -56,12 +56,16 @@ K_max = 538"""
 def unconfined(tmp_path_factory):
     root = tmp_path_factory.mktemp("unconfined")
     rel = released()
-    submissions = {"alice": {NAME: right()}, "bob": {NAME: with_answers(rel, **WRONG)},
-                   "parricide": {NAME: with_answers(right(), max_queries=PARRICIDE)},
-                   "grandparent": {NAME: with_answers(right(), max_queries=GRANDPARENT)},
-                   "stopper": {NAME: with_answers(right(), max_queries=STOPPER)},
-                   "flooder": {NAME: with_answers(right(), max_queries=FLOODER)},
-                   "zed": {NAME: right()}, **unreadable_files()}
+    submissions = {
+        "alice": {NAME: right()},
+        "bob": {NAME: with_answers(rel, **WRONG)},
+        "parricide": {NAME: with_answers(right(), max_queries=PARRICIDE)},
+        "grandparent": {NAME: with_answers(right(), max_queries=GRANDPARENT)},
+        "stopper": {NAME: with_answers(right(), max_queries=STOPPER)},
+        "flooder": {NAME: with_answers(right(), max_queries=FLOODER)},
+        "zed": {NAME: right()},
+        **unreadable_files(),
+    }
     paths = write_course(root, submissions)
     # a second notebook of the course, worth 2 points an exercise, which nobody handed in; carol is only on the roster
     second = source_notebook()
@@ -71,12 +75,39 @@ def unconfined(tmp_path_factory):
     nbformat.write(second, root / "source" / "second.ipynb")
     (root / "roster.txt").write_text("alice\nbob\ncarol\n")
     report = root / "grades.csv"
-    status = main(["grade", *map(str, paths), "--source", str(root / "source"), "--report", str(report),
-                   "--sandbox", "none", "--jobs", "2", "--cell-timeout", "20", "--notebook-timeout", "90",
-                   "--roster", str(root / "roster.txt"), "--gradebook", "canvas", "--gradebook", "gradescope",
-                   "--feedback", str(root / "feedback")])
-    return {"status": status, "rows": reports.read_report(report), "report": report, "root": root,
-            "students": {r.student for r in reports.read_report(report)} | {"carol"}}
+    status = main(
+        [
+            "grade",
+            *map(str, paths),
+            "--source",
+            str(root / "source"),
+            "--report",
+            str(report),
+            "--sandbox",
+            "none",
+            "--jobs",
+            "2",
+            "--cell-timeout",
+            "20",
+            "--notebook-timeout",
+            "90",
+            "--roster",
+            str(root / "roster.txt"),
+            "--gradebook",
+            "canvas",
+            "--gradebook",
+            "gradescope",
+            "--feedback",
+            str(root / "feedback"),
+        ]
+    )
+    return {
+        "status": status,
+        "rows": reports.read_report(report),
+        "report": report,
+        "root": root,
+        "students": {r.student for r in reports.read_report(report)} | {"carol"},
+    }
 
 
 def statuses(result, student):

@@ -22,8 +22,13 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "dpcourse"
-SHIMS = {"dpcourse.grading", "dpcourse.instructor", "dpcourse.student_copy", "dpcourse._grade_worker",
-         "dpcourse.peer_suites"}
+SHIMS = {
+    "dpcourse.grading",
+    "dpcourse.instructor",
+    "dpcourse.student_copy",
+    "dpcourse._grade_worker",
+    "dpcourse.peer_suites",
+}
 MAX_LINES = 400
 WHY_LONGER = "Longer than 400 lines because"
 
@@ -168,9 +173,14 @@ def test_library_and_auditor_modules_are_short_or_say_why(name):
 
 def test_the_checks_catch_what_they_should():
     """The rules on a made-up graph: an upward import, a cycle, two floor-4 groups importing each other."""
-    edges = {"dpcourse.bounds": [("dpcourse.svt", 3)], "dpcourse.svt": [("dpcourse.bounds", 5)],
-             "dpcourse.checks.x": [("dpcourse.widgets.y", 1)], "dpcourse.widgets.y": [],
-             "dpcourse.mechanisms": [("dpcourse.classroom.grade", 9)], "dpcourse.classroom.grade": []}
+    edges = {
+        "dpcourse.bounds": [("dpcourse.svt", 3)],
+        "dpcourse.svt": [("dpcourse.bounds", 5)],
+        "dpcourse.checks.x": [("dpcourse.widgets.y", 1)],
+        "dpcourse.widgets.y": [],
+        "dpcourse.mechanisms": [("dpcourse.classroom.grade", 9)],
+        "dpcourse.classroom.grade": [],
+    }
     problems = upward(edges)
     assert any("dpcourse.bounds (line 3) imports dpcourse.svt" in p for p in problems)
     assert any("checks may not import widgets" in p for p in problems)

@@ -57,8 +57,10 @@ def test_laplace_rejects_bad_answers():
 # ----- Gaussian -------------------------------------------------------------------------
 def hockey_stick_delta(sigma, l2, epsilon):
     """δ(ε) = ∫ max(0, p(x) − e^ε q(x)) dx for p = N(0, σ²), q = N(Δ, σ²), by quadrature."""
+
     def integrand(x):
         return max(0.0, stats.norm.pdf(x, 0, sigma) - np.exp(epsilon) * stats.norm.pdf(x, l2, sigma))
+
     # the integrand is positive exactly left of x* = Δ/2 − εσ²/Δ
     crossing = l2 / 2 - epsilon * sigma**2 / l2
     return integrate.quad(integrand, -np.inf, crossing, epsabs=1e-14, epsrel=1e-10)[0]

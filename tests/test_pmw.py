@@ -102,7 +102,7 @@ def test_update_count_never_exceeds_bound_on_adversarial_streams(seed, alpha):
     assert result.final_max_error < alpha  # the adversary ran out of bad queries
     assert np.all(result.gaps >= alpha)
     # η = α/2: the KL potential falls by at least α²/4 per update (the proof of the bound)
-    assert np.all(np.diff(result.potential) <= -alpha**2 / 4 + 1e-12)
+    assert np.all(np.diff(result.potential) <= -(alpha**2) / 4 + 1e-12)
     assert result.potential[0] <= np.log(d) + 1e-12 and result.potential[-1] >= 0
 
 
@@ -159,8 +159,9 @@ def test_notes_calibration_constants():
     n = x.sum()
     assert c.max_updates == int(np.floor(16 * np.log(2**10) / 0.2**2))
     assert c.epsilon0 == pytest.approx(2.0 / (2 * c.max_updates))
-    assert c.noise_scales == pytest.approx({"threshold": 2 / (n * c.epsilon0), "query": 4 / (n * c.epsilon0),
-                                            "release": 1 / (n * c.epsilon0)})
+    assert c.noise_scales == pytest.approx(
+        {"threshold": 2 / (n * c.epsilon0), "query": 4 / (n * c.epsilon0), "release": 1 / (n * c.epsilon0)}
+    )
     assert c.threshold == 0.2 and c.eta == 0.05
 
 
@@ -193,8 +194,9 @@ def test_dwork_roth_requirement_matches_the_core_calibration():
         sigma1 = svt.numeric_sparse_scales(epsilon=eps, c=1, delta=delta)[0]
         sigma1 *= c_real if delta == 0 else np.sqrt(c_real)  # σ ∝ c (δ = 0) or √c (δ > 0)
         rebuilt = 4 * sigma1 * (np.log(2 * k) + np.log(4 * c_real / beta)) / n
-        assert bounds.pmw_dwork_roth_requirement(alpha, n=n, epsilon=eps, domain_size=d, num_queries=k, beta=beta,
-                                                 delta=delta) == pytest.approx(rebuilt, rel=1e-12)
+        assert bounds.pmw_dwork_roth_requirement(
+            alpha, n=n, epsilon=eps, domain_size=d, num_queries=k, beta=beta, delta=delta
+        ) == pytest.approx(rebuilt, rel=1e-12)
 
 
 @pytest.mark.parametrize("calibration", ["notes", "dwork_roth"])
@@ -243,8 +245,9 @@ def test_answers_within_theorem_error(calibration, delta):
     truth = w.answers(x / x.sum())
     failures = 0
     for seed in range(runs):
-        c = pmw.PrivateMW(x, epsilon=1.0, alpha=0.1, beta=beta, delta=delta, max_queries=k,
-                          calibration=calibration, rng=seed)
+        c = pmw.PrivateMW(
+            x, epsilon=1.0, alpha=0.1, beta=beta, delta=delta, max_queries=k, calibration=calibration, rng=seed
+        )
         level = c.guaranteed_error
         assert level is not None, "the instance must meet the theorem's condition"
         answers = pmw.run_stream(c, w)
@@ -288,15 +291,22 @@ def test_release_errors_scores_every_method_on_every_query():
     w = pmw.conjunction_workload(200, 6, width=2, rng=6)
     r = pmw.release_errors(base * 300, w, epsilon=0.5, rng=7)
     assert r.pmw_answered < len(w)
-    c = pmw.PrivateMW(base * 300, epsilon=0.5, alpha=r.alpha, beta=0.05, max_queries=len(w),
-                      rng=np.random.default_rng(7))
+    c = pmw.PrivateMW(
+        base * 300, epsilon=0.5, alpha=r.alpha, beta=0.05, max_queries=len(w), rng=np.random.default_rng(7)
+    )
     answers = pmw.run_stream(c, w)
-    answers[c.answered:] = [c.synthetic_answer(w[i]) for i in range(c.answered, len(w))]
+    answers[c.answered :] = [c.synthetic_answer(w[i]) for i in range(c.answered, len(w))]
     truth = w.answers(base)
     assert r.pmw == pytest.approx(np.max(np.abs(answers - truth)))
-    assert r.pmw >= np.nanmax(np.abs(pmw.run_stream(pmw.PrivateMW(base * 300, epsilon=0.5, alpha=r.alpha,
-                                                                      max_queries=len(w),
-                                                                      rng=np.random.default_rng(7)), w) - truth))
+    assert r.pmw >= np.nanmax(
+        np.abs(
+            pmw.run_stream(
+                pmw.PrivateMW(base * 300, epsilon=0.5, alpha=r.alpha, max_queries=len(w), rng=np.random.default_rng(7)),
+                w,
+            )
+            - truth
+        )
+    )
 
 
 def test_per_query_epsilon():
@@ -355,26 +365,30 @@ def test_dwork_roth_alpha_is_the_fixed_point(delta):
 def test_update_count_bounds():
     assert bounds.mw_update_count_bound(domain_size=1024, alpha=0.1) == pytest.approx(400 * np.log(1024))
     assert bounds.mw_update_count_bound(domain_size=1024, alpha=0.1, statement="notes") == pytest.approx(
-        100 * np.log(1024))
+        100 * np.log(1024)
+    )
     assert bounds.pmw_update_count_bound(domain_size=1024, alpha=0.1) == pytest.approx(1600 * np.log(1024))
 
 
 # ------------------------------------------------------------------------------ bad input
-@pytest.mark.parametrize("kwargs, error, match", [
-    (dict(histogram=[1.0, -1.0, 3.0]), ValueError, "histogram"),
-    (dict(histogram=[0.0, 0.0]), ValueError, "positive total"),
-    (dict(histogram=[5.0]), ValueError, "histogram"),
-    (dict(alpha=0.0), ValueError, "alpha"),
-    (dict(alpha=-0.1), ValueError, "alpha"),
-    (dict(alpha=1.5), ValueError, "alpha"),
-    (dict(epsilon=0.0), ValueError, "epsilon"),
-    (dict(beta=1.0), ValueError, "beta"),
-    (dict(delta=1e-6, calibration="notes"), ValueError, "delta"),
-    (dict(delta=2.0), ValueError, "delta"),
-    (dict(max_queries=0), ValueError, "max_queries"),
-    (dict(calibration="paper"), ValueError, "calibration"),
-    (dict(rng="seed"), TypeError, "rng"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(histogram=[1.0, -1.0, 3.0]), ValueError, "histogram"),
+        (dict(histogram=[0.0, 0.0]), ValueError, "positive total"),
+        (dict(histogram=[5.0]), ValueError, "histogram"),
+        (dict(alpha=0.0), ValueError, "alpha"),
+        (dict(alpha=-0.1), ValueError, "alpha"),
+        (dict(alpha=1.5), ValueError, "alpha"),
+        (dict(epsilon=0.0), ValueError, "epsilon"),
+        (dict(beta=1.0), ValueError, "beta"),
+        (dict(delta=1e-6, calibration="notes"), ValueError, "delta"),
+        (dict(delta=2.0), ValueError, "delta"),
+        (dict(max_queries=0), ValueError, "max_queries"),
+        (dict(calibration="paper"), ValueError, "calibration"),
+        (dict(rng="seed"), TypeError, "rng"),
+    ],
+)
 def test_private_mw_rejects_bad_input(kwargs, error, match):
     args = dict(histogram=[1.0, 2.0, 3.0, 4.0], epsilon=1.0, alpha=0.2)
     args.update(kwargs)
@@ -394,54 +408,72 @@ def test_queries_outside_unit_cube_rejected():
     assert c.answered == 0 and c.privacy_spent == 0
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: pmw.hedge([[2.0, 0.0]], eta=0.1), "losses"),
-    (lambda: pmw.hedge([[0.5, 0.0]], eta=0.0), "eta"),
-    (lambda: pmw.hedge([0.5, 0.0], eta=0.1), "losses"),
-    (lambda: pmw.mw_update([0.5, 0.6], [1, 0], 0.5, eta=0.1), "synthetic"),
-    (lambda: pmw.mw_update([0.5, 0.5], [1, 2], 0.5, eta=0.1), "query"),
-    (lambda: pmw.mw_update([0.5, 0.5], [1, 0], 0.5, eta=-1), "eta"),
-    (lambda: pmw.mw_query_release([1, 2], [[1, 0]], alpha=0), "alpha"),
-    (lambda: pmw.mw_query_release([1, 2], [[1, 0, 0]], alpha=0.1), "queries"),
-    (lambda: pmw.mw_query_release([-1, 2], [[1, 0]], alpha=0.1), "histogram"),
-    (lambda: pmw.kl_potential([0.5, 0.5], [1.0]), "synthetic"),
-    (lambda: pmw.ConjunctionQuery(3, (0, 0), (1, 1)), "attributes"),
-    (lambda: pmw.ConjunctionQuery(3, (5,), (1,)), "attributes"),
-    (lambda: pmw.ConjunctionQuery(3, (1,), (2,)), "values"),
-    (lambda: pmw.ConjunctionWorkload(3, np.array([[0, 0]]), np.array([[1, 1]])), "attributes"),
-    (lambda: pmw.ConjunctionWorkload(3, np.array([[5]]), np.array([[1]])), "attributes"),
-    (lambda: pmw.ConjunctionWorkload(3, np.array([[1]]), np.array([[2]])), "values"),
-    (lambda: pmw.ConjunctionWorkload(3, np.array([[1]]), np.array([[1, 0]])), "values"),
-    (lambda: pmw.conjunction_workload(10, 4, width=5), "width"),
-    (lambda: pmw.product_histogram(10, 4, skew=0.7), "skew"),
-    (lambda: pmw.per_query_epsilon(epsilon=1, num_queries=0), "num_queries"),
-    (lambda: pmw.per_query_epsilon(epsilon=1, num_queries=5, delta=1.5), "delta"),
-    (lambda: pmw.LaplacePerQuery([1, -2], epsilon=1, num_queries=3), "histogram"),
-    (lambda: pmw.NoisyHistogram([1, 2], epsilon=0), "epsilon"),
-    (lambda: bounds.hedge_regret_bound(num_experts=0, horizon=5), "num_experts"),
-    (lambda: bounds.hedge_regret_bound(num_experts=3, horizon=5, eta=2.0), "eta"),
-    (lambda: bounds.mw_update_count_bound(domain_size=8, alpha=0.1, statement="book"), "statement"),
-    (lambda: bounds.pmw_update_count_bound(domain_size=1, alpha=0.1), "domain_size"),
-    (lambda: bounds.pmw_notes_alpha(n=0, epsilon=1, domain_size=8, num_queries=5, beta=0.1), "n"),
-    (lambda: bounds.pmw_notes_error_bound(n=10, epsilon=1, domain_size=8, num_queries=5, beta=0), "beta"),
-    (lambda: bounds.pmw_dwork_roth_requirement(0, n=10, epsilon=1, domain_size=8, num_queries=5, beta=0.1), "alpha"),
-    (lambda: bounds.pmw_dwork_roth_alpha(n=10, epsilon=1, domain_size=8, num_queries=5, beta=0.1, delta=1), "delta"),
-    (lambda: bounds.pmw_dwork_roth_error_bound(n=10, epsilon=-1, domain_size=8, num_queries=5, beta=0.1), "epsilon"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: pmw.hedge([[2.0, 0.0]], eta=0.1), "losses"),
+        (lambda: pmw.hedge([[0.5, 0.0]], eta=0.0), "eta"),
+        (lambda: pmw.hedge([0.5, 0.0], eta=0.1), "losses"),
+        (lambda: pmw.mw_update([0.5, 0.6], [1, 0], 0.5, eta=0.1), "synthetic"),
+        (lambda: pmw.mw_update([0.5, 0.5], [1, 2], 0.5, eta=0.1), "query"),
+        (lambda: pmw.mw_update([0.5, 0.5], [1, 0], 0.5, eta=-1), "eta"),
+        (lambda: pmw.mw_query_release([1, 2], [[1, 0]], alpha=0), "alpha"),
+        (lambda: pmw.mw_query_release([1, 2], [[1, 0, 0]], alpha=0.1), "queries"),
+        (lambda: pmw.mw_query_release([-1, 2], [[1, 0]], alpha=0.1), "histogram"),
+        (lambda: pmw.kl_potential([0.5, 0.5], [1.0]), "synthetic"),
+        (lambda: pmw.ConjunctionQuery(3, (0, 0), (1, 1)), "attributes"),
+        (lambda: pmw.ConjunctionQuery(3, (5,), (1,)), "attributes"),
+        (lambda: pmw.ConjunctionQuery(3, (1,), (2,)), "values"),
+        (lambda: pmw.ConjunctionWorkload(3, np.array([[0, 0]]), np.array([[1, 1]])), "attributes"),
+        (lambda: pmw.ConjunctionWorkload(3, np.array([[5]]), np.array([[1]])), "attributes"),
+        (lambda: pmw.ConjunctionWorkload(3, np.array([[1]]), np.array([[2]])), "values"),
+        (lambda: pmw.ConjunctionWorkload(3, np.array([[1]]), np.array([[1, 0]])), "values"),
+        (lambda: pmw.conjunction_workload(10, 4, width=5), "width"),
+        (lambda: pmw.product_histogram(10, 4, skew=0.7), "skew"),
+        (lambda: pmw.per_query_epsilon(epsilon=1, num_queries=0), "num_queries"),
+        (lambda: pmw.per_query_epsilon(epsilon=1, num_queries=5, delta=1.5), "delta"),
+        (lambda: pmw.LaplacePerQuery([1, -2], epsilon=1, num_queries=3), "histogram"),
+        (lambda: pmw.NoisyHistogram([1, 2], epsilon=0), "epsilon"),
+        (lambda: bounds.hedge_regret_bound(num_experts=0, horizon=5), "num_experts"),
+        (lambda: bounds.hedge_regret_bound(num_experts=3, horizon=5, eta=2.0), "eta"),
+        (lambda: bounds.mw_update_count_bound(domain_size=8, alpha=0.1, statement="book"), "statement"),
+        (lambda: bounds.pmw_update_count_bound(domain_size=1, alpha=0.1), "domain_size"),
+        (lambda: bounds.pmw_notes_alpha(n=0, epsilon=1, domain_size=8, num_queries=5, beta=0.1), "n"),
+        (lambda: bounds.pmw_notes_error_bound(n=10, epsilon=1, domain_size=8, num_queries=5, beta=0), "beta"),
+        (
+            lambda: bounds.pmw_dwork_roth_requirement(0, n=10, epsilon=1, domain_size=8, num_queries=5, beta=0.1),
+            "alpha",
+        ),
+        (
+            lambda: bounds.pmw_dwork_roth_alpha(n=10, epsilon=1, domain_size=8, num_queries=5, beta=0.1, delta=1),
+            "delta",
+        ),
+        (
+            lambda: bounds.pmw_dwork_roth_error_bound(n=10, epsilon=-1, domain_size=8, num_queries=5, beta=0.1),
+            "epsilon",
+        ),
+    ],
+)
 def test_functions_reject_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
 
 
-@pytest.mark.parametrize("call, error, match", [
-    (lambda w, x: pmw.release_errors(x, w, epsilon=0.0), ValueError, "epsilon"),
-    (lambda w, x: pmw.release_errors(x, w, epsilon=1.0, truth=np.zeros(3)), ValueError, "truth"),
-    (lambda w, x: pmw.run_stream_with_potential(pmw.PrivateMW(x, epsilon=1, alpha=0.2), w, np.ones(3)),
-     ValueError, "p"),
-    (lambda w, x: pmw.conjunction_workload(0, 4), ValueError, "num_queries"),
-    (lambda w, x: pmw.product_histogram(0, 4), ValueError, "n"),
-    (lambda w, x: w.answers(np.ones(5)), ValueError, "vector"),
-])
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda w, x: pmw.release_errors(x, w, epsilon=0.0), ValueError, "epsilon"),
+        (lambda w, x: pmw.release_errors(x, w, epsilon=1.0, truth=np.zeros(3)), ValueError, "truth"),
+        (
+            lambda w, x: pmw.run_stream_with_potential(pmw.PrivateMW(x, epsilon=1, alpha=0.2), w, np.ones(3)),
+            ValueError,
+            "p",
+        ),
+        (lambda w, x: pmw.conjunction_workload(0, 4), ValueError, "num_queries"),
+        (lambda w, x: pmw.product_histogram(0, 4), ValueError, "n"),
+        (lambda w, x: w.answers(np.ones(5)), ValueError, "vector"),
+    ],
+)
 def test_stream_helpers_reject_bad_input(call, error, match):
     x = pmw.product_histogram(1000, 4, rng=0)
     w = pmw.conjunction_workload(5, 4, rng=0)
@@ -456,5 +488,6 @@ def test_release_errors_matches_the_curators():
     assert r.pmw_answered == 50 and r.alpha == 0.2 and r.pmw_privacy_spent <= 1.0
     # the Laplace baseline's max error is below Theorem 3.8's level except with probability β = 10⁻⁶
     assert r.laplace <= bounds.composed_laplace_max_error_bound(num_queries=50, beta=1e-6, epsilon=1.0, n=10**6)
-    assert r.histogram <= bounds.noisy_histogram_max_error_bound(domain_size=64, num_queries=50, beta=1e-6,
-                                                                 epsilon=1.0, n=10**6)
+    assert r.histogram <= bounds.noisy_histogram_max_error_bound(
+        domain_size=64, num_queries=50, beta=1e-6, epsilon=1.0, n=10**6
+    )

@@ -23,8 +23,10 @@ def test_dp_scale_noise_stops_the_attack(secret):
 
 
 def test_recovery_falls_as_noise_grows(secret):
-    means = [rc.run_attack(secret, num_queries=800, noise_scale=e * np.sqrt(200), rng=3, trials=10).mean
-             for e in (0.1, 1.0, 10.0)]
+    means = [
+        rc.run_attack(secret, num_queries=800, noise_scale=e * np.sqrt(200), rng=3, trials=10).mean
+        for e in (0.1, 1.0, 10.0)
+    ]
     assert means[0] > means[1] > means[2]
 
 

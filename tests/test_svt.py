@@ -23,8 +23,9 @@ def test_wrong_noise_scale_is_detected_by_the_same_comparison(rng):
     # the same test with halved query noise must fail: it has power, not just a wide interval
     answers = np.array([0.0, 1.0, -1.0, 2.0, 0.5, 3.0])
     rho, _ = svt.above_threshold_noise(epsilon=0.8)
-    wrong = svt.generalized_above_threshold(answers, threshold=1.0, threshold_noise=rho,
-                                            query_noise=stats.laplace(scale=2 / 0.8), rng=rng, trials=200_000)
+    wrong = svt.generalized_above_threshold(
+        answers, threshold=1.0, threshold_noise=rho, query_noise=stats.laplace(scale=2 / 0.8), rng=rng, trials=200_000
+    )
     low, high = proportion_interval(wrong.outcome_counts(), 200_000, confidence=1 - 1e-6)
     exact = audit.above_threshold_pmf(answers, threshold=1.0, epsilon=0.8)
     assert not np.all((low <= exact) & (exact <= high))

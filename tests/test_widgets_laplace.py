@@ -18,7 +18,8 @@ def test_panel_starts_drawn_with_the_theorem_level(panel):
     v = panel.values()
     assert panel.redraws >= 1
     assert panel.numbers["theorem 3.8 level"] == pytest.approx(
-        bounds.laplace_max_error_bound(k=v["k"], beta=v["beta"], sensitivity=v["sensitivity"], epsilon=v["epsilon"]))
+        bounds.laplace_max_error_bound(k=v["k"], beta=v["beta"], sensitivity=v["sensitivity"], epsilon=v["epsilon"])
+    )
 
 
 def test_moving_k_redraws_the_figure(panel):
@@ -29,8 +30,13 @@ def test_moving_k_redraws_the_figure(panel):
     new = exact_tail_line(panel.figure).get_ydata()
     assert not np.allclose(old[: len(new)], new[: len(old)])
     assert panel.numbers["theorem 3.8 level"] == pytest.approx(
-        bounds.laplace_max_error_bound(k=7, beta=panel.values()["beta"], sensitivity=panel.values()["sensitivity"],
-                                       epsilon=panel.values()["epsilon"]))
+        bounds.laplace_max_error_bound(
+            k=7,
+            beta=panel.values()["beta"],
+            sensitivity=panel.values()["sensitivity"],
+            epsilon=panel.values()["epsilon"],
+        )
+    )
 
 
 def test_epsilon_rescales_the_measured_error(panel):

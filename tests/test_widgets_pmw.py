@@ -20,16 +20,15 @@ def test_panel_numbers_follow_controls(panel):
     assert panel.numbers["N"] == int(np.floor(16 * np.log(2**10) / 0.3**2))
     panel.controls["epsilon"].value = 5.0
     # the Laplace baseline's error scales exactly as 1/ε (the same standard noise is rescaled)
-    assert panel.numbers["Laplace per query max error"] == pytest.approx(
-        first["Laplace per query max error"] / 5.0)
+    assert panel.numbers["Laplace per query max error"] == pytest.approx(first["Laplace per query max error"] / 5.0)
     panel.controls["bits"].value = 6
     assert panel.numbers["Theorem 4.3 bound"] == pytest.approx(
-        bounds.pmw_notes_error_bound(n=1e8, epsilon=5.0, domain_size=64, num_queries=60, beta=0.05))
+        bounds.pmw_notes_error_bound(n=1e8, epsilon=5.0, domain_size=64, num_queries=60, beta=0.05)
+    )
     before = panel.figure.axes[0].lines[1].get_ydata().copy()  # the Laplace baseline line
     panel.controls["n"].value = 1e5
     assert not np.array_equal(before, panel.figure.axes[0].lines[1].get_ydata())
     assert panel.numbers["noisy histogram max error"] > 0
-
 
 
 def test_panel_pmw_curve_responds_to_alpha():

@@ -24,5 +24,7 @@ def test_private_variants_stay_below_the_claim(panel):
 def test_alg5_is_drawn_as_infinite(panel):
     panel.set(variant="alg5")
     assert panel.numbers["loss at largest m"] == np.inf
-    assert any(line.get_label().startswith("infinite") and len(line.get_xdata()) > 0 and line.get_visible()
-               for line in panel.figure.axes[0].lines)
+    assert any(
+        line.get_label().startswith("infinite") and len(line.get_xdata()) > 0 and line.get_visible()
+        for line in panel.figure.axes[0].lines
+    )

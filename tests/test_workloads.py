@@ -13,7 +13,7 @@ def explicit(workload):
     for s in range(d):
         for t in range(s, d):
             row = np.zeros(d)
-            row[s:t + 1] = 1
+            row[s : t + 1] = 1
             rows.append(row)
     return np.array(rows)
 

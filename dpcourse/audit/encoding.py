@@ -7,7 +7,9 @@ output into a row of codes, on which the event families of :mod:`dpcourse.audit.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -89,11 +91,12 @@ class _ColumnCoder:
         return cls(atoms, edges)
 
 
-def _as_outputs(raw, trials: int) -> np.ndarray:
+def _as_outputs(raw: Any, trials: int) -> np.ndarray:
     out = np.asarray(raw)
     if out.ndim == 0 or out.shape[0] != trials:
-        raise ValueError(f"the mechanism must return an array whose first axis is the {trials} trials; "
-                         f"got shape {np.shape(raw)}")
+        raise ValueError(
+            f"the mechanism must return an array whose first axis is the {trials} trials; got shape {np.shape(raw)}"
+        )
     if out.dtype == object:
         raise TypeError("the mechanism must return numbers, booleans or integer categories, not objects")
     return out.reshape(trials, -1).astype(float)
@@ -106,11 +109,18 @@ class _Feature:
     name: str
     size: int
     ordered: bool
-    values: object = field(repr=False)  # callable: codes (n, k) -> int array (n,)
-    label: object = field(repr=False)  # callable: value -> text
+    values: Callable[..., np.ndarray] = field(repr=False)  # codes (n, k) -> int array (n,)
+    label: Callable[..., str] = field(repr=False)  # value -> text
     learned: bool = False  # fitted on the first half of the selection runs: score its events on the second
-    cross: tuple | None = field(default=None, repr=False)  # cross-fitted counts (x, y) per value, see _LogisticScore
-    bounds: object = field(default=None, repr=False)  # callable: (lo, hi) value range -> text, for ordered events
+    cross: tuple[np.ndarray, np.ndarray] | None = field(
+        default=None, repr=False
+    )  # cross-fitted counts (x, y) per value
+    bounds: Callable[[int, int], str] | None = field(default=None, repr=False)  # (lo, hi) value range -> text, ordered
+
+
+def _unfitted(codes: np.ndarray) -> np.ndarray:
+    """A screening run's learned feature has cross-fitted counts only: no model maps new codes to values."""
+    raise RuntimeError("a screening encoder's learned feature has no model on all the runs")
 
 
 class _Encoder:
@@ -120,19 +130,19 @@ class _Encoder:
         self.k = sel_d.shape[1]
         both = np.empty((2 * sel_d.shape[0], self.k))
         both[0::2], both[1::2] = sel_d, sel_d_prime  # interleaved: every head of it samples D and D′ alike
-        head = both[:_SAMPLE // self.k + 1]  # more than 32 values in a sample: not all categorical
+        head = both[: _SAMPLE // self.k + 1]  # more than 32 values in a sample: not all categorical
         values = np.unique(head[np.isfinite(head)])
         if values.size <= _MAX_CATEGORIES and head.shape[0] < both.shape[0]:
             values = np.unique(both[np.isfinite(both)])
         if values.size <= _MAX_CATEGORIES:  # every column categorical: one shared list, one pass to encode
-            self.shared = _ColumnCoder(values, None)
+            self.shared: _ColumnCoder | None = _ColumnCoder(values, None)
             self.columns = [self.shared] * self.k
         else:
             self.shared = None
             self.columns = [_ColumnCoder.fit(both[:, j]) for j in range(self.k)]
         self.selection_codes = self.codes(sel_d), self.codes(sel_d_prime)
         self.half = sel_d.shape[0] // 2  # rows [0, half) fit what is learned; [half, n) score it
-        self.features = self._fit_features(*(c[:self.half] for c in self.selection_codes))
+        self.features = self._fit_features(*(c[: self.half] for c in self.selection_codes))
         if self.k > 1:  # a single number per run has nothing to combine: no learned region
             self.features.append(self._logistic_feature(*self.selection_codes, final=not screening))
 
@@ -151,13 +161,13 @@ class _Encoder:
             codes[rows, j] = self.columns[j].encode_finite(outputs[rows, j])
         return codes
 
-    def _fit_features(self, codes_d, codes_d_prime) -> list[_Feature]:
+    def _fit_features(self, codes_d: np.ndarray, codes_d_prime: np.ndarray) -> list[_Feature]:
         k, features = self.k, []
         patterns, first, inverse = _unique_with_a_row(_row_keys(np.vstack([codes_d, codes_d_prime])))
         rows = np.vstack([codes_d, codes_d_prime])[first]
         n = codes_d.shape[0]
 
-        def pattern_value(codes, patterns=patterns):
+        def pattern_value(codes: np.ndarray, patterns: np.ndarray = patterns) -> np.ndarray:
             key = _row_keys(codes)
             where = np.minimum(np.searchsorted(patterns, key), patterns.size - 1)
             return np.where(patterns[where] == key, where, patterns.size)  # unseen patterns: one extra value
@@ -189,7 +199,7 @@ class _Encoder:
         if k == 1:
             return features
         # counts of each value across positions (⊥, ⊤, halted, each category; any finite number)
-        shared = {}
+        shared: dict[Any, list[tuple[int, int]]] = {}
         for j, col in enumerate(self.columns):
             for code in range(col.size):
                 shared.setdefault(self._value_key(col, code), []).append((j, code))
@@ -267,7 +277,7 @@ class _Encoder:
         )
         return features
 
-    def _logistic_feature(self, codes_d, codes_d_prime, final: bool = True) -> _Feature:
+    def _logistic_feature(self, codes_d: np.ndarray, codes_d_prime: np.ndarray, final: bool = True) -> _Feature:
         """DP-Sniper's learned region: a logistic-regression score (:class:`_LogisticScore`), cut at quantiles.
 
         The score's events are judged by cross-fitting: a model fitted on one half of the selection runs
@@ -289,7 +299,7 @@ class _Encoder:
             ).astype(float)
             for which in (on_d, ~on_d)
         )
-        counts, fitted = np.zeros((2, size)), []
+        counts, fitted = np.zeros((2, size)), list[np.ndarray]()
         for fit, held in ((0, 1), (1, 0)) if final else ((0, 1),):  # screening: one way suffices to rank pairs
             model = _LogisticScore(self.columns, rows, x[:, fit], y[:, fit], start=fitted[0] if fitted else None)
             fitted.append(model.theta)  # the second half starts from the first's weights: fewer steps
@@ -300,14 +310,14 @@ class _Encoder:
             edges = _quantile_edges(model(rows), x.sum(axis=1) + y.sum(axis=1))
         levels = np.r_[0.0, _LEVELS, 1.0]  # value v is the quantile range [levels[v], levels[v + 1])
 
-        def bounds(lo, hi):
+        def bounds(lo: int, hi: int) -> str:
             if lo == 0:
                 return f"logistic-regression score in its lowest {levels[hi + 1]:.2%}"
             if hi == size - 1:
                 return f"logistic-regression score in its highest {1 - levels[lo]:.2%}"
             return f"logistic-regression score between its {levels[lo]:.2%} and {levels[hi + 1]:.2%} quantiles"
 
-        values = (lambda codes: np.searchsorted(edges, model(codes), side="right")) if final else None
+        values = (lambda codes: np.searchsorted(edges, model(codes), side="right")) if final else _unfitted
         return _Feature(
             "logistic-regression score",
             size,
@@ -328,7 +338,9 @@ class _Encoder:
         return f"number bin {code - 3 - col.atoms.size}" if col.edges is not None else "another value"
 
 
-def _matches(codes: np.ndarray, columns, values, at_least: bool = False) -> np.ndarray:
+def _matches(
+    codes: np.ndarray, columns: Sequence[int] | np.ndarray, values: Sequence[Any] | np.ndarray, at_least: bool = False
+) -> np.ndarray:
     """For each row, in how many of ``columns`` the code equals (``at_least``: is at least) the column's
     entry of ``values``. Counted a column at a time: a reduction along rows of a few codes is 2-3× slower."""
     count = np.zeros(codes.shape[0], dtype=np.intp)

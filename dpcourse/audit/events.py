@@ -4,8 +4,10 @@ Pr[E | D] ≤ e^ε Pr[E | D′], either way round, in both halves of the selecti
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +32,12 @@ def _interval_ends(v: int) -> tuple[np.ndarray, np.ndarray]:
     return lo[keep], hi[keep]
 
 
-def _events(feature: _Feature, fit, score):
+#: A block of events: (their counts on D and D′ in the fitting half, or None), the same in the scoring half,
+#: and ``make(i)``, event i's membership mask over the feature's values and its text.
+_Block = tuple[Any, Any, Callable[..., tuple[np.ndarray, str]]]
+
+
+def _events(feature: _Feature, fit: Sequence[np.ndarray], score: Sequence[np.ndarray]) -> list[_Block]:
     """Candidate events of one feature, with their counts on D and D′ in each half of the selection runs.
 
     ``fit`` and ``score`` are (counts on D, counts on D′) per feature value in the two halves of
@@ -45,26 +52,32 @@ def _events(feature: _Feature, fit, score):
     v = feature.size
     seen = np.flatnonzero((fit[0] + fit[1] + score[0] + score[1]) > 0)
 
-    def single(i, seen=seen):
+    def single(i: int, seen: np.ndarray = seen) -> tuple[np.ndarray, str]:
         mask = np.zeros(v, dtype=bool)
         mask[seen[i]] = True
         return mask, feature.label(int(seen[i]))
 
-    def text(a, b, default):
+    def text(a: int, b: int, default: str) -> str:
         return feature.bounds(a, b) if feature.bounds is not None else default
 
-    def at_most(i):
+    def at_most(i: int) -> tuple[np.ndarray, str]:
         return np.arange(v) <= i, text(0, i, f"{feature.name} ≤ {i}")
 
-    def at_least(i):
+    def at_least(i: int) -> tuple[np.ndarray, str]:
         return np.arange(v) >= i + 1, text(i + 1, v - 1, f"{feature.name} ≥ {i + 1}")
+
     lo, hi = _interval_ends(v) if feature.ordered and 2 < v <= 64 else (None, None)
 
-    def interval(i):  # two-sided intervals [i, j], 1 ≤ i < j ≤ v − 2 (the one-sided ones are above)
-        return ((np.arange(v) >= lo[i]) & (np.arange(v) <= hi[i]),
-                text(int(lo[i]), int(hi[i]), f"{feature.name} in [{lo[i]}, {hi[i]}]"))
+    def interval(
+        i: int,
+    ) -> tuple[np.ndarray, str]:  # two-sided intervals [i, j], 1 ≤ i < j ≤ v − 2 (the one-sided ones are above)
+        assert lo is not None and hi is not None  # made only for features that have intervals
+        return (
+            (np.arange(v) >= lo[i]) & (np.arange(v) <= hi[i]),
+            text(int(lo[i]), int(hi[i]), f"{feature.name} in [{lo[i]}, {hi[i]}]"),
+        )
 
-    def fixed(counts):
+    def fixed(counts: Sequence[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
         """(x, y) of each fixed event, from per-value counts (x on D, y on D′), block by block."""
         blocks = [(counts[0][seen], counts[1][seen])]
         if feature.ordered and v > 2:
@@ -74,9 +87,11 @@ def _events(feature: _Feature, fit, score):
             if lo is not None:
                 blocks.append((cum[0][hi] - cum[0][lo - 1], cum[1][hi] - cum[1][lo - 1]))
         return blocks
+
     makers = [single, at_most, at_least, interval]  # one per block; unordered features have fewer blocks
     if feature.cross is not None:  # a score's tails only: single values and slices of it would chase noise
         return [(None, b, make) for b, make in list(zip(fixed(score), makers, strict=False))[1:3]]
+    blocks: list[_Block]
     if feature.learned:
         blocks = [(None, b, make) for b, make in zip(fixed(score), makers, strict=False)]
     else:
@@ -86,19 +101,22 @@ def _events(feature: _Feature, fit, score):
         log_ratio = np.log((a + 0.5) / (b + 0.5))
         slack = np.sqrt(1 / (a + 0.5) + 1 / (b + 0.5))  # rank by a cautious ratio: rare values with a
         lower, upper = log_ratio - slack, log_ratio + slack  # lucky ratio do not come first
-        for side, order in (("D", seen[np.argsort(-lower, kind="stable")]),
-                            ("D′", seen[np.argsort(upper, kind="stable")])):
+        for side, order in (
+            ("D", seen[np.argsort(-lower, kind="stable")]),
+            ("D′", seen[np.argsort(upper, kind="stable")]),
+        ):
             top = min(order.size - 1, 500)
 
-            def union(i, order=order, side=side):
+            def union(i: int, order: np.ndarray = order, side: str = side) -> tuple[np.ndarray, str]:
                 mask = np.zeros(v, dtype=bool)
-                mask[order[:i + 2]] = True
+                mask[order[: i + 2]] = True
                 return mask, f"{feature.name}: one of the {i + 2} values most typical of {side}"
+
             blocks.append((None, (np.cumsum(score[0][order])[1:top], np.cumsum(score[1][order])[1:top]), union))
     return blocks
 
 
-def _best_event(encoder: _Encoder, epsilon, min_count, learned_region: bool = False) -> _Candidate | None:
+def _best_event(encoder: _Encoder, epsilon: float, min_count: int, learned_region: bool = False) -> _Candidate | None:
     """The event with the largest significance over every family and both directions (``learned_region``:
     over the logistic-regression score's tails alone, or None if it has none).
 
@@ -121,10 +139,14 @@ def _best_event(encoder: _Encoder, epsilon, min_count, learned_region: bool = Fa
         else:
             values_d = feature.values(codes_d).astype(np.intp)
             values_d_prime = feature.values(codes_d_prime).astype(np.intp)
-            fit = (np.bincount(values_d[:h], minlength=feature.size).astype(float),
-                   np.bincount(values_d_prime[:h], minlength=feature.size).astype(float))
-            score = (np.bincount(values_d[h:], minlength=feature.size).astype(float),
-                     np.bincount(values_d_prime[h:], minlength=feature.size).astype(float))
+            fit = (
+                np.bincount(values_d[:h], minlength=feature.size).astype(float),
+                np.bincount(values_d_prime[:h], minlength=feature.size).astype(float),
+            )
+            score = (
+                np.bincount(values_d[h:], minlength=feature.size).astype(float),
+                np.bincount(values_d_prime[h:], minlength=feature.size).astype(float),
+            )
         for a, b, make in _events(feature, fit, score):
             if b[0].size:
                 second.append(b)
@@ -140,9 +162,10 @@ def _best_event(encoder: _Encoder, epsilon, min_count, learned_region: bool = Fa
     only_second = np.isnan(x_a)
     frequent = np.maximum(np.nan_to_num(x_a) + x_b, np.nan_to_num(y_a) + y_b) >= min_count
     columns = []
-    for (xa, ya, xb, yb) in ((x_a, y_a, x_b, y_b), (y_a, x_a, y_b, x_b)):  # D over D′, then D′ over D
-        z = np.where(only_second, _z_scores(xb, yb, epsilon), np.minimum(_z_scores(xa, ya, epsilon),
-                                                                            _z_scores(xb, yb, epsilon)))
+    for xa, ya, xb, yb in ((x_a, y_a, x_b, y_b), (y_a, x_a, y_b, x_b)):  # D over D′, then D′ over D
+        z = np.where(
+            only_second, _z_scores(xb, yb, epsilon), np.minimum(_z_scores(xa, ya, epsilon), _z_scores(xb, yb, epsilon))
+        )
         columns.append(np.where(frequent, z, -np.inf))
     z = np.stack(columns, axis=1)
     best = int(np.argmax(z))  # row-major: the first of equals, D over D′ before D′ over D, as listed

@@ -19,16 +19,19 @@ with 10⁶ test runs, below the 2.58 the test needs; computed exactly with
 :func:`dpcourse.exact.variant_pattern_probability`),
 and BadAdaptive is out of reach even at ε = 1 (expected z 0.33, or 0.42 when its top query moves too; 0.04
 at ε = 0.2): ``tests/test_auditor.py`` asserts each. ``flawed`` says whether the peer marks it incorrect.
+
+Longer than 400 lines because it is one catalogue: 22 peer mechanisms and 9 of CheckDP at any ε, each citing its source.
+Split by peer, the table that ``tests/test_auditor.py`` checks entry by entry would be scattered.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import as_generator, check_array, check_integer, check_positive
+from .._validation import ArrayLike, RngLike, as_generator, check_array, check_integer, check_positive
 
 __all__ = ["PEER_MECHANISMS", "PeerMechanism", "checkdp_mechanisms"]
 
@@ -45,7 +48,7 @@ class PeerMechanism:
     note: str
     run: Callable = field(repr=False)
 
-    def __call__(self, answers, *, trials, rng=None):
+    def __call__(self, answers: ArrayLike, *, trials: int, rng: RngLike = None) -> np.ndarray:
         return self.run(
             check_array(answers, "answers", ndim=1, min_size=1),
             check_integer(trials, "trials", minimum=1),
@@ -53,37 +56,45 @@ class PeerMechanism:
         )
 
 
-def _compare(q, t, rho, nu, strict):
+def _compare(q: np.ndarray, t: float, rho: np.ndarray, nu: np.ndarray | float, strict: bool) -> np.ndarray:
     lhs = q + nu
     return lhs > t + rho if strict else lhs >= t + rho
 
 
-def _answered(above, c):
+def _answered(above: np.ndarray, c: int | None) -> np.ndarray:
     """Which positions are answered when the run stops after c ⊤ (all, for c None)."""
     if c is None:
         return np.ones_like(above)
     return np.cumsum(above, axis=1) - above < c
 
 
-def _lap(gen, scale, shape):
+def _lap(gen: np.random.Generator, scale: float, shape: int | tuple[int, ...]) -> np.ndarray:
     return gen.laplace(0.0, scale, size=shape)
 
 
 # --- StatDP: statdp/algorithms.py -----------------------------------------------------
-def _statdp_pattern(m):
+def _statdp_pattern(m: int) -> np.ndarray:
     return np.arange(m) < m // 2  # `true_count = int(len(queries) / 2)`: the first half True
 
 
-def _statdp_svt(eps, n_above=1, t=0.5):
-    def run(q, trials, gen):  # algorithms.py lines 62-76: returns out.count(False)
+def _statdp_svt(
+    eps: float, n_above: int = 1, t: float = 0.5
+) -> Callable[[np.ndarray, int, np.random.Generator], np.ndarray]:
+    def run(
+        q: np.ndarray, trials: int, gen: np.random.Generator
+    ) -> np.ndarray:  # algorithms.py lines 62-76: returns out.count(False)
         above = _compare(q, t, _lap(gen, 2 / eps, (trials, 1)), _lap(gen, 4 * n_above / eps, (trials, q.size)), False)
         return np.sum(~above & _answered(above, n_above), axis=1)
 
     return run
 
 
-def _statdp_isvt(eps, rho_scale, nu_scale, strict, n_above, t=1.0):
-    def run(q, trials, gen):  # lines 79-129: Hamming distance (zip_longest) to the first-half-True pattern
+def _statdp_isvt(
+    eps: float, rho_scale: float, nu_scale: float, strict: bool, n_above: int | None, t: float = 1.0
+) -> Callable[[np.ndarray, int, np.random.Generator], np.ndarray]:
+    def run(
+        q: np.ndarray, trials: int, gen: np.random.Generator
+    ) -> np.ndarray:  # lines 79-129: Hamming distance (zip_longest) to the first-half-True pattern
         nu = _lap(gen, nu_scale, (trials, q.size)) if nu_scale else 0.0
         above = _compare(q, t, _lap(gen, rho_scale, (trials, 1)), nu, strict)
         answered = _answered(above, n_above)
@@ -92,8 +103,12 @@ def _statdp_isvt(eps, rho_scale, nu_scale, strict, n_above, t=1.0):
     return run
 
 
-def _statdp_isvt4(eps, n_above=1, t=1.0):
-    def run(q, trials, gen):  # lines 132-147: (out.count(False), out[-1]); out[-1] is q + η₂ or False (0)
+def _statdp_isvt4(
+    eps: float, n_above: int = 1, t: float = 1.0
+) -> Callable[[np.ndarray, int, np.random.Generator], np.ndarray]:
+    def run(
+        q: np.ndarray, trials: int, gen: np.random.Generator
+    ) -> np.ndarray:  # lines 132-147: (out.count(False), out[-1]); out[-1] is q + η₂ or False (0)
         noisy = q + _lap(gen, 2 * n_above / eps, (trials, q.size))
         above = noisy > t + _lap(gen, 2 / eps, (trials, 1))
         answered = _answered(above, n_above)
@@ -106,11 +121,13 @@ def _statdp_isvt4(eps, n_above=1, t=1.0):
 
 
 # --- DP-Sniper: dpsniper/mechanisms/sparse_vector_technique.py, parallel.py ------------
-def _sniper_svt(eps, c, t, kind):
+def _sniper_svt(
+    eps: float, c: int, t: float, kind: str
+) -> Callable[[np.ndarray, int, np.random.Generator], np.ndarray]:
     share = 0.25 if kind == "svt4" else 0.5
     e1, e2 = share * eps, (1 - share) * eps
 
-    def run(q, trials, gen):
+    def run(q: np.ndarray, trials: int, gen: np.random.Generator) -> np.ndarray:
         if kind == "svt2":  # lines 53-103: the threshold noise is redrawn after every TRUE
             rho = _lap(gen, c / e1, trials)
             nu = _lap(gen, 2 * c / e2, (trials, q.size))
@@ -138,8 +155,12 @@ def _sniper_svt(eps, c, t, kind):
     return run
 
 
-def _sniper_numerical(eps, c=2, t=1.0):
-    def run(q, trials, gen):  # lines 275-319: the value q + Lap(3c/ε) when above, 0 below, -1000 aborted
+def _sniper_numerical(
+    eps: float, c: int = 2, t: float = 1.0
+) -> Callable[[np.ndarray, int, np.random.Generator], np.ndarray]:
+    def run(
+        q: np.ndarray, trials: int, gen: np.random.Generator
+    ) -> np.ndarray:  # lines 275-319: the value q + Lap(3c/ε) when above, 0 below, -1000 aborted
         cmp = q + _lap(gen, 6 * c / eps, (trials, q.size)) >= t + _lap(gen, 3 / eps, (trials, 1))
         released = q + _lap(gen, 3 * c / eps, (trials, q.size))
         return np.where(_answered(cmp, c), np.where(cmp, released, 0.0), -1000.0)
@@ -147,22 +168,29 @@ def _sniper_numerical(eps, c=2, t=1.0):
     return run
 
 
-def _sniper_svt34(eps, c=2, t=1.0):
+def _sniper_svt34(
+    eps: float, c: int = 2, t: float = 1.0
+) -> Callable[[np.ndarray, int, np.random.Generator], np.ndarray]:
     svt3, svt4 = _sniper_svt(eps, c, t, "svt3"), _sniper_svt(eps, c, t, "svt4")
 
-    def run(q, trials, gen):  # parallel.py lines 44-54: both mechanisms' outputs side by side
+    def run(
+        q: np.ndarray, trials: int, gen: np.random.Generator
+    ) -> np.ndarray:  # parallel.py lines 44-54: both mechanisms' outputs side by side
         return np.column_stack([svt3(q, trials, gen), svt4(q, trials, gen)])
 
     return run
 
 
 # --- CheckDP: examples/*.c --------------------------------------------------------------
-def _checkdp_svt(eps, n_above, t, *, nu_scale, rho_scale, output, stops=True):
-    def run(q, trials, gen):
+def _checkdp_svt(
+    eps: float, n_above: int, t: float, *, nu_scale: float | None, rho_scale: float, output: str, stops: bool = True
+) -> Callable[[np.ndarray, int, np.random.Generator], np.ndarray]:
+    def run(q: np.ndarray, trials: int, gen: np.random.Generator) -> np.ndarray:
         rho = _lap(gen, rho_scale, (trials, 1))
         noisy = q + (_lap(gen, nu_scale, (trials, q.size)) if nu_scale else 0.0)
         above = noisy >= t + rho
         answered = _answered(above, n_above if stops else None)
+        shown: float | np.ndarray
         if output == "bit":
             shown, below = 1.0, 0.0
         elif output == "gap":
@@ -176,8 +204,12 @@ def _checkdp_svt(eps, n_above, t, *, nu_scale, rho_scale, output, stops=True):
     return run
 
 
-def _checkdp_adaptive(eps, n_above, t, *, bad):
-    def run(q, trials, gen):  # adaptivesparsevector.c lines 7-38 / badadaptivesparsevector.c lines 7-39
+def _checkdp_adaptive(
+    eps: float, n_above: int, t: float, *, bad: bool
+) -> Callable[[np.ndarray, int, np.random.Generator], np.ndarray]:
+    def run(
+        q: np.ndarray, trials: int, gen: np.random.Generator
+    ) -> np.ndarray:  # adaptivesparsevector.c lines 7-38 / badadaptivesparsevector.c lines 7-39
         noisy_t = t + _lap(gen, 2 / eps, trials)
         eta_3 = _lap(gen, 8 * n_above / eps, (trials, q.size))
         eta_2 = _lap(gen, 4 * n_above / eps, (trials, q.size))
@@ -198,7 +230,7 @@ def _checkdp_adaptive(eps, n_above, t, *, bad):
     return run
 
 
-def _entries():
+def _entries() -> Iterator[PeerMechanism]:
     e = 0.2
     statdp = "statdp/algorithms.py"
     yield PeerMechanism(
@@ -297,7 +329,7 @@ def checkdp_mechanisms(epsilon: float) -> dict[str, PeerMechanism]:
     return {entry.key: entry for entry in _checkdp_entries(check_positive(epsilon, "epsilon"))}
 
 
-def _checkdp_entries(e):
+def _checkdp_entries(e: float) -> Iterator[PeerMechanism]:
     n, t = 1, 1.0
     ex = "examples/{}.c"
     yield PeerMechanism(

@@ -4,10 +4,13 @@ that tells D's outputs from D′'s, whose score's tails are candidate events.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 
-def _row_scores(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
+def _row_scores(table: Sequence[np.ndarray] | np.ndarray, codes: np.ndarray) -> np.ndarray:
     """Σⱼ table[j, codes[:, j]] for each row, a column at a time (no (n, k) temporary)."""
     score = np.zeros(codes.shape[0])
     for j in range(codes.shape[1]):
@@ -27,7 +30,7 @@ _FUSION = 1000.0  # precision of the difference of adjacent number bins' weights
 _FIT_PATTERNS = 40_000  # more distinct outputs than this: fit on a random 40,000 of them
 
 
-def _bin_term(col) -> np.ndarray:  # col: an encoding._ColumnCoder (not imported: encoding builds on this module)
+def _bin_term(col: Any) -> np.ndarray:  # col: an encoding._ColumnCoder (not imported: encoding builds on this module)
     """By code of one column: its number bin's index scaled to [−1/2, 1/2], and 0 for ⊥, ⊤, halted and atoms."""
     term = np.zeros(col.size)
     if col.edges is not None:
@@ -50,7 +53,7 @@ class _LogisticScore:
     in units of runs, so they matter only where the data are thin.
     """
 
-    def __init__(self, columns, rows: np.ndarray, x: np.ndarray, y: np.ndarray, start: np.ndarray | None = None):
+    def __init__(self, columns: Any, rows: np.ndarray, x: np.ndarray, y: np.ndarray, start: np.ndarray | None = None):
         from scipy import optimize, special
 
         sizes = np.array([col.size for col in columns])
@@ -73,7 +76,7 @@ class _LogisticScore:
             ]
         ).astype(np.intp)
 
-        def loss(theta):
+        def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
             w, beta, bias = theta[:n_weights], theta[n_weights:-1], theta[-1]
             s = w[index].sum(axis=1) + ordinal @ beta + bias
             jump = w[low + 1] - w[low]

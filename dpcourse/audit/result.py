@@ -10,6 +10,7 @@ from functools import cached_property
 import numpy as np
 
 from .._validation import (
+    ArrayLike,
     check_array,
 )
 from .statistics import _epsilon_bound, thinned_fisher_p_value
@@ -78,7 +79,7 @@ class AuditResult:
         """The p-value of the same event and test runs for another test ε (times ``tests``, as ``p_value``)."""
         return min(1.0, self.tests * thinned_fisher_p_value(self.count_d, self.count_d_prime, self.trials, epsilon))
 
-    def scan(self, test_epsilons=None) -> ScanResult:
+    def scan(self, test_epsilons: ArrayLike | None = None) -> ScanResult:
         """The p-value curve over ``test_epsilons`` (default 40 values up to 4× the claim) from this
         audit's test counts: no new runs (see :func:`scan`)."""
         grid = (

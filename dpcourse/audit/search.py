@@ -4,9 +4,14 @@ testing it on fresh runs; :func:`audit`, :func:`scan` and :func:`pattern_frequen
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from .._validation import (
+    ArrayLike,
+    RngLike,
     as_generator,
     check_array,
     check_epsilon,
@@ -18,15 +23,18 @@ from .._validation import (
 from ..exact import (
     _pattern_items,
 )
+from ..exact_variants import PatternEntry
 from ..experiments import proportion_interval
 from ..svt_variants import VARIANTS, Variant
 from .encoding import _as_outputs, _Encoder
-from .events import _best_event
+from .events import _best_event, _Candidate
 from .result import AuditResult, ScanResult
 from .statistics import thinned_fisher_p_value
 
 
-def statdp_pairs(num_queries=(5, 10), *, sensitivity: float = 1.0) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def statdp_pairs(
+    num_queries: Sequence[int] | int = (5, 10), *, sensitivity: float = 1.0
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """StatDP's family of neighbouring inputs, for each length in ``num_queries``.
 
     Re-implemented from ``statdp/generators.py``, ``generate_databases`` (cmla-psu/statdp, lines
@@ -38,45 +46,58 @@ def statdp_pairs(num_queries=(5, 10), *, sensitivity: float = 1.0) -> dict[str, 
     multiples of ``sensitivity`` (Δ); StatDP's lengths are 5 and 10.
     """
     delta_q = check_positive(sensitivity, "sensitivity")
-    lengths = (num_queries,) if np.ndim(num_queries) == 0 else tuple(num_queries)
+    lengths = (num_queries,) if isinstance(num_queries, int) or np.ndim(num_queries) == 0 else tuple(num_queries)
     pairs = {}
     for m in lengths:
         m = check_integer(m, "num_queries", minimum=1)
         ones, half, rest = np.ones(m), m // 2, m - m // 2
-        for name, d_prime in [("one below", np.r_[0.0, np.ones(m - 1)]), ("one above", np.r_[2.0, np.ones(m - 1)]),
-                              ("one above rest below", np.r_[2.0, np.zeros(m - 1)]),
-                              ("one below rest above", np.r_[0.0, np.full(m - 1, 2.0)]),
-                              ("half and half", np.r_[np.full(half, 2.0), np.zeros(rest)]),
-                              ("all above", np.full(m, 2.0)), ("all below", np.zeros(m))]:
+        for name, d_prime in [
+            ("one below", np.r_[0.0, np.ones(m - 1)]),
+            ("one above", np.r_[2.0, np.ones(m - 1)]),
+            ("one above rest below", np.r_[2.0, np.zeros(m - 1)]),
+            ("one below rest above", np.r_[0.0, np.full(m - 1, 2.0)]),
+            ("half and half", np.r_[np.full(half, 2.0), np.zeros(rest)]),
+            ("all above", np.full(m, 2.0)),
+            ("all below", np.zeros(m)),
+        ]:
             pairs[f"{name} (m = {m})"] = (delta_q * ones, delta_q * d_prime)
-        pairs[f"X shape (m = {m})"] = (delta_q * np.r_[np.ones(half), np.zeros(rest)],
-                                       delta_q * np.r_[np.zeros(half), np.ones(rest)])
+        pairs[f"X shape (m = {m})"] = (
+            delta_q * np.r_[np.ones(half), np.zeros(rest)],
+            delta_q * np.r_[np.zeros(half), np.ones(rest)],
+        )
     return pairs
 
 
 _FINALISTS = 4  # input pairs that get the full selection runs after screening (see _audit)
 
 
-def _as_mechanism(mechanism, epsilon, c, threshold, sensitivity):
+def _as_mechanism(
+    mechanism: Any, epsilon: float, c: int, threshold: float, sensitivity: float
+) -> tuple[Callable[..., Any], str]:
     if isinstance(mechanism, str):
         if mechanism not in VARIANTS:
-            raise ValueError(f"mechanism must be a key of VARIANTS {sorted(VARIANTS)}, a Variant or a callable; "
-                             f"got {mechanism!r}")
+            raise ValueError(
+                f"mechanism must be a key of VARIANTS {sorted(VARIANTS)}, a Variant or a callable; got {mechanism!r}"
+            )
         mechanism = VARIANTS[mechanism]
     if isinstance(mechanism, Variant):
         v = mechanism
         c = check_integer(c, "c", minimum=1)
 
-        def run(answers, *, trials, rng):
-            return v.run(answers, threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity,
-                         trials=trials, rng=rng)
+        def run(answers: np.ndarray, *, trials: int, rng: np.random.Generator) -> np.ndarray:
+            return v.run(
+                answers, threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity, trials=trials, rng=rng
+            )
+
         return run, v.key
     if not callable(mechanism):
         raise TypeError(f"mechanism must be a key of VARIANTS, a Variant or a callable; got {type(mechanism).__name__}")
     return mechanism, getattr(mechanism, "key", getattr(mechanism, "__name__", type(mechanism).__name__))
 
 
-def _input_pairs(answers_d, answers_d_prime, pairs, sensitivity):
+def _input_pairs(
+    answers_d: ArrayLike | None, answers_d_prime: ArrayLike | None, pairs: Any, sensitivity: float
+) -> list[tuple[str, np.ndarray, np.ndarray]]:
     if pairs is not None:
         if answers_d is not None or answers_d_prime is not None:
             raise ValueError("give pairs, or answers_d and answers_d_prime, not both")
@@ -91,7 +112,7 @@ def _input_pairs(answers_d, answers_d_prime, pairs, sensitivity):
     return [("given", *check_neighbouring_answers(answers_d, answers_d_prime, sensitivity))]
 
 
-def _finalist_pairs(scores) -> list[int]:
+def _finalist_pairs(scores: Sequence[tuple[float, float]]) -> list[int]:
     """Indices (in order) of the screened pairs that get the full selection runs: the best by the learned
     region and the best others by the families' events, _FINALISTS in all. ``scores`` are (families' z,
     learned z) per pair; outputs of one number learn nothing (z −∞), and then the families choose all."""
@@ -99,12 +120,25 @@ def _finalist_pairs(scores) -> list[int]:
     by_learned = max(range(len(scores)), key=lambda i: scores[i][1])
     if not np.isfinite(scores[by_learned][1]):
         return sorted(by_families[:_FINALISTS])
-    return sorted([i for i in by_families if i != by_learned][:_FINALISTS - 1] + [by_learned])
+    return sorted([i for i in by_families if i != by_learned][: _FINALISTS - 1] + [by_learned])
 
 
-def audit(mechanism, answers_d=None, answers_d_prime=None, *, epsilon: float, trials: int = 200_000,
-          selection_trials: int | None = None, rng=None, level: float = 0.01, pairs=None, c: int = 1,
-          threshold=1.0, sensitivity: float = 1.0, min_count: int = 10) -> AuditResult:
+def audit(
+    mechanism: Any,
+    answers_d: ArrayLike | None = None,
+    answers_d_prime: ArrayLike | None = None,
+    *,
+    epsilon: float,
+    trials: int = 200_000,
+    selection_trials: int | None = None,
+    rng: RngLike = None,
+    level: float = 0.01,
+    pairs: Any = None,
+    c: int = 1,
+    threshold: float = 1.0,
+    sensitivity: float = 1.0,
+    min_count: int = 10,
+) -> AuditResult:
     """Test a mechanism's claim of ε-DP on neighbouring inputs; see the module docstring.
 
     Parameters
@@ -130,19 +164,46 @@ def audit(mechanism, answers_d=None, answers_d_prime=None, *, epsilon: float, tr
     min_count : int
         An event is considered only if it occurs at least this often on one input in the selection runs.
     """
-    return _audit(mechanism, answers_d, answers_d_prime, epsilon=epsilon, trials=trials,
-                  selection_trials=selection_trials, rng=rng, level=level, pairs=pairs, c=c, threshold=threshold,
-                  sensitivity=sensitivity, min_count=min_count)
+    return _audit(
+        mechanism,
+        answers_d,
+        answers_d_prime,
+        epsilon=epsilon,
+        trials=trials,
+        selection_trials=selection_trials,
+        rng=rng,
+        level=level,
+        pairs=pairs,
+        c=c,
+        threshold=threshold,
+        sensitivity=sensitivity,
+        min_count=min_count,
+    )
 
 
-def _audit(mechanism, answers_d, answers_d_prime, *, epsilon, trials, selection_trials, rng, level, pairs, c,
-           threshold, sensitivity, min_count) -> AuditResult:
+def _audit(
+    mechanism: Any,
+    answers_d: ArrayLike | None,
+    answers_d_prime: ArrayLike | None,
+    *,
+    epsilon: float,
+    trials: int,
+    selection_trials: int | None,
+    rng: RngLike,
+    level: float,
+    pairs: Any,
+    c: int,
+    threshold: float,
+    sensitivity: float,
+    min_count: int,
+) -> AuditResult:
     eps = check_epsilon(epsilon)
     level = check_probability(level, "level")
     delta_q = check_positive(sensitivity, "sensitivity")
     trials = check_integer(trials, "trials", minimum=100, maximum=10**6)
-    selection = check_integer(trials // 4 if selection_trials is None else selection_trials, "selection_trials",
-                              minimum=100, maximum=10**6)
+    selection = check_integer(
+        trials // 4 if selection_trials is None else selection_trials, "selection_trials", minimum=100, maximum=10**6
+    )
     run, name = _as_mechanism(mechanism, eps, c, threshold, delta_q)
     gen = as_generator(rng)
     candidates = _input_pairs(answers_d, answers_d_prime, pairs, delta_q)
@@ -157,31 +218,35 @@ def _audit(mechanism, answers_d, answers_d_prime, *, epsilon, trials, selection_
     for pair in candidates:
         pair_name, d, d_prime = pair
         outputs = tuple(_as_outputs(run(x, trials=screen, rng=gen), screen) for x in (d, d_prime))
+        score: tuple[float, float] | None = None
         if screen < selection:
-            encoder = _Encoder(*outputs, screening=True)
+            encoder = _Encoder(outputs[0], outputs[1], screening=True)
+            families = _best_event(encoder, eps, min_count)
             learned = _best_event(encoder, eps, min_count, learned_region=True)
-            score = (_best_event(encoder, eps, min_count).score, -np.inf if learned is None else learned.score)
-        else:
-            score = None
+            assert families is not None  # the families always have an event (each value of the output)
+            score = (families.score, -np.inf if learned is None else learned.score)
         screened.append((score, pair, outputs))
     if screen < selection:
-        keep = _finalist_pairs([score for score, _, _ in screened])
+        keep = _finalist_pairs([score for score, _, _ in screened if score is not None])  # none is, when screening
         screened = [screened[i] for i in keep]
     # Two finalists go to the test: the most significant event of the families, and the most significant
     # learned region (DP-Sniper's classifier, which gathers a leak spread thinly over many outputs that no
     # family shows). Their selection z's do not compare: the families' maximum over thousands of events is
     # inflated by chance, the learned region's, cross-fitted over a few dozen tails, much less. So both
     # are tested, each at level / 2 (Bonferroni), and the better one is reported.
-    best = {}
+    best: dict[str, tuple[_Candidate, _Encoder, tuple[str, np.ndarray, np.ndarray]]] = {}
     for _, pair, (sel_d, sel_d_prime) in screened:
         pair_name, d, d_prime = pair
         if screen < selection:
             sel_d = np.vstack([sel_d, _as_outputs(run(d, trials=selection - screen, rng=gen), selection - screen)])
-            sel_d_prime = np.vstack([sel_d_prime, _as_outputs(run(d_prime, trials=selection - screen, rng=gen),
-                                                               selection - screen)])
+            sel_d_prime = np.vstack(
+                [sel_d_prime, _as_outputs(run(d_prime, trials=selection - screen, rng=gen), selection - screen)]
+            )
         encoder = _Encoder(sel_d, sel_d_prime)
-        for kind, candidate in (("families", _best_event(encoder, eps, min_count)),
-                                ("learned", _best_event(encoder, eps, min_count, learned_region=True))):
+        for kind, candidate in (
+            ("families", _best_event(encoder, eps, min_count)),
+            ("learned", _best_event(encoder, eps, min_count, learned_region=True)),
+        ):
             if candidate is not None and (kind not in best or candidate.score > best[kind][0].score):
                 best[kind] = (candidate, encoder, pair)
     finalists = [best["families"], *([best["learned"]] if "learned" in best else [])]
@@ -195,20 +260,43 @@ def _audit(mechanism, answers_d, answers_d_prime, *, epsilon, trials, selection_
         codes = test_codes[pair_name][::-1] if candidate.reverse else test_codes[pair_name]
         feature = encoder.features[candidate.feature]
         counts = [int(np.sum(candidate.members[feature.values(c)])) for c in codes]
-        tested.append((thinned_fisher_p_value(*counts, trials, eps), counts, candidate, (pair_name, d, d_prime)))
+        p_value = thinned_fisher_p_value(counts[0], counts[1], trials, eps)
+        tested.append((p_value, counts, candidate, (pair_name, d, d_prime)))
     raw_p, (count_d, count_d_prime), candidate, (pair_name, d, d_prime) = min(tested, key=lambda item: item[0])
     if candidate.reverse:
         d, d_prime = d_prime, d
     low, high = proportion_interval(np.array([count_d, count_d_prime]), trials, confidence=1 - level / len(tested))
-    return AuditResult(name, pair_name + (" (D and D′ swapped)" if candidate.reverse else ""), candidate.description,
-                       count_d / trials, (float(low[0]), float(high[0])), count_d_prime / trials,
-                       (float(low[1]), float(high[1])), count_d, count_d_prime, min(1.0, len(tested) * raw_p), eps,
-                       level, trials, selection, len(candidates), np.asarray(d, dtype=float),
-                       np.asarray(d_prime, dtype=float), len(tested))
+    return AuditResult(
+        name,
+        pair_name + (" (D and D′ swapped)" if candidate.reverse else ""),
+        candidate.description,
+        count_d / trials,
+        (float(low[0]), float(high[0])),
+        count_d_prime / trials,
+        (float(low[1]), float(high[1])),
+        count_d,
+        count_d_prime,
+        min(1.0, len(tested) * raw_p),
+        eps,
+        level,
+        trials,
+        selection,
+        len(candidates),
+        np.asarray(d, dtype=float),
+        np.asarray(d_prime, dtype=float),
+        len(tested),
+    )
 
 
-def scan(mechanism, answers_d=None, answers_d_prime=None, *, epsilon: float, test_epsilons=None,
-         **kwargs) -> ScanResult:
+def scan(
+    mechanism: Any,
+    answers_d: ArrayLike | None = None,
+    answers_d_prime: ArrayLike | None = None,
+    *,
+    epsilon: float,
+    test_epsilons: ArrayLike | None = None,
+    **kwargs: Any,
+) -> ScanResult:
     """The p-value at each test ε, all from one audit's test runs (StatDP's p-value curve).
 
     The event is chosen once, at the claimed ``epsilon`` (which is also the ε a variant runs at),
@@ -220,7 +308,7 @@ def scan(mechanism, answers_d=None, answers_d_prime=None, *, epsilon: float, tes
     return audit(mechanism, answers_d, answers_d_prime, epsilon=epsilon, **kwargs).scan(test_epsilons)
 
 
-def pattern_frequency(outputs, pattern) -> float:
+def pattern_frequency(outputs: ArrayLike, pattern: Sequence[PatternEntry]) -> float:
     """The fraction of runs (rows of a variant's ``(trials, m)`` outputs) that match ``pattern``.
 
     The empirical counterpart of :func:`dpcourse.exact.variant_pattern_probability`, with the

@@ -53,10 +53,10 @@ def thinned_fisher_p_value(count_d: int, count_d_prime: int, n: int, epsilon: fl
     return min(1.0, 2.0 * expected)
 
 
-def _epsilon_bound(count_d, count_d_prime, n, level, claim):
+def _epsilon_bound(count_d: int, count_d_prime: int, n: int, level: float, claim: float) -> float:
     """sup{ε ≥ 0 : p(ε) < level}, bracketed on the side of ``claim`` the test is on (0 if none)."""
 
-    def p(e):
+    def p(e: float) -> float:
         return thinned_fisher_p_value(count_d, count_d_prime, n, e)
 
     if p(0.0) >= level:
@@ -75,7 +75,7 @@ def _epsilon_bound(count_d, count_d_prime, n, level, claim):
     return lo
 
 
-def _z_scores(x, y, epsilon):
+def _z_scores(x: np.ndarray, y: np.ndarray, epsilon: float) -> np.ndarray:
     """Poisson-approximate z of x against e^ε·y: how significantly x/y exceeds e^ε."""
     e = np.exp(epsilon)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -83,7 +83,7 @@ def _z_scores(x, y, epsilon):
     return np.where(x + y > 0, z, -np.inf)
 
 
-def _too_rare(min_count) -> ValueError:
+def _too_rare(min_count: int) -> ValueError:
     return ValueError(
         f"no output event occurred min_count = {min_count} times in the selection runs; "
         "raise selection_trials or lower min_count"

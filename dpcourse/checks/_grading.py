@@ -41,6 +41,7 @@ def collect(exercise: str, nonce: str, seed: int | None = None):
         payload = json.dumps({"nonce": nonce, "exercise": exercise, "records": records, "error": error}, default=str)
         try:
             from IPython.display import display
+
             display({MIME: payload}, raw=True)
         except ImportError:  # pragma: no cover
             print(payload)

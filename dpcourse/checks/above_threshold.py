@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy import stats
 
@@ -57,8 +59,10 @@ def _judge_implementation(evidence: dict) -> str:
     counts = numbers(evidence.get("counts"), "outcome counts", (_ANSWERS.size + 2,))
     m = _ANSWERS.size
     if counts[m + 1] > 0:
-        raise Wrong(f"your function returned {evidence.get('odd')}, which is neither an index 0 … {m - 1} nor None",
-                    "return the 0-based index of the first ⊤ as an int, or None when every answer is ⊥")
+        raise Wrong(
+            f"your function returned {evidence.get('odd')}, which is neither an index 0 … {m - 1} nor None",
+            "return the 0-based index of the first ⊤ as an int, or None when every answer is ⊥",
+        )
     freq = counts[: m + 1] / _RUNS
 
     def matches(pmf):  # every outcome within 5 standard errors √(p(1 − p)/runs): a per-outcome z-test
@@ -68,17 +72,27 @@ def _judge_implementation(evidence: dict) -> str:
     exact = above_threshold_pmf(_ANSWERS, threshold=_THRESHOLD, epsilon=_EPSILON)
     if matches(exact):
         return f"all {m + 1} outcome frequencies over {_RUNS:,} runs match the exact probabilities"
-    proof = ("go through the privacy proof: which noise does it pay for once, which for every query, and what does "
-             "each cost? Those decide the two scales")
+    proof = (
+        "go through the privacy proof: which noise does it pay for once, which for every query, and what does "
+        "each cost? Those decide the two scales"
+    )
     mistakes = {
-        "the queries' noise has the threshold's scale instead of its own (both Lap(2/ε))":
-            (_pmf_with_scales(threshold_scale=2 / _EPSILON, query_scale=2 / _EPSILON), proof),
-        "both noises are half as large as they should be (Lap(1/ε) and Lap(2/ε))":
-            (above_threshold_pmf(_ANSWERS, threshold=_THRESHOLD, epsilon=2 * _EPSILON), proof),
-        "both noises are twice as large as they should be":
-            (above_threshold_pmf(_ANSWERS, threshold=_THRESHOLD, epsilon=_EPSILON / 2), proof),
-        "the index is 1-based (or off by one)":
-            (np.r_[0.0, exact[:m - 1], exact[m - 1] + exact[m]], "count positions the way Python indexes a list"),
+        "the queries' noise has the threshold's scale instead of its own (both Lap(2/ε))": (
+            _pmf_with_scales(threshold_scale=2 / _EPSILON, query_scale=2 / _EPSILON),
+            proof,
+        ),
+        "both noises are half as large as they should be (Lap(1/ε) and Lap(2/ε))": (
+            above_threshold_pmf(_ANSWERS, threshold=_THRESHOLD, epsilon=2 * _EPSILON),
+            proof,
+        ),
+        "both noises are twice as large as they should be": (
+            above_threshold_pmf(_ANSWERS, threshold=_THRESHOLD, epsilon=_EPSILON / 2),
+            proof,
+        ),
+        "the index is 1-based (or off by one)": (
+            np.r_[0.0, exact[: m - 1], exact[m - 1] + exact[m]],
+            "count positions the way Python indexes a list",
+        ),
     }
     for mistake, (pmf, hint) in mistakes.items():
         if matches(pmf):
@@ -107,7 +121,7 @@ Its outcome frequencies are compared with the exact pmf.
 """
 
 #: Exercise ``small-pmf``: answers, threshold and ε (Δ = 1).
-SMALL_PMF = {"answers": [0.0, 1.0], "threshold": 1.0, "epsilon": 1.0}
+SMALL_PMF: dict[str, Any] = {"answers": [0.0, 1.0], "threshold": 1.0, "epsilon": 1.0}
 
 
 def _judge_small_pmf(evidence: dict) -> str:
@@ -135,7 +149,7 @@ small_pmf = Exercise("small-pmf", probe=value_evidence, judge=_judge_small_pmf)
 """Exercise ``small-pmf``: Pr[⊤], Pr[⊥⊤], Pr[⊥⊥] for answers (0, 1), T = 1, ε = 1, Δ = 1."""
 
 #: Exercise ``large-loss``: at most ``max_queries`` answers, Δ = 1, T = 0; the loss must reach ``target``·ε.
-LARGE_LOSS = {"epsilon": 1.0, "target": 0.9, "max_queries": 10}
+LARGE_LOSS: dict[str, Any] = {"epsilon": 1.0, "target": 0.9, "max_queries": 10}
 
 
 def _judge_large_loss(evidence: dict) -> str:

@@ -5,6 +5,8 @@ Each check names the two or three most plausible mistakes (see :func:`~dpcourse.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..bounds import laplace_max_error_bound, laplace_max_error_quantile
@@ -17,7 +19,7 @@ _TAIL_CASES = [(1, 0.05, 1.0, 1.0), (100, 0.05, 1.0, 0.5), (1000, 1e-3, 3.0, 2.0
 _TAIL_PARAMETERS = "(k, beta, sensitivity, epsilon)"
 
 #: Exercise 2's statistics office: n people, ε, accuracy α (normalised), failure probability β.
-EXAMPLE_OFFICE = {"n": 1_000_000, "epsilon": 0.5, "alpha": 0.01, "beta": 0.05}
+EXAMPLE_OFFICE: dict[str, Any] = {"n": 1_000_000, "epsilon": 0.5, "alpha": 0.01, "beta": 0.05}
 
 
 def _tail_cases(rng: np.random.Generator | None) -> list[tuple]:

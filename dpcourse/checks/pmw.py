@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import bounds
@@ -10,9 +12,14 @@ from ._core import Exercise, Wrong, call_evidence, calls, diagnose, value, value
 
 __all__ = ["ALPHA_EXERCISE", "UPDATE_CAP_EXERCISE", "UPDATE_EXERCISE", "choose_alpha", "mw_step", "update_cap"]
 
-UPDATE_EXERCISE = {"synthetic": [0.25, 0.25, 0.25, 0.25], "query": [1.0, 1.0, 0.0, 0.0], "released": 0.8, "eta": 0.5}
-UPDATE_CAP_EXERCISE = {"domain_size": 2**12, "alpha": 0.1}
-ALPHA_EXERCISE = {"n": 10**8, "num_queries": 1000, "epsilon": 1.0, "domain_size": 2**16, "beta": 0.05}
+UPDATE_EXERCISE: dict[str, Any] = {
+    "synthetic": [0.25, 0.25, 0.25, 0.25],
+    "query": [1.0, 1.0, 0.0, 0.0],
+    "released": 0.8,
+    "eta": 0.5,
+}
+UPDATE_CAP_EXERCISE: dict[str, Any] = {"domain_size": 2**12, "alpha": 0.1}
+ALPHA_EXERCISE: dict[str, Any] = {"n": 10**8, "num_queries": 1000, "epsilon": 1.0, "domain_size": 2**16, "beta": 0.05}
 
 
 _MW_PARAMETERS = "(p_tilde, q, y, eta)"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..bounds import laplace_variance
@@ -23,8 +25,10 @@ def _debias_cases(rng: np.random.Generator | None) -> list[tuple]:
     """The examples above; when grading, five report histograms drawn from ``rng`` (k = 2 to 6, ε from 0.2 to 4)."""
     if rng is None:
         return _DEBIAS_CASES
-    return [(rng.integers(0, 1000, int(k)).tolist(), float(np.round(rng.uniform(0.2, 4.0), 3)))
-            for k in rng.integers(2, 7, 5)]
+    return [
+        (rng.integers(0, 1000, int(k)).tolist(), float(np.round(rng.uniform(0.2, 4.0), 3)))
+        for k in rng.integers(2, 7, 5)
+    ]
 
 
 def _judge_debias(evidence: dict, cases: list[tuple]) -> str:
@@ -36,18 +40,27 @@ def _judge_debias(evidence: dict, cases: list[tuple]) -> str:
         k, n = counts.size, counts.sum()
         p = np.exp(epsilon) / (np.exp(epsilon) + k - 1)
         q = 1 / (np.exp(epsilon) + k - 1)
-        diagnose(got, k_rr_debias_counts(counts, epsilon=epsilon),
-                 what=f"the estimate from report counts {counts.astype(int).tolist()} at ε = {epsilon}", rtol=1e-9,
-                 hint="E[reports of j] = p·c_j + q·(n − c_j): solve for c_j",
-                 mistakes={
-                     "binary randomized response's p = e^ε/(1 + e^ε), but there are k categories":
-                         (_binary_rr_mistake(counts, epsilon) if k > 2 else np.full(k, np.nan),
-                          "with k categories the true one is kept w.p. e^ε/(e^ε + k − 1)"),
-                     "the n·q reports that land on j by chance are not subtracted":
-                         (counts / (p - q), "every category also receives reports from the n − c_j people not in it"),
-                     "fractions, not counts": (k_rr_debias_counts(counts, epsilon=epsilon) / n,
-                                               "return estimated counts; they add up to n"),
-                 })
+        diagnose(
+            got,
+            k_rr_debias_counts(counts, epsilon=epsilon),
+            what=f"the estimate from report counts {counts.astype(int).tolist()} at ε = {epsilon}",
+            rtol=1e-9,
+            hint="E[reports of j] = p·c_j + q·(n − c_j): solve for c_j",
+            mistakes={
+                "binary randomized response's p = e^ε/(1 + e^ε), but there are k categories": (
+                    _binary_rr_mistake(counts, epsilon) if k > 2 else np.full(k, np.nan),
+                    "with k categories the true one is kept w.p. e^ε/(e^ε + k − 1)",
+                ),
+                "the n·q reports that land on j by chance are not subtracted": (
+                    counts / (p - q),
+                    "every category also receives reports from the n − c_j people not in it",
+                ),
+                "fractions, not counts": (
+                    k_rr_debias_counts(counts, epsilon=epsilon) / n,
+                    "return estimated counts; they add up to n",
+                ),
+            },
+        )
     sizes = [len(counts) for counts, _ in cases]
     return f"unbiased on {len(cases)} report histograms, k = {min(sizes)} to {max(sizes)} categories"
 
@@ -62,7 +75,7 @@ debias_counts = Exercise(
 
 #: Exercise ``sensitivities``: K normalised counting queries over n people; each person's type is in at most
 #: ``per_person`` of the K queries.
-SENSITIVITIES = {"num_queries": 50, "n": 1000, "per_person": 5}
+SENSITIVITIES: dict[str, Any] = {"num_queries": 50, "n": 1000, "per_person": 5}
 
 
 def _judge_sensitivities(evidence: dict) -> str:
@@ -116,7 +129,7 @@ sensitivities = Exercise(
 """Exercise ``sensitivities``: Δ₁ and Δ₂ of the K answers of :data:`SENSITIVITIES` (each type in at most s queries)."""
 
 #: Exercise ``better-mechanism``: n people, K counting queries (a person may be in all), ε, δ.
-BETTER_MECHANISM = {"n": 5000, "num_queries": 200, "epsilon": 0.5, "delta": 1e-6}
+BETTER_MECHANISM: dict[str, Any] = {"n": 5000, "num_queries": 200, "epsilon": 0.5, "delta": 1e-6}
 
 
 def _judge_better(evidence: dict) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy import stats
 
@@ -11,8 +13,15 @@ from ..audit import exact_variant_loss
 from ..svt_variants import svt_standard_spec
 from ._core import Exercise, NotAttempted, Wrong, diagnose, value, value_evidence
 
-__all__ = ["ALLOCATION", "AUDIT_YOUR_OWN", "COUNTEREXAMPLE", "allocation_gain", "audit_your_own", "counterexample_loss",
-           "spot_the_flaw"]
+__all__ = [
+    "ALLOCATION",
+    "AUDIT_YOUR_OWN",
+    "COUNTEREXAMPLE",
+    "allocation_gain",
+    "audit_your_own",
+    "counterexample_loss",
+    "spot_the_flaw",
+]
 
 _FLAWS = {"alg3": "output", "alg4": "query noise", "alg5": "query noise", "alg6": "query noise"}
 # Each hint points at where to look, never at the answer: compare the variant with Alg. 1 line by line.
@@ -31,8 +40,10 @@ def _judge_spot_the_flaw(evidence: dict) -> str:
     for key, flaw in _FLAWS.items():
         given = str(answers.get(key, "")).strip().lower()
         if given not in ("query noise", "output"):
-            raise Wrong(f"{key}: {given or 'no answer'!r} is not one of 'query noise' and 'output'",
-                        "answer with one of the two strings for each of alg3 … alg6")
+            raise Wrong(
+                f"{key}: {given or 'no answer'!r} is not one of 'query noise' and 'output'",
+                "answer with one of the two strings for each of alg3 … alg6",
+            )
         if given != flaw:
             raise Wrong(f"{key}: {given!r} is not the line that breaks its proof", _FLAW_HINTS[key])
     return "Alg. 3 leaks through its output, Alg. 4–6 through their query noise"
@@ -42,7 +53,7 @@ spot_the_flaw = Exercise("spot-the-flaw", probe=value_evidence, judge=_judge_spo
 """Exercise ``spot-the-flaw``: for each of alg3 … alg6, which line is wrong: "query noise" or "output"?"""
 
 #: Exercise ``counterexample-loss``: the variant, the number of queries m, c and ε.
-COUNTEREXAMPLE = {"variant": "alg4", "num_queries": 8, "c": 2, "epsilon": 1.0}
+COUNTEREXAMPLE: dict[str, Any] = {"variant": "alg4", "num_queries": 8, "c": 2, "epsilon": 1.0}
 
 
 def _judge_counterexample(evidence: dict) -> str:
@@ -68,7 +79,7 @@ counterexample_loss = Exercise("counterexample-loss", probe=value_evidence, judg
 """Exercise ``counterexample-loss``: the exact privacy loss of Alg. 4's counterexample event (m = 8, c = 2, ε = 1)."""
 
 #: Exercise ``allocation-gain``: SVT-S's total ε, the number of ⊤ c, and whether the queries are monotonic.
-ALLOCATION = {"epsilon": 0.5, "c": 8, "monotonic": False}
+ALLOCATION: dict[str, Any] = {"epsilon": 0.5, "c": 8, "monotonic": False}
 
 
 def _difference_variance(spec) -> float:
@@ -119,7 +130,7 @@ The setting is ε = 0.5, c = 8.
 
 
 #: Exercise ``audit-your-own``: the mechanism's ε, the neighbours audited, and the probe's fixed run.
-AUDIT_YOUR_OWN = {
+AUDIT_YOUR_OWN: dict[str, Any] = {
     "epsilon": 0.5,
     "answers_d": [1.0] * 5,
     "answers_d_prime": [2.0] * 5,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import factorization, queries
@@ -11,7 +13,7 @@ __all__ = ["DECOMPOSITION", "SMALL_ERROR_EPSILON", "STRATEGY", "decomposition", 
 
 #: Exercise ``strategy-sensitivity``: the domain size and the tree's branching (root included); neighbours add or
 #: remove one person.
-STRATEGY = {"d": 64, "branching": 4}
+STRATEGY: dict[str, Any] = {"d": 64, "branching": 4}
 
 
 def _judge_strategy(evidence: dict) -> str:
@@ -20,19 +22,38 @@ def _judge_strategy(evidence: dict) -> str:
     levels = round(np.log(d) / np.log(b))
     prefix = factorization.prefix_strategy(d).l1_sensitivity
     tree = factorization.hierarchical_strategy(d, b).l1_sensitivity
-    diagnose(answers.get("prefix_l1"), prefix, what=f"the prefix strategy's Δ₁ (d = {d})", rtol=0,
-             hint="which cell is counted by the most prefix sums?",
-             mistakes={"one prefix's sensitivity: a person is counted in many prefixes":
-                           (1, "cell 0 is in every prefix [0, t]"),
-                       "an off-by-one: there are d prefixes [0, 0], …, [0, d − 1]": (d - 1, "count t = 0 too")})
-    diagnose(answers.get("tree_l1"), tree, what=f"the {b}-ary tree's Δ₁ (d = {d}, leaves and root included)", rtol=0,
-             hint="a cell is in exactly one node per level; count the levels of a b-ary tree, leaves and root included",
-             mistakes={"the binary tree's log₂ d + 1; this tree branches 4 ways":
-                           (np.log2(d) + 1, f"with b = {b} there are log_{b} d + 1 levels"),
-                       f"an off-by-one: log_{b} d counts the edges of a path, not its nodes":
-                           (levels, f"the leaves and the root are levels too: log_{b} d + 1 of them"),
-                       "the replace-one relation's 2·log_b d; here neighbours add or remove one person":
-                           (2 * levels, "adding a person changes one node per level by 1")})
+    diagnose(
+        answers.get("prefix_l1"),
+        prefix,
+        what=f"the prefix strategy's Δ₁ (d = {d})",
+        rtol=0,
+        hint="which cell is counted by the most prefix sums?",
+        mistakes={
+            "one prefix's sensitivity: a person is counted in many prefixes": (1, "cell 0 is in every prefix [0, t]"),
+            "an off-by-one: there are d prefixes [0, 0], …, [0, d − 1]": (d - 1, "count t = 0 too"),
+        },
+    )
+    diagnose(
+        answers.get("tree_l1"),
+        tree,
+        what=f"the {b}-ary tree's Δ₁ (d = {d}, leaves and root included)",
+        rtol=0,
+        hint="a cell is in exactly one node per level; count the levels of a b-ary tree, leaves and root included",
+        mistakes={
+            "the binary tree's log₂ d + 1; this tree branches 4 ways": (
+                np.log2(d) + 1,
+                f"with b = {b} there are log_{b} d + 1 levels",
+            ),
+            f"an off-by-one: log_{b} d counts the edges of a path, not its nodes": (
+                levels,
+                f"the leaves and the root are levels too: log_{b} d + 1 of them",
+            ),
+            "the replace-one relation's 2·log_b d; here neighbours add or remove one person": (
+                2 * levels,
+                "adding a person changes one node per level by 1",
+            ),
+        },
+    )
     return f"prefix {prefix:g}, {b}-ary tree {tree:g} = log_{b} {d} + 1 (the binary tree's is {np.log2(d) + 1:g})"
 
 
@@ -44,7 +65,7 @@ strategy_sensitivities = Exercise(
 """Exercise ``strategy-sensitivity``: ‖A‖₁ of the prefix strategy and of the 4-ary tree (:data:`STRATEGY`)."""
 
 #: Exercise ``decomposition``: the binary tree over d cells and the interval [s, t].
-DECOMPOSITION = {"d": 16, "s": 3, "t": 12}
+DECOMPOSITION: dict[str, Any] = {"d": 16, "s": 3, "t": 12}
 
 
 def _covered_cells(tree, pairs) -> list[int] | None:

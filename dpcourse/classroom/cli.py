@@ -43,6 +43,7 @@ def _positive(kind: type) -> Any:
         if value <= 0:
             raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
         return value
+
     return parse
 
 
@@ -56,8 +57,10 @@ def _shard(text: str) -> tuple[int, int]:
 def add_grade_command(commands: Any) -> None:
     """Register ``grade`` on an argparse sub-command set."""
     parser = commands.add_parser(
-        "grade", help="grade submitted notebooks, each in its own sandbox",
-        description="Grade submissions/<student>/<notebook>.ipynb against the instructor's notebooks.")
+        "grade",
+        help="grade submitted notebooks, each in its own sandbox",
+        description="Grade submissions/<student>/<notebook>.ipynb against the instructor's notebooks.",
+    )
     parser.add_argument(
         "submissions", nargs="*", type=Path, help="submitted notebooks (the student is the folder name)"
     )

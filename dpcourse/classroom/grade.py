@@ -103,9 +103,16 @@ def _prepare(paths: Sequence[Path], sources: dict[str, Any], released: dict[str,
         for position in positions:
             item = items[position]
             if item.path != graded:
-                item.rows = [GradeRow(student_of(item.path), item.path.stem, "-", "duplicate",
-                                      message=f"another file of yours for {stem}, {graded.name}, was graded instead",
-                                      integrity=integrity)]
+                item.rows = [
+                    GradeRow(
+                        student_of(item.path),
+                        item.path.stem,
+                        "-",
+                        "duplicate",
+                        message=f"another file of yours for {stem}, {graded.name}, was graded instead",
+                        integrity=integrity,
+                    )
+                ]
                 continue
             try:
                 item.plan = plan_submission(item.path, read[position][0], stem, sources, released)
@@ -117,9 +124,13 @@ def _prepare(paths: Sequence[Path], sources: dict[str, Any], released: dict[str,
 
 
 def _job(plan: Plan, limits: Limits) -> dict[str, Any]:
-    return {"notebook": plan.built, "cell_timeout": limits.cell_timeout, "notebook_timeout": limits.notebook_timeout,
-            "output_limit": limits.output_bytes,
-            "cells": {ex.exercise: {"solution": ex.solution, "check": ex.check} for ex in plan.exercises}}
+    return {
+        "notebook": plan.built,
+        "cell_timeout": limits.cell_timeout,
+        "notebook_timeout": limits.notebook_timeout,
+        "output_limit": limits.output_bytes,
+        "cells": {ex.exercise: {"solution": ex.solution, "check": ex.check} for ex in plan.exercises},
+    }
 
 
 def _run_and_judge(plan: Plan, limits: Limits, sandbox: str, note: str) -> list[GradeRow]:
@@ -133,9 +144,16 @@ def _run_and_judge(plan: Plan, limits: Limits, sandbox: str, note: str) -> list[
         return rows_for_failure(plan, f"{INFRASTRUCTURE}: {type(err).__name__}: {str(err)[:200]}", integrity)
 
 
-def grade(submissions: Sequence[Path | str], *, source: Path | str = PROJECT / "notebooks", jobs: int | None = None,
-          limits: Limits | None = None, sandbox: str = "bwrap", shard: tuple[int, int] | None = None,
-          progress: bool = False) -> list[GradeRow]:
+def grade(
+    submissions: Sequence[Path | str],
+    *,
+    source: Path | str = PROJECT / "notebooks",
+    jobs: int | None = None,
+    limits: Limits | None = None,
+    sandbox: str = "bwrap",
+    shard: tuple[int, int] | None = None,
+    progress: bool = False,
+) -> list[GradeRow]:
     """Grade every submission; rows in the order of ``submissions``, exercises in notebook order.
 
     ``sandbox``: ``"bwrap"`` (the default; ``"auto"`` means the same) refuses to run anything
@@ -153,15 +171,19 @@ def grade(submissions: Sequence[Path | str], *, source: Path | str = PROJECT / "
     items = _prepare(paths, sources, released, note)
     workers = max(1, jobs or os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {i: pool.submit(_run_and_judge, item.plan, limits, mode, note)
-                   for i, item in enumerate(items) if item.plan is not None}
+        futures = {
+            i: pool.submit(_run_and_judge, item.plan, limits, mode, note)
+            for i, item in enumerate(items)
+            if item.plan is not None
+        }
         if progress and futures:
             from concurrent.futures import as_completed
 
             from tqdm.auto import tqdm
 
-            for _ in tqdm(as_completed(futures.values()), total=len(futures), unit="submission", desc="grading",
-                          file=sys.stderr):
+            for _ in tqdm(
+                as_completed(futures.values()), total=len(futures), unit="submission", desc="grading", file=sys.stderr
+            ):
                 pass
         for i, future in futures.items():
             items[i].rows = future.result()

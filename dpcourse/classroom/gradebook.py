@@ -31,9 +31,24 @@ from pathlib import Path
 
 from .reports import GradeRow, atomic_csv, points_text
 
-__all__ = ["GRADEBOOKS", "ROSTER_FIELDS", "CourseTotals", "ExerciseSummary", "RosterEntry", "class_summary",
-           "course_totals", "feedback_name", "read_roster", "summary_html", "terminal_summary", "write_canvas",
-           "write_feedback", "write_gradescope", "write_summary_html", "write_totals"]
+__all__ = [
+    "GRADEBOOKS",
+    "ROSTER_FIELDS",
+    "CourseTotals",
+    "ExerciseSummary",
+    "RosterEntry",
+    "class_summary",
+    "course_totals",
+    "feedback_name",
+    "read_roster",
+    "summary_html",
+    "terminal_summary",
+    "write_canvas",
+    "write_feedback",
+    "write_gradescope",
+    "write_summary_html",
+    "write_totals",
+]
 
 GRADEBOOKS = ("canvas", "gradescope")
 ROSTER_FIELDS = ("student", "name", "canvas_id", "sis_user_id", "section", "sid", "email")
@@ -71,6 +86,7 @@ class CourseTotals:
 
 # --------------------------------------------------------------------------- the roster
 
+
 def read_roster(path: Path | str) -> list[RosterEntry]:
     """The students of ``path``: one id per line, or a CSV with a ``student`` column (see the module).
 
@@ -83,14 +99,17 @@ def read_roster(path: Path | str) -> list[RosterEntry]:
     first = next((line for line in lines if line.strip() and not line.startswith("#")), "")
     if "," in first and "student" in [c.strip().lower() for c in first.split(",")]:
         return _roster_csv(path, text)
-    entries, seen = [], {}
+    entries: list[RosterEntry] = []
+    seen: dict[str, int] = {}
     for number, line in enumerate(lines, start=1):
         student = line.strip()
         if not student or student.startswith("#"):
             continue
         if "," in student:
-            raise ValueError(f"--roster {path}, line {number}: {student[:40]!r} has a comma; a CSV roster needs a "
-                             f"header with a 'student' column")
+            raise ValueError(
+                f"--roster {path}, line {number}: {student[:40]!r} has a comma; a CSV roster needs a "
+                f"header with a 'student' column"
+            )
         if student in seen:
             raise ValueError(f"--roster {path}, line {number}: {student!r} is already on line {seen[student]}")
         seen[student] = number
@@ -104,7 +123,8 @@ def _roster_csv(path: Path | str, text: str) -> list[RosterEntry]:
     unknown = sorted(set(columns) - set(ROSTER_FIELDS))
     if unknown:
         raise ValueError(f"--roster {path}: unknown columns {', '.join(unknown)} (known: {', '.join(ROSTER_FIELDS)})")
-    entries, seen = [], {}
+    entries: list[RosterEntry] = []
+    seen: dict[str, int] = {}
     for number, line in enumerate(reader, start=2):
         values = {key: (line.get(column) or "").strip() for key, column in columns.items()}
         student = values.get("student", "")
@@ -119,8 +139,10 @@ def _roster_csv(path: Path | str, text: str) -> list[RosterEntry]:
 
 # --------------------------------------------------------------------------- totals
 
-def course_totals(rows: Iterable[GradeRow], outline: Mapping[str, Mapping[str, float]],
-                  roster: Sequence[RosterEntry] = ()) -> CourseTotals:
+
+def course_totals(
+    rows: Iterable[GradeRow], outline: Mapping[str, Mapping[str, float]], roster: Sequence[RosterEntry] = ()
+) -> CourseTotals:
     """Points per student and notebook over the whole course (``outline``: notebook → exercise → points).
 
     Students are everyone in the rows and on the roster, sorted; rows of notebooks outside the
@@ -128,8 +150,11 @@ def course_totals(rows: Iterable[GradeRow], outline: Mapping[str, Mapping[str, f
     """
     rows = list(rows)
     students = sorted({r.student for r in rows} | {e.student for e in roster})
-    totals = CourseTotals(tuple(outline), {nb: float(sum(ex.values())) for nb, ex in outline.items()},
-                          {s: dict.fromkeys(outline, 0.0) for s in students})
+    totals = CourseTotals(
+        tuple(outline),
+        {nb: float(sum(ex.values())) for nb, ex in outline.items()},
+        {s: dict.fromkeys(outline, 0.0) for s in students},
+    )
     for r in rows:
         if r.notebook in outline and r.exercise in outline[r.notebook] and r.status == "passed":
             totals.points[r.student][r.notebook] += r.points
@@ -139,9 +164,19 @@ def course_totals(rows: Iterable[GradeRow], outline: Mapping[str, Mapping[str, f
 def write_totals(totals: CourseTotals, path: Path | str) -> Path:
     """``student, <notebook>…, total, max``: one row per student, the course's maximum in every row."""
     header = ["student", *totals.notebooks, "total", "max"]
-    atomic_csv(Path(path), header, ([s, *(points_text(totals.points[s][nb]) for nb in totals.notebooks),
-                                     points_text(totals.total(s)), points_text(totals.course_maximum)]
-                                    for s in totals.points))
+    atomic_csv(
+        Path(path),
+        header,
+        (
+            [
+                s,
+                *(points_text(totals.points[s][nb]) for nb in totals.notebooks),
+                points_text(totals.total(s)),
+                points_text(totals.course_maximum),
+            ]
+            for s in totals.points
+        ),
+    )
     return Path(path)
 
 
@@ -156,9 +191,16 @@ def write_canvas(totals: CourseTotals, roster: Sequence[RosterEntry], path: Path
     ``SIS User ID``; without either (no roster fields) the row carries the student id as the name only."""
     header = ["Student", "ID", "SIS User ID", "Section", *totals.notebooks]
     possible = ["Points Possible", "", "", "", *(points_text(totals.maximum[nb]) for nb in totals.notebooks)]
-    rows = [[e.name or e.student, e.canvas_id, e.sis_user_id, e.section,
-             *(points_text(totals.points[e.student][nb]) for nb in totals.notebooks)]
-            for e in _roster_by_student(roster, totals)]
+    rows = [
+        [
+            e.name or e.student,
+            e.canvas_id,
+            e.sis_user_id,
+            e.section,
+            *(points_text(totals.points[e.student][nb]) for nb in totals.notebooks),
+        ]
+        for e in _roster_by_student(roster, totals)
+    ]
     atomic_csv(Path(path), header, [possible, *rows])
     return Path(path)
 
@@ -166,13 +208,16 @@ def write_canvas(totals: CourseTotals, roster: Sequence[RosterEntry], path: Path
 def write_gradescope(totals: CourseTotals, roster: Sequence[RosterEntry], path: Path | str) -> Path:
     """Gradescope's score import for one assignment worth the whole course: ``Name, SID, Email, Score``.
     Gradescope matches a student by ``Email`` (or ``SID``); the course fills them in through the roster."""
-    rows = [[e.name or e.student, e.sid, e.email, points_text(totals.total(e.student))]
-            for e in _roster_by_student(roster, totals)]
+    rows = [
+        [e.name or e.student, e.sid, e.email, points_text(totals.total(e.student))]
+        for e in _roster_by_student(roster, totals)
+    ]
     atomic_csv(Path(path), ["Name", "SID", "Email", "Score"], rows)
     return Path(path)
 
 
 # --------------------------------------------------------------------------- what the class got wrong
+
 
 @dataclass(frozen=True)
 class ExerciseSummary:
@@ -189,8 +234,9 @@ class ExerciseSummary:
         return self.statuses.get("passed", 0) / self.students if self.students else 0.0
 
 
-def class_summary(rows: Iterable[GradeRow], outline: Mapping[str, Mapping[str, float]],
-                  totals: CourseTotals) -> list[ExerciseSummary]:
+def class_summary(
+    rows: Iterable[GradeRow], outline: Mapping[str, Mapping[str, float]], totals: CourseTotals
+) -> list[ExerciseSummary]:
     """Per exercise of the course: how many students passed, failed (by named mistake), did not attempt
     (a notebook not handed in counts here) or errored."""
     latest = {(r.student, r.notebook, r.exercise): r for r in rows}
@@ -205,8 +251,9 @@ def class_summary(rows: Iterable[GradeRow], outline: Mapping[str, Mapping[str, f
                 statuses[status] += 1
                 if row is not None and status == "failed":
                     mistakes[row.mistake or OTHER_WRONG] += 1
-            summaries.append(ExerciseSummary(notebook, exercise, len(totals.points), dict(statuses),
-                                             mistakes.most_common()))
+            summaries.append(
+                ExerciseSummary(notebook, exercise, len(totals.points), dict(statuses), mistakes.most_common())
+            )
     return summaries
 
 
@@ -217,8 +264,10 @@ def terminal_summary(summaries: Sequence[ExerciseSummary], totals: CourseTotals,
         return "class: no students"
     mean = sum(totals.total(s) for s in totals.points) / students
     lines = [f"class: {students} students, mean {mean:.3g} of {points_text(totals.course_maximum)} points"]
-    named = sorted(((count, s.exercise, mistake) for s in summaries for mistake, count in s.mistakes
-                    if mistake != OTHER_WRONG), reverse=True)[:top]
+    named = sorted(
+        ((count, s.exercise, mistake) for s in summaries for mistake, count in s.mistakes if mistake != OTHER_WRONG),
+        reverse=True,
+    )[:top]
     for count, exercise, mistake in named:
         lines.append(f"  {count} of {students} on {exercise}: {mistake}")
     hardest = min(summaries, key=lambda s: s.pass_rate, default=None)
@@ -231,6 +280,7 @@ def _figure_png(totals: CourseTotals) -> str:
     """A histogram of course totals as a base64 PNG (matplotlib's Agg canvas, no pyplot state)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     figure = Figure(figsize=(6.4, 3.0), dpi=110, layout="constrained")
     FigureCanvasAgg(figure)
@@ -243,7 +293,9 @@ def _figure_png(totals: CourseTotals) -> str:
     axes.set_xlabel(f"course total (of {points_text(totals.course_maximum)} points)")
     axes.set_ylabel("students")
     axes.set_xlim(edges[0], edges[-1])
-    axes.yaxis.get_major_locator().set_params(integer=True)
+    locator = axes.yaxis.get_major_locator()
+    if isinstance(locator, MaxNLocator):  # the default AutoLocator is one
+        locator.set_params(integer=True)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
     return base64.b64encode(buffer.getvalue()).decode()
@@ -260,18 +312,27 @@ def summary_html(summaries: Sequence[ExerciseSummary], totals: CourseTotals) -> 
     """The class summary page: self-contained (inline CSS, the figure as a data URI), every string escaped."""
     e = html.escape
     students = len(totals.points)
-    means = {nb: (sum(totals.points[s][nb] for s in totals.points) / students if students else 0.0)
-             for nb in totals.notebooks}
-    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>Class summary</title>",
-             f"<style>{_STYLE}</style></head><body><h1>Class summary</h1>",
-             f"<p>{students} students; course maximum {e(points_text(totals.course_maximum))} points.</p>",
-             "<h2>Course totals</h2>",
-             f"<img alt='histogram of course totals' src='data:image/png;base64,{_figure_png(totals)}'>",
-             "<h2>Mean score per notebook</h2><table><tr><th>notebook</th><th>mean</th><th>of</th></tr>"]
-    parts += [f"<tr><td>{e(nb)}</td><td class='num'>{means[nb]:.3g}</td>"
-              f"<td class='num'>{e(points_text(totals.maximum[nb]))}</td></tr>" for nb in totals.notebooks]
-    parts.append("</table><h2>Exercises</h2><table><tr><th>notebook</th><th>exercise</th><th>passed</th>"
-                 "<th>failed: the mistakes the checks named</th><th>not attempted</th><th>errored</th></tr>")
+    means = {
+        nb: (sum(totals.points[s][nb] for s in totals.points) / students if students else 0.0)
+        for nb in totals.notebooks
+    }
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>Class summary</title>",
+        f"<style>{_STYLE}</style></head><body><h1>Class summary</h1>",
+        f"<p>{students} students; course maximum {e(points_text(totals.course_maximum))} points.</p>",
+        "<h2>Course totals</h2>",
+        f"<img alt='histogram of course totals' src='data:image/png;base64,{_figure_png(totals)}'>",
+        "<h2>Mean score per notebook</h2><table><tr><th>notebook</th><th>mean</th><th>of</th></tr>",
+    ]
+    parts += [
+        f"<tr><td>{e(nb)}</td><td class='num'>{means[nb]:.3g}</td>"
+        f"<td class='num'>{e(points_text(totals.maximum[nb]))}</td></tr>"
+        for nb in totals.notebooks
+    ]
+    parts.append(
+        "</table><h2>Exercises</h2><table><tr><th>notebook</th><th>exercise</th><th>passed</th>"
+        "<th>failed: the mistakes the checks named</th><th>not attempted</th><th>errored</th></tr>"
+    )
     for s in summaries:
         mistakes = "<br>".join(f"{count} × {e(mistake)}" for mistake, count in s.mistakes) or "–"
         rate = f"{s.pass_rate:.0%}"

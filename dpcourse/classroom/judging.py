@@ -43,11 +43,19 @@ def _payloads(outputs: object, nonce: str) -> list[dict[str, Any]]:
     return found
 
 
-def _row(plan: Plan, ex: PlannedExercise, status: str, message: str = "", hint: str = "", mistake: str = "",
-         integrity: str = "") -> GradeRow:
+def _row(
+    plan: Plan,
+    ex: PlannedExercise,
+    status: str,
+    message: str = "",
+    hint: str = "",
+    mistake: str = "",
+    integrity: str = "",
+) -> GradeRow:
     points = ex.points if status == "passed" else 0.0
-    return GradeRow(plan.student, plan.notebook, ex.exercise, status, points, ex.points, message, hint, mistake,
-                    integrity)
+    return GradeRow(
+        plan.student, plan.notebook, ex.exercise, status, points, ex.points, message, hint, mistake, integrity
+    )
 
 
 def rows_for_failure(plan: Plan, failure: str, integrity: str) -> list[GradeRow]:
@@ -74,7 +82,8 @@ def judge_run(plan: Plan, result: Mapping[str, Any], integrity: str) -> list[Gra
     skipped = {}
     if isinstance(skipped_raw, dict):
         skipped = {int(k): _text(v) for k, v in skipped_raw.items() if isinstance(k, str) and k.isdigit()}
-    per_exercise = result.get("exercises") if isinstance(result.get("exercises"), dict) else {}
+    exercises = result.get("exercises")
+    per_exercise = exercises if isinstance(exercises, dict) else {}
     known = all_exercises()
     return [_judge_one(plan, ex, per_exercise.get(ex.exercise), skipped, known, integrity) for ex in plan.exercises]
 
@@ -95,8 +104,12 @@ def _judge_one(
     if len(payloads) > 1:
         return row("errored", f"the check's result was published {len(payloads)} times in one run (once is expected)")
     payload = payloads[0] if payloads else {}
-    records = payload.get("records") if isinstance(payload.get("records"), list) else []
-    records = [r for r in records if isinstance(r, dict) and r.get("exercise") == ex.exercise]
+    listed = payload.get("records")
+    records = [
+        r
+        for r in (listed if isinstance(listed, list) else [])
+        if isinstance(r, dict) and r.get("exercise") == ex.exercise
+    ]
     if not records:
         if ex.check in skipped:
             return row("errored", f"the check cell {skipped[ex.check]} while running your answer")

@@ -30,8 +30,19 @@ import nbformat
 
 from .release import BEGIN, release_notebook
 
-__all__ = ["MAX_NOTEBOOK_BYTES", "Plan", "PlannedExercise", "SubmissionError", "load_sources", "match_answers",
-           "pick_graded", "plan_submission", "read_outline", "read_submission", "source_exercises"]
+__all__ = [
+    "MAX_NOTEBOOK_BYTES",
+    "Plan",
+    "PlannedExercise",
+    "SubmissionError",
+    "load_sources",
+    "match_answers",
+    "pick_graded",
+    "plan_submission",
+    "read_outline",
+    "read_submission",
+    "source_exercises",
+]
 
 MAX_NOTEBOOK_BYTES = 50_000_000
 _MAX_EXTRA_CELLS = 500  # a submission may add this many cells to the source's before it is refused
@@ -70,6 +81,7 @@ class Plan:
 
 # --------------------------------------------------------------------------- metadata of any shape
 
+
 def _metadata(cell: Mapping[str, Any]) -> Mapping[str, Any]:
     meta = cell.get("metadata")
     return meta if isinstance(meta, Mapping) else {}
@@ -99,15 +111,22 @@ def _normalise(source: str) -> str:
 
 # --------------------------------------------------------------------------- the instructor's side
 
+
 def source_exercises(nb: Any) -> list[PlannedExercise]:
     """The instructor's exercises: each solution cell (BEGIN … END) and the check cell after it."""
-    found = []
+    found: list[PlannedExercise] = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or BEGIN not in cell.source:
             continue
         exercise = meta_exercise(cell) or f"exercise-{len(found) + 1}"
-        check = next((j for j in range(index + 1, len(nb.cells)) if "check" in tags(nb.cells[j])
-                      and meta_exercise(nb.cells[j]) in (exercise, None)), None)
+        check = next(
+            (
+                j
+                for j in range(index + 1, len(nb.cells))
+                if "check" in tags(nb.cells[j]) and meta_exercise(nb.cells[j]) in (exercise, None)
+            ),
+            None,
+        )
         if check is None:
             raise ValueError(f"source notebook: exercise {exercise!r} (cell {index}) has no check cell after it")
         ours = _metadata(nb.cells[check]).get("dpcourse")
@@ -141,6 +160,7 @@ def read_outline(source_dir: Path | str) -> dict[str, dict[str, float]]:
 
 
 # --------------------------------------------------------------------------- reading a submission
+
 
 def student_of(path: Path) -> str:
     """The student a submission belongs to: the name of its folder (``submissions/<student>/x.ipynb``)."""
@@ -202,12 +222,16 @@ def parse_notebook(raw: bytes) -> Any:
         if not isinstance(source, str) or len(source) > _MAX_CELL_CHARS:
             raise SubmissionError("a cell's source is malformed or too long")
         metadata = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
-        cells.append(nbformat.from_dict({"cell_type": cell["cell_type"], "source": source, "metadata": metadata,
-                                         "id": _cell_id(cell)}))
+        cells.append(
+            nbformat.from_dict(
+                {"cell_type": cell["cell_type"], "source": source, "metadata": metadata, "id": _cell_id(cell)}
+            )
+        )
     return nbformat.from_dict({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
 
 
 # --------------------------------------------------------------------------- matching
+
 
 def match_answers(
     source: Any, released: Any, submission: Any, exercises: Sequence[PlannedExercise]
@@ -236,7 +260,8 @@ def match_answers(
         ]
         candidates = [i for i in own if i not in checks and submission.cells[i].cell_type == "code"]
         before_check = [i for i in candidates if checks and i < checks[0]]
-        index = (before_check or candidates or [None])[-1]
+        found = before_check or candidates
+        index = found[-1] if found else None
         if index is None:
             same_id = by_id.get(_cell_id(source.cells[ex.solution]))
             if same_id is not None and submission.cells[same_id].cell_type == "code":

@@ -26,11 +26,12 @@ import copy
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import nbformat
+from nbformat import NotebookNode
 
-__all__ = ["BEGIN", "END", "PROJECT", "ReleaseError", "add_release_command", "exercises", "release",
-           "release_notebook"]
+__all__ = ["BEGIN", "END", "PROJECT", "ReleaseError", "add_release_command", "exercises", "release", "release_notebook"]
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 PROJECT = Path(__file__).resolve().parents[2]
@@ -41,7 +42,7 @@ class ReleaseError(ValueError):
     """A release that must not go ahead; the message is one line meant for the instructor or student."""
 
 
-def exercises(nb) -> dict[str, dict[str, int]]:
+def exercises(nb: NotebookNode) -> dict[str, dict[str, int]]:
     """Exercise id → {"solution": cell index, "check": cell index}, from the cells' metadata."""
     found: dict[str, dict[str, int]] = {}
     for index, cell in enumerate(nb.cells):
@@ -57,10 +58,12 @@ def exercises(nb) -> dict[str, dict[str, int]]:
 
 # --- reading code with ast ------------------------------------------------------------------------
 
+
 def _parse(source: str) -> ast.Module | None:
     """The cell's syntax tree (IPython magics turned into Python first), or None if it does not parse."""
     try:
         from IPython.core.inputtransformer2 import TransformerManager
+
         source = TransformerManager().transform_cell(source)
     except ImportError:  # pragma: no cover - IPython comes with ipykernel
         pass
@@ -102,23 +105,33 @@ def _read_names(node: ast.AST, local: frozenset = frozenset()) -> set[str]:
     if isinstance(node, _COMPREHENSIONS):
         inner = local | {t.id for g in node.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
         reads = _read_names(node.generators[0].iter, local)  # the first iterable is evaluated outside
-        parts = [*(g.iter for g in node.generators[1:]), *(c for g in node.generators for c in g.ifs),
-                 *(getattr(node, field) for field in ("elt", "key", "value") if hasattr(node, field))]
+        parts = [
+            *(g.iter for g in node.generators[1:]),
+            *(c for g in node.generators for c in g.ifs),
+            *(getattr(node, field) for field in ("elt", "key", "value") if hasattr(node, field)),
+        ]
         return reads.union(*(_read_names(part, inner) for part in parts))
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         args = node.args
-        outside = [*args.defaults, *(d for d in args.kw_defaults if d is not None),
-                   *getattr(node, "decorator_list", [])]
+        outside = [
+            *args.defaults,
+            *(d for d in args.kw_defaults if d is not None),
+            *getattr(node, "decorator_list", []),
+        ]
         params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a}
-        body = node.body if isinstance(node.body, list) else [node.body]  # a lambda's body is one expression
+        body: list[ast.AST] = [*node.body] if isinstance(node.body, list) else [node.body]  # a lambda's: one expression
         inner = local | params
         if isinstance(node.body, list):
-            inner |= set(_stored(ast.Module(body=body, type_ignores=[])))  # the function's own locals
+            inner |= set(_stored(ast.Module(body=node.body, type_ignores=[])))  # the function's own locals
         return set().union(*(_read_names(d, local) for d in outside), *(_read_names(b, inner) for b in body))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MAGIC_CALLS:
         # an IPython magic or shell line (``%timeit f(x)``, ``!echo $x``): its names are inside a string
-        words = {w for arg in node.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
-                 for w in re.findall(r"[A-Za-z_]\w*", arg.value)}
+        words = {
+            w
+            for arg in node.args
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+            for w in re.findall(r"[A-Za-z_]\w*", arg.value)
+        }
         return (words - local) | set().union(*(_read_names(child, local) for child in ast.iter_child_nodes(node)))
     if isinstance(node, (ast.For, ast.AsyncFor)):
         inner = local | {t.id for t in ast.walk(node.target) if isinstance(t, ast.Name)}
@@ -131,12 +144,14 @@ def _read_names(node: ast.AST, local: frozenset = frozenset()) -> set[str]:
 
 def _unconditional(statement: ast.stmt) -> bool:
     """Whether the statement always rebinds the names it binds (so a clean one clears their taint)."""
-    return isinstance(statement, (ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef,
-                                  ast.ClassDef, ast.Import, ast.ImportFrom)) and not (
-        isinstance(statement, ast.AnnAssign) and statement.value is None)
+    return isinstance(
+        statement,
+        (ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom),
+    ) and not (isinstance(statement, ast.AnnAssign) and statement.value is None)
 
 
 # --- stubs -----------------------------------------------------------------------------------------
+
 
 def _regions(source: str, where: str) -> list[tuple[int, int]]:
     """(BEGIN line, END line) of every solution region of a cell; unbalanced markers raise ReleaseError."""
@@ -159,13 +174,18 @@ def _regions(source: str, where: str) -> list[tuple[int, int]]:
 def _stub_lines(region: list[str], indent: str, exercise: str, wanted: set[str] | None) -> list[str]:
     if not indent:
         tree = _parse("\n".join(region))
-        assigned = [] if tree is None else list(dict.fromkeys(
-            name for statement in tree.body for name in _bound_names(statement)))
+        assigned = (
+            []
+            if tree is None
+            else list(dict.fromkeys(name for statement in tree.body for name in _bound_names(statement)))
+        )
         names = [name for name in assigned if wanted is not None and name in wanted] or assigned
         if names:
             return [f"{name} = {STUB_VALUE}" for name in names]
-    return [f"{indent}# Your answer here: replace the next line.",
-            f'{indent}raise NotImplementedError("exercise {exercise}: write your answer here")']
+    return [
+        f"{indent}# Your answer here: replace the next line.",
+        f'{indent}raise NotImplementedError("exercise {exercise}: write your answer here")',
+    ]
 
 
 def _stub_solution(source: str, exercise: str, wanted: set[str] | None = None, where: str | None = None) -> str:
@@ -186,22 +206,23 @@ def _stub_solution(source: str, exercise: str, wanted: set[str] | None = None, w
     lines = source.splitlines()
     out, previous_end = [], -1
     for begin, end in _regions(source, where or f"exercise {exercise}"):
-        out += lines[previous_end + 1:begin]
+        out += lines[previous_end + 1 : begin]
         indent = lines[begin][: len(lines[begin]) - len(lines[begin].lstrip())]
-        out += _stub_lines(lines[begin + 1:end], indent, exercise, wanted)
+        out += _stub_lines(lines[begin + 1 : end], indent, exercise, wanted)
         previous_end = end
-    out += lines[previous_end + 1:]
+    out += lines[previous_end + 1 :]
     return "\n".join(out)
 
 
 # --- one notebook ----------------------------------------------------------------------------------
 
-def _clear(cell) -> None:
+
+def _clear(cell: NotebookNode) -> None:
     cell.outputs = []
     cell.execution_count = None
 
 
-def release_notebook(nb, name: str = "notebook"):
+def release_notebook(nb: NotebookNode, name: str = "notebook") -> NotebookNode:
     """The student version of a notebook (a new object; ``nb`` is not changed).
 
     Parameters
@@ -244,7 +265,7 @@ def release_notebook(nb, name: str = "notebook"):
             wanted = None if check_tree is None else _read_names(check_tree)
             cell.source = _stub_solution(original, exercise or "exercise", wanted, where)
         dependent = is_solution or is_check or tree is None
-        for statement in (tree.body if tree is not None else []):
+        for statement in tree.body if tree is not None else []:
             bound = set(_bound_names(statement))
             if is_solution or _read_names(statement) & tainted:
                 dependent = True
@@ -258,21 +279,25 @@ def release_notebook(nb, name: str = "notebook"):
 
 # --- a folder --------------------------------------------------------------------------------------
 
+
 def _holds_solutions(path: Path) -> bool:
     try:
         nb = nbformat.read(path, as_version=4)
     except Exception:  # not a notebook: not a solution notebook either
         return False
-    return any(line.strip() == BEGIN for cell in nb.cells if cell.cell_type == "code"
-               for line in cell.source.splitlines())
+    return any(
+        line.strip() == BEGIN for cell in nb.cells if cell.cell_type == "code" for line in cell.source.splitlines()
+    )
 
 
-def _render(nb) -> str:
+def _render(nb: NotebookNode) -> str:
     text = nbformat.writes(nb)
     return text if text.endswith("\n") else text + "\n"
 
 
-def release(notebooks_dir, outdir, *, force: bool = False, keep_changed: bool = False) -> list[Path]:
+def release(
+    notebooks_dir: str | Path, outdir: str | Path, *, force: bool = False, keep_changed: bool = False
+) -> list[Path]:
     """Write the student version of every ``*.ipynb`` in ``notebooks_dir`` to ``outdir`` (deterministic).
 
     Parameters
@@ -303,7 +328,7 @@ def release(notebooks_dir, outdir, *, force: bool = False, keep_changed: bool = 
     return [path for path, what in outcome.items() if what == "written"]
 
 
-def _release(notebooks_dir, outdir, *, force: bool, keep_changed: bool) -> dict[Path, str]:
+def _release(notebooks_dir: str | Path, outdir: str | Path, *, force: bool, keep_changed: bool) -> dict[Path, str]:
     """:func:`release`, saying what happened to each notebook: "written", "up to date" or "kept"."""
     source, out = Path(notebooks_dir), Path(outdir)
     if not source.is_dir():
@@ -317,8 +342,10 @@ def _release(notebooks_dir, outdir, *, force: bool, keep_changed: bool) -> dict[
         raise ReleaseError(f"{out} is the solution folder itself: release writes stubs, pick another folder")
     solutions = [p.name for p in sorted(out.glob("*.ipynb")) if _holds_solutions(p)] if out.is_dir() else []
     if solutions:
-        raise ReleaseError(f"{out} holds solution notebooks ({', '.join(solutions)}): "
-                           "release never writes over solutions, pick another folder")
+        raise ReleaseError(
+            f"{out} holds solution notebooks ({', '.join(solutions)}): "
+            "release never writes over solutions, pick another folder"
+        )
     texts = {}
     for path in paths:
         try:
@@ -328,9 +355,11 @@ def _release(notebooks_dir, outdir, *, force: bool, keep_changed: bool) -> dict[
         texts[out / path.name] = _render(release_notebook(nb, name=str(path)))
     changed = [t for t, text in texts.items() if t.exists() and t.read_text(encoding="utf-8") != text]
     if changed and not (force or keep_changed):
-        raise ReleaseError(f"{', '.join(t.name for t in changed)} in {out} differ from the release "
-                           "(a student's work?); nothing written: pass --keep-changed to leave them and add "
-                           "the rest, or --force to overwrite them and lose those changes")
+        raise ReleaseError(
+            f"{', '.join(t.name for t in changed)} in {out} differ from the release "
+            "(a student's work?); nothing written: pass --keep-changed to leave them and add "
+            "the rest, or --force to overwrite them and lose those changes"
+        )
     out.mkdir(parents=True, exist_ok=True)
     outcome = {}
     for target, text in texts.items():
@@ -344,17 +373,27 @@ def _release(notebooks_dir, outdir, *, force: bool, keep_changed: bool) -> dict[
     return outcome
 
 
-def add_release_command(commands) -> None:
+def add_release_command(commands: Any) -> None:
     """Register ``release OUTDIR [--notebooks DIR] [--keep-changed | --force]`` on an argparse sub-command set."""
     parser = commands.add_parser("release", help="write the student version of every notebook")
     parser.add_argument("outdir", type=Path)
-    parser.add_argument("--notebooks", type=Path, default=PROJECT / "notebooks",
-                        help="where the solution notebooks are (default: the workbook's notebooks/)")
+    parser.add_argument(
+        "--notebooks",
+        type=Path,
+        default=PROJECT / "notebooks",
+        help="where the solution notebooks are (default: the workbook's notebooks/)",
+    )
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--keep-changed", action="store_true",
-                      help="leave notebooks in OUTDIR that differ from the release (a student's work) as they are")
-    mode.add_argument("--force", action="store_true",
-                      help="overwrite notebooks in OUTDIR that differ from the release (their changes are lost)")
+    mode.add_argument(
+        "--keep-changed",
+        action="store_true",
+        help="leave notebooks in OUTDIR that differ from the release (a student's work) as they are",
+    )
+    mode.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite notebooks in OUTDIR that differ from the release (their changes are lost)",
+    )
     parser.set_defaults(run=_run_release)
 
 

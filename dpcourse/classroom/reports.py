@@ -16,13 +16,34 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["COLUMNS", "STATUSES", "GradeRow", "atomic_csv", "merge_reports", "points_text", "read_report",
-           "safe_cell", "summary_table", "totals", "write_report"]
+__all__ = [
+    "COLUMNS",
+    "STATUSES",
+    "GradeRow",
+    "atomic_csv",
+    "merge_reports",
+    "points_text",
+    "read_report",
+    "safe_cell",
+    "summary_table",
+    "totals",
+    "write_report",
+]
 
 #: ``duplicate``: another file of the same student for the same notebook was graded instead.
 STATUSES = ("passed", "failed", "not attempted", "errored", "invalid", "duplicate")
-COLUMNS = ("student", "notebook", "exercise", "status", "points", "max_points", "message", "hint", "mistake",
-           "integrity")
+COLUMNS = (
+    "student",
+    "notebook",
+    "exercise",
+    "status",
+    "points",
+    "max_points",
+    "message",
+    "hint",
+    "mistake",
+    "integrity",
+)
 _REQUIRED = ("student", "notebook", "exercise", "status")
 
 
@@ -68,8 +89,9 @@ def atomic_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[object
     """Write a CSV to ``path`` atomically (every cell through :func:`safe_cell`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile("w", newline="", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.",
-                                         delete=False)
+    handle = tempfile.NamedTemporaryFile(
+        "w", newline="", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False
+    )
     try:
         with handle:
             writer = csv.writer(handle)
@@ -82,8 +104,18 @@ def atomic_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[object
 
 
 def _row_cells(row: GradeRow) -> list[object]:
-    return [row.student, row.notebook, row.exercise, row.status, points_text(row.points), points_text(row.max_points),
-            row.message, row.hint, row.mistake, row.integrity]
+    return [
+        row.student,
+        row.notebook,
+        row.exercise,
+        row.status,
+        points_text(row.points),
+        points_text(row.max_points),
+        row.message,
+        row.hint,
+        row.mistake,
+        row.integrity,
+    ]
 
 
 def write_report(rows: Sequence[GradeRow], path: Path | str) -> Path:
@@ -95,8 +127,9 @@ def write_report(rows: Sequence[GradeRow], path: Path | str) -> Path:
 
 def totals(rows: Iterable[GradeRow]) -> dict[str, dict[str, float]]:
     """Per student, over the rows given: points, max points, passed exercises, exercises."""
-    result: dict[str, dict[str, float]] = defaultdict(lambda: {"points": 0.0, "max_points": 0.0, "passed": 0,
-                                                               "exercises": 0})
+    result: dict[str, dict[str, float]] = defaultdict(
+        lambda: {"points": 0.0, "max_points": 0.0, "passed": 0, "exercises": 0}
+    )
     for r in rows:
         entry = result[r.student]
         entry["points"] += r.points
@@ -131,11 +164,20 @@ def read_report(path: Path | str) -> list[GradeRow]:
             cell = {k: _unquoted(v) if isinstance(v, str) else "" for k, v in line.items() if k is not None}
             if cell["status"] not in STATUSES:
                 raise ValueError(f"{path}: unknown status {cell['status']!r}")
-            rows.append(GradeRow(cell["student"], cell["notebook"], cell["exercise"], cell["status"],
-                                 _number(cell.get("points", ""), "points", path),
-                                 _number(cell.get("max_points", ""), "max_points", path),
-                                 cell.get("message", ""), cell.get("hint", ""), cell.get("mistake", ""),
-                                 cell.get("integrity", "")))
+            rows.append(
+                GradeRow(
+                    cell["student"],
+                    cell["notebook"],
+                    cell["exercise"],
+                    cell["status"],
+                    _number(cell.get("points", ""), "points", path),
+                    _number(cell.get("max_points", ""), "max_points", path),
+                    cell.get("message", ""),
+                    cell.get("hint", ""),
+                    cell.get("mistake", ""),
+                    cell.get("integrity", ""),
+                )
+            )
     return rows
 
 
@@ -156,8 +198,10 @@ def merge_reports(paths: Iterable[Path | str]) -> list[GradeRow]:
 def summary_table(rows: Sequence[GradeRow]) -> str:
     """A plain-text table for the terminal, one line per row."""
     heads = ("student", "notebook", "exercise", "status", "points")
-    values = [(r.student, r.notebook, r.exercise, r.status, f"{points_text(r.points)}/{points_text(r.max_points)}")
-              for r in rows]
+    values = [
+        (r.student, r.notebook, r.exercise, r.status, f"{points_text(r.points)}/{points_text(r.max_points)}")
+        for r in rows
+    ]
     widths = [max([len(h)] + [len(v[i]) for v in values]) for i, h in enumerate(heads)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)) + "  message"]
     lines.append("-" * len(lines[0]))

@@ -43,14 +43,23 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from .worker import FRAME, sign
 
-__all__ = ["BWRAP_ENV", "Limits", "RunResult", "SandboxUnavailable", "bwrap_path", "choose_sandbox", "run_job",
-           "sandbox_command"]
+__all__ = [
+    "BWRAP_ENV",
+    "Limits",
+    "RunResult",
+    "SandboxUnavailable",
+    "bwrap_path",
+    "choose_sandbox",
+    "run_job",
+    "sandbox_command",
+]
 
 #: Environment variable naming the bubblewrap executable; set it to a missing path to hide bubblewrap
 #: (``.ci/run`` does, to run the grading tests as on a machine without it).
@@ -95,6 +104,7 @@ class RunResult:
 
 # --------------------------------------------------------------------------- choosing the sandbox
 
+
 def bwrap_path() -> str | None:
     """The bubblewrap executable: ``$DPCOURSE_BWRAP`` if set (a missing path hides it), else ``bwrap`` on PATH."""
     chosen = os.environ.get(BWRAP_ENV)
@@ -103,8 +113,9 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
-_REFUSED = re.compile(r"namespace|uid map|gid map|permission denied|operation not permitted|setting up|No permissions",
-                      re.IGNORECASE)
+_REFUSED = re.compile(
+    r"namespace|uid map|gid map|permission denied|operation not permitted|setting up|No permissions", re.IGNORECASE
+)
 
 
 def choose_sandbox(sandbox: str) -> str:
@@ -116,8 +127,10 @@ def choose_sandbox(sandbox: str) -> str:
         return "none"
     if sandbox not in ("auto", "bwrap"):
         raise ValueError(f"sandbox must be 'bwrap' or 'none'; got {sandbox!r}")
-    ways = ("Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), or, when each submission already runs "
-            "in its own container or VM, pass --sandbox none")
+    ways = (
+        "Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), or, when each submission already runs "
+        "in its own container or VM, pass --sandbox none"
+    )
     executable = bwrap_path()
     if executable is None:
         raise SandboxUnavailable(f"no sandbox: bubblewrap (bwrap) is not installed, so nothing was graded. {ways}.")
@@ -128,9 +141,11 @@ def choose_sandbox(sandbox: str) -> str:
         raise SandboxUnavailable(
             f"no sandbox: the kernel refused bubblewrap's namespaces (bwrap said: {message}); this happens in "
             f"unprivileged containers. {ways}: see the README's section '{SCALE_SECTION}' (one container per shard "
-            f"with --sandbox none, then --merge). Nothing was graded.")
-    raise SandboxUnavailable(f"no sandbox: bubblewrap does not work here (bwrap said: {message}). {ways}. "
-                             "Nothing was graded.")
+            f"with --sandbox none, then --merge). Nothing was graded."
+        )
+    raise SandboxUnavailable(
+        f"no sandbox: bubblewrap does not work here (bwrap said: {message}). {ways}. Nothing was graded."
+    )
 
 
 def _probe(executable: str) -> str | None:
@@ -159,8 +174,15 @@ def unconfined_user() -> pwd.struct_passwd | None:
     check = [sys.executable, "-c", "import dpcourse.classroom.worker"]
     env = {"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PATH": "/usr/bin:/bin"}
     try:
-        done = subprocess.run(check, env=env, cwd="/", capture_output=True, timeout=60, check=False,
-                              preexec_fn=_apply_limits(Limits(), True, user))
+        done = subprocess.run(
+            check,
+            env=env,
+            cwd="/",
+            capture_output=True,
+            timeout=60,
+            check=False,
+            preexec_fn=_apply_limits(Limits(), True, user),
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return user if done.returncode == 0 else None
@@ -168,12 +190,17 @@ def unconfined_user() -> pwd.struct_passwd | None:
 
 # --------------------------------------------------------------------------- bubblewrap's command line
 
+
 def _readonly_paths() -> list[Path]:
     import dpcourse
 
     package = Path(dpcourse.__file__).resolve().parent
-    paths = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), Path(sys.executable).resolve().parent.parent,
-             package}
+    paths = {
+        Path(sys.prefix).resolve(),
+        Path(sys.base_prefix).resolve(),
+        Path(sys.executable).resolve().parent.parent,
+        package,
+    }
     return sorted(p for p in paths if not str(p).startswith("/usr/"))
 
 
@@ -267,7 +294,9 @@ def _user_processes(uid: int) -> int:
     return count
 
 
-def _apply_limits(limits: Limits, sandboxed: bool, user: pwd.struct_passwd | None, group: _ControlGroup | None = None):
+def _apply_limits(
+    limits: Limits, sandboxed: bool, user: pwd.struct_passwd | None, group: _ControlGroup | None = None
+) -> Callable[[], None]:
     # Inside bubblewrap's user namespace the count starts from zero; elsewhere (or for bwrap's own first
     # fork as an ordinary user) every process of the user counts, so the limit sits above what it has now.
     uid = user.pw_uid if user is not None else os.getuid()
@@ -359,7 +388,7 @@ def _read(path: Path) -> str:
 class _CappedReader(threading.Thread):
     """Reads a pipe to its end, keeping at most ``cap`` bytes (the rest is drained and dropped)."""
 
-    def __init__(self, stream, cap: int):
+    def __init__(self, stream: Any, cap: int):  # a BufferedReader: read1 returns what the pipe has
         super().__init__(daemon=True)
         self.stream, self.cap = stream, cap
         self.chunks: list[bytes] = []
@@ -382,7 +411,7 @@ class _CappedReader(threading.Thread):
         return b"".join(self.chunks)
 
 
-def _feed(stream, data: bytes) -> None:
+def _feed(stream: IO[bytes], data: bytes) -> None:
     try:
         stream.write(data)
         stream.close()
@@ -429,6 +458,7 @@ def run_job(job: dict[str, Any], *, sandbox: str, limits: Limits) -> RunResult:
     inner = [sys.executable, "-m", "dpcourse.classroom.worker"]
     with tempfile.TemporaryDirectory(prefix="dpcourse-grade-", ignore_cleanup_errors=True) as tmp:
         user = None
+        cwd: str | None
         if sandbox == "bwrap":
             executable = bwrap_path()
             if executable is None:
@@ -443,7 +473,16 @@ def run_job(job: dict[str, Any], *, sandbox: str, limits: Limits) -> RunResult:
         return _run(command, env, cwd, payload, key, limits, sandbox, user)
 
 
-def _run(command, env, cwd, payload: bytes, key: bytes, limits: Limits, sandbox: str, user) -> RunResult:
+def _run(
+    command: Sequence[str],
+    env: dict[str, str],
+    cwd: str | Path | None,
+    payload: bytes,
+    key: bytes,
+    limits: Limits,
+    sandbox: str,
+    user: Any,
+) -> RunResult:
     group = _ControlGroup(limits)
     try:
         return _run_in(group, command, env, cwd, payload, key, limits, sandbox, user)
@@ -451,7 +490,17 @@ def _run(command, env, cwd, payload: bytes, key: bytes, limits: Limits, sandbox:
         group.remove()
 
 
-def _run_in(group, command, env, cwd, payload: bytes, key: bytes, limits: Limits, sandbox: str, user) -> RunResult:
+def _run_in(
+    group: Any,
+    command: Sequence[str],
+    env: dict[str, str],
+    cwd: str | Path | None,
+    payload: bytes,
+    key: bytes,
+    limits: Limits,
+    sandbox: str,
+    user: Any,
+) -> RunResult:
     try:
         process = subprocess.Popen(
             command,
@@ -465,9 +514,9 @@ def _run_in(group, command, env, cwd, payload: bytes, key: bytes, limits: Limits
         )
     except OSError as err:
         return RunResult(None, f"the grader could not run this submission: {err}")
-    out, err = _CappedReader(process.stdout, _RESULT_CAP), _CappedReader(process.stderr, _STDERR_CAP)
+    out, errors = _CappedReader(process.stdout, _RESULT_CAP), _CappedReader(process.stderr, _STDERR_CAP)
     out.start()
-    err.start()
+    errors.start()
     threading.Thread(target=_feed, args=(process.stdin, payload), daemon=True).start()
     deadline = time.monotonic() + limits.notebook_timeout + _GRACE_SECONDS
     while out.is_alive() and time.monotonic() < deadline:
@@ -481,7 +530,7 @@ def _run_in(group, command, env, cwd, payload: bytes, key: bytes, limits: Limits
     except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL was sent
         pass
     out.join(5)
-    err.join(5)
+    errors.join(5)
     if timed_out:
         return RunResult(
             None,
@@ -490,7 +539,7 @@ def _run_in(group, command, env, cwd, payload: bytes, key: bytes, limits: Limits
         )
     if out.overflow:
         return RunResult(None, "the run wrote more than the grader reads")
-    stderr = err.data.decode(errors="replace").strip()
+    stderr = errors.data.decode(errors="replace").strip()
     if sandbox == "bwrap" and stderr.startswith("bwrap:"):
         return RunResult(None, f"the grader could not run this submission: {stderr.splitlines()[0][:200]}")
     verified = _verified(out.data, key)

@@ -32,10 +32,13 @@ import ctypes
 import hashlib
 import hmac
 import json
+import math
 import os
 import sys
 import time
 from typing import Any
+
+from nbformat import NotebookNode
 
 __all__ = ["FRAME", "MAX_RESTARTS", "collect", "frame", "main", "run", "sign"]
 
@@ -78,11 +81,11 @@ def _private_output() -> int:
     return result
 
 
-def _output_size(cell) -> int:
+def _output_size(cell: NotebookNode) -> int:
     return len(json.dumps(cell.get("outputs", []), default=str))
 
 
-def _cap_outputs(cell, limit: int) -> None:
+def _cap_outputs(cell: NotebookNode, limit: int) -> None:
     import nbformat
 
     size = _output_size(cell)
@@ -94,7 +97,9 @@ def _cap_outputs(cell, limit: int) -> None:
         ]
 
 
-def run(nb, *, cell_timeout: float, notebook_timeout: float, output_limit: int):
+def run(
+    nb: NotebookNode, *, cell_timeout: float, notebook_timeout: float, output_limit: int
+) -> tuple[NotebookNode, dict[int, str]]:
     """Execute ``nb`` (a copy is returned) with restarts after timeouts and kernel deaths.
 
     Returns the executed notebook and ``skipped`` (cell index → why it did not run to its end).
@@ -125,7 +130,8 @@ def run(nb, *, cell_timeout: float, notebook_timeout: float, output_limit: int):
                         if later >= index and other.cell_type == "code" and later not in skipped:
                             skipped[later] = f"not run: the notebook's time limit of {notebook_timeout:g} s ran out"
                     break
-                client.timeout = min(cell_timeout, remaining)
+                # nbclient's timeout is a traitlets Integer: the float time left raised TraitError
+                client.timeout = max(1, math.ceil(min(cell_timeout, remaining)))
                 try:
                     client.execute_cell(cell, index)
                 except CellTimeoutError:
@@ -147,7 +153,7 @@ def run(nb, *, cell_timeout: float, notebook_timeout: float, output_limit: int):
     return work, skipped
 
 
-def _first_error(cell) -> str | None:
+def _first_error(cell: NotebookNode) -> str | None:
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
             value = str(output.get("evalue", "")).strip().splitlines()
@@ -155,7 +161,7 @@ def _first_error(cell) -> str | None:
     return None
 
 
-def _evidence_outputs(cell, mime: str) -> list[str]:
+def _evidence_outputs(cell: NotebookNode, mime: str) -> list[str]:
     found = []
     for output in cell.get("outputs", []):
         if output.get("output_type") not in ("display_data", "execute_result"):
@@ -168,7 +174,9 @@ def _evidence_outputs(cell, mime: str) -> list[str]:
     return found
 
 
-def collect(executed, skipped: dict[int, str], cells: dict[str, dict[str, int]], mime: str) -> dict[str, Any]:
+def collect(
+    executed: NotebookNode, skipped: dict[int, str], cells: dict[str, dict[str, int]], mime: str
+) -> dict[str, Any]:
     """What the grader needs from a run: per exercise, its evidence outputs and errors; the skipped cells."""
     exercises = {}
     for exercise, where in cells.items():

@@ -25,6 +25,7 @@ import base64
 import io
 import time
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import ipywidgets as widgets
 import numpy as np
@@ -53,7 +54,7 @@ STATIC_PNG_DPI = 100
 BUSY_SECONDS = 0.25
 #: zlib level 1: encoding a 2100-px-wide panel at the default level 6 costs as much as drawing it,
 #: for PNGs only about 1.5× smaller (tens of kB, nothing for a local or Binder kernel).
-PNG_OPTIONS = {"pil_kwargs": {"compress_level": 1}}
+PNG_OPTIONS: dict[str, Any] = {"pil_kwargs": {"compress_level": 1}}
 _STYLE = {"description_width": "initial"}
 _BUSY_HTML = "<span style='color:#882255'>⏳ computing…</span>"
 

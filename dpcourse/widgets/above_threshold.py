@@ -76,9 +76,10 @@ def above_threshold_panel(*, render: bool = True) -> Panel:
         artists["span"] = ax_loss.axhspan(-1, 1, color=color_for("bound"), alpha=0.08)
         artists["upper"] = ax_loss.axhline(1, color=color_for("bound"), ls="--", label="±ε")
         artists["lower"] = ax_loss.axhline(-1, color=color_for("bound"), ls="--")
-        artists["loss"], = ax_loss.plot([], [], "o-", color=color_for("svt"), ms=4, label="ln(Pr[D]/Pr[D′])")
-        artists["worst"], = ax_loss.plot([], [], "o", ms=10, mfc="none", color=color_for("exact"),
-                                         label="largest |loss|")
+        (artists["loss"],) = ax_loss.plot([], [], "o-", color=color_for("svt"), ms=4, label="ln(Pr[D]/Pr[D′])")
+        (artists["worst"],) = ax_loss.plot(
+            [], [], "o", ms=10, mfc="none", color=color_for("exact"), label="largest |loss|"
+        )
         ax_loss.set_ylabel("privacy loss")
         ax_loss.set_title("privacy loss of each outcome")
         ax_loss.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=3)
@@ -94,9 +95,10 @@ def above_threshold_panel(*, render: bool = True) -> Panel:
             bars.remove()
         outcomes = np.arange(m + 1)
         width = 0.4
-        artists["bars"] = (ax_pmf.bar(outcomes - width / 2, np.zeros(m + 1), width, color=color_for("svt"), label="D"),
-                           ax_pmf.bar(outcomes + width / 2, np.zeros(m + 1), width, color=color_for("laplace"),
-                                      label="D′"))
+        artists["bars"] = (
+            ax_pmf.bar(outcomes - width / 2, np.zeros(m + 1), width, color=color_for("svt"), label="D"),
+            ax_pmf.bar(outcomes + width / 2, np.zeros(m + 1), width, color=color_for("laplace"), label="D′"),
+        )
         if ax_pmf.get_legend() is None:
             ax_pmf.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=2)
         ticks = outcomes if m <= 8 else np.union1d(outcomes[:: -(-(m + 1) // 7)], [m])  # at most 8 labels, ⊥ᵐ included

@@ -38,15 +38,15 @@ def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng=2026, rende
     max_k = check_integer(max_k, "max_k", minimum=1, maximum=MAX_K)
     check_size(2 * trials * max_k * 8, "trials × max_k")
     running_max = as_generator(rng).laplace(0.0, 1.0, size=(trials, max_k))
-    np.abs(running_max, out=running_max)                           # in place: one trials × max_k array in all
+    np.abs(running_max, out=running_max)  # in place: one trials × max_k array in all
     np.maximum.accumulate(running_max, axis=1, out=running_max)
 
     @lru_cache(maxsize=64)
     def in_units_of_b(k, beta):
         """Errors / b, levels / b, the measured tail with its intervals, and the histogram, for this (k, β)."""
         errors = running_max[:, k - 1]
-        level = laplace_max_error_bound(k=k, beta=beta, sensitivity=1.0, epsilon=1.0)         # Theorem 3.8's level / b
-        quantile = laplace_max_error_quantile(k=k, beta=beta, sensitivity=1.0, epsilon=1.0)   # exact quantile / b
+        level = laplace_max_error_bound(k=k, beta=beta, sensitivity=1.0, epsilon=1.0)  # Theorem 3.8's level / b
+        quantile = laplace_max_error_quantile(k=k, beta=beta, sensitivity=1.0, epsilon=1.0)  # exact quantile / b
         levels = np.linspace(0.0, max(1.25 * level, float(errors.max())), LEVELS)
         tail = empirical_tail(errors, levels)
         at_level = empirical_tail(errors, [level])
@@ -59,7 +59,7 @@ def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng=2026, rende
         ax_tail, ax_hist = fig.subplots(1, 2)
         c = color_for("laplace")
         artists["band"] = ax_tail.fill_between([0, 1], [1, 1], [1, 1], color=c, alpha=0.25, lw=0, label="95% interval")
-        artists["measured"], = ax_tail.plot([], [], ".", ms=4, color=c, label=f"measured ({trials:,} trials)")
+        (artists["measured"],) = ax_tail.plot([], [], ".", ms=4, color=c, label=f"measured ({trials:,} trials)")
         (artists["exact"],) = ax_tail.plot(
             [], [], "-", lw=1.8, color=color_for("exact"), label="exact 1 − (1 − e^(−t/b))^k"
         )

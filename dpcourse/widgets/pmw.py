@@ -53,8 +53,8 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
 
     def build(fig):
         ax_err, ax_upd = fig.subplots(1, 2)
-        artists["pmw"], = ax_err.plot([], [], color=color_for("pmw"), lw=1.8, label="PMW")
-        artists["laplace"], = ax_err.plot([], [], color=color_for("laplace"), lw=1.5, label="Laplace, ε/k each")
+        (artists["pmw"],) = ax_err.plot([], [], color=color_for("pmw"), lw=1.8, label="PMW")
+        (artists["laplace"],) = ax_err.plot([], [], color=color_for("laplace"), lw=1.5, label="Laplace, ε/k each")
         (artists["histogram"],) = ax_err.plot(
             [], [], color=color_for("laplace_histogram"), lw=1.5, label="noisy histogram"
         )

@@ -41,13 +41,16 @@ def theory_lines(method: str, population, workload: MatrixWorkload, *, epsilon: 
         return bounds.rr_max_error_bound(n=n, num_queries=k, beta=BETA, epsilon=epsilon), mse
     if method == "laplace":
         sensitivity = workload.l1_sensitivity / n
-        return (bounds.laplace_max_error_bound(k=k, beta=BETA, sensitivity=sensitivity, epsilon=epsilon),
-                bounds.laplace_variance(sensitivity=sensitivity, epsilon=epsilon))
+        return (
+            bounds.laplace_max_error_bound(k=k, beta=BETA, sensitivity=sensitivity, epsilon=epsilon),
+            bounds.laplace_variance(sensitivity=sensitivity, epsilon=epsilon),
+        )
     if method == "laplace_histogram":
         cells = workload.answer(np.ones(population.num_types))  # |S| per query
         mse = np.mean(cells) * bounds.laplace_variance(sensitivity=1.0, epsilon=epsilon) / n**2
-        return bounds.noisy_histogram_max_error_bound(domain_size=population.num_types, num_queries=k, beta=BETA,
-                                                      epsilon=epsilon, n=n), mse
+        return bounds.noisy_histogram_max_error_bound(
+            domain_size=population.num_types, num_queries=k, beta=BETA, epsilon=epsilon, n=n
+        ), mse
     sigma = gaussian_sigma(l2_sensitivity=workload.l2_sensitivity / n, epsilon=epsilon, delta=delta)
     return bounds.gaussian_max_error_bound(sigma=sigma, num_queries=k, beta=BETA), sigma**2
 
@@ -62,12 +65,18 @@ class CheckboxGroup(widgets.VBox, widgets.ValueWidget):
 
     def __init__(self, options: Mapping[str, str], *, value=(), description: str = ""):
         self.options = dict(options)
-        self._boxes = {key: widgets.Checkbox(value=key in value, description=label, indent=False,
-                                             layout=widgets.Layout(width="auto"))
-                       for key, label in self.options.items()}
+        self._boxes = {
+            key: widgets.Checkbox(
+                value=key in value, description=label, indent=False, layout=widgets.Layout(width="auto")
+            )
+            for key, label in self.options.items()
+        }
         children = ([widgets.Label(description)] if description else []) + list(self._boxes.values())
-        super().__init__(children=children, value=tuple(k for k in self.options if k in value),
-                         layout=widgets.Layout(margin="0 0 0 12px"))
+        super().__init__(
+            children=children,
+            value=tuple(k for k in self.options if k in value),
+            layout=widgets.Layout(margin="0 0 0 12px"),
+        )
         for box in self._boxes.values():
             box.observe(self._box_changed, names="value")
 
@@ -108,7 +117,7 @@ def release_comparison_panel(
     trials = check_integer(trials, "trials", minimum=2, maximum=1000)
     check_size(8 * k_max * g, "max_queries × num_types")
     check_size(8 * 4 * trials * k_max, "trials × max_queries")
-    seed = as_generator(rng).integers(2**32)
+    seed = int(as_generator(rng).integers(2**32))
     all_queries = query_release.random_type_queries(k_max, g, rng=seed).matrix()
 
     @lru_cache(maxsize=32)

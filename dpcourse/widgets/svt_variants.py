@@ -33,9 +33,12 @@ def variant_loss_panel(*, render: bool = True) -> Panel:
 
     def build(fig):
         ax = fig.subplots()
-        artists["loss"], = ax.plot([], [], "o-", color=color_for("svt"), ms=4, label="exact loss of the counterexample")
-        artists["infinite"], = ax.plot([], [], "^", color=color_for("randomized_response"), ms=8,
-                                       label="infinite loss (impossible on D′)")
+        (artists["loss"],) = ax.plot(
+            [], [], "o-", color=color_for("svt"), ms=4, label="exact loss of the counterexample"
+        )
+        (artists["infinite"],) = ax.plot(
+            [], [], "^", color=color_for("randomized_response"), ms=8, label="infinite loss (impossible on D′)"
+        )
         artists["claim"] = ax.axhline(1, color=color_for("bound"), ls="--", label="claimed: ε")
         artists["truth"] = ax.axhline(1, color=color_for("exact"), ls=":", label="true guarantee")
         ax.set_xlabel("number of queries m")

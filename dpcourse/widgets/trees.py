@@ -21,8 +21,16 @@ from ..data import DIRECTORY, load_table
 from ..plotting import color_for, fast_log_axes
 from ._panel import Panel, log_slider
 
-__all__ = ["BRANCHINGS", "DOMAIN_SIZES", "STRATEGIES", "TABLE", "interval_error_by_length", "strategy_by_name",
-           "tree_panel", "write_table"]
+__all__ = [
+    "BRANCHINGS",
+    "DOMAIN_SIZES",
+    "STRATEGIES",
+    "TABLE",
+    "interval_error_by_length",
+    "strategy_by_name",
+    "tree_panel",
+    "write_table",
+]
 
 STRATEGIES = ("identity", "prefix", "tree", "wavelet")
 DOMAIN_SIZES = (16, 64, 256, 1024)
@@ -34,9 +42,12 @@ STRATEGY_COLORS = {"identity": "laplace", "prefix": "laplace_histogram", "tree":
 
 def strategy_by_name(name: str, d: int, branching: int = 2) -> factorization.Strategy:
     """One of :data:`STRATEGIES` over d cells (``branching`` is used by the tree only)."""
-    builders = {"identity": factorization.identity_strategy, "prefix": factorization.prefix_strategy,
-                "wavelet": factorization.wavelet_strategy,
-                "tree": lambda d: factorization.hierarchical_strategy(d, branching)}
+    builders = {
+        "identity": factorization.identity_strategy,
+        "prefix": factorization.prefix_strategy,
+        "wavelet": factorization.wavelet_strategy,
+        "tree": lambda d: factorization.hierarchical_strategy(d, branching),
+    }
     if not isinstance(name, str) or name not in builders:
         raise ValueError(f"strategy must be one of {', '.join(map(repr, STRATEGIES))}; got {name!r}")
     return builders[name](d)
@@ -85,8 +96,9 @@ def interval_error_by_length(name: str, d: int, branching: int, consistent: bool
         counts = []
         for length in sampled:
             starts = gen.integers(0, d - length + 1, size=8)
-            counts.append(np.mean([len(factorization.canonical_decomposition(strategy, s, s + length - 1))
-                                   for s in starts]))
+            counts.append(
+                np.mean([len(factorization.canonical_decomposition(strategy, s, s + length - 1)) for s in starts])
+            )
         return sampled, np.array(counts), strategy.l1_sensitivity
     stored = _table().get(_key(name, d, branching))
     if stored is not None:
@@ -100,13 +112,13 @@ def write_table(path: Path = TABLE, domain_sizes=DOMAIN_SIZES) -> Path:
     entries = {}
     for d in domain_sizes:
         for name in STRATEGIES:
-            for branching in (BRANCHINGS if name == "tree" else (2,)):
+            for branching in BRANCHINGS if name == "tree" else (2,):
                 if branching > d:
                     continue
                 mean, sensitivity = _least_squares_curve(name, d, branching)
                 entries[_key(name, d, branching)] = np.concatenate([[sensitivity], mean])
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, **entries)
+    np.savez_compressed(path, allow_pickle=False, **entries)
     return path
 
 
@@ -123,8 +135,11 @@ def _draw_decomposition(ax, d, branching, interval, artists):
         for level, size in enumerate(tree.level_sizes):
             count = -(-d // size)
             spans = [(j * size, min(size, d - j * size)) for j in range(count)] if count <= 128 else [(0, d)]
-            made.append(ax.broken_barh(spans, (level - 0.4, 0.8), facecolors="white", edgecolors=color_for("bound"),
-                                       linewidth=0.5))
+            made.append(
+                ax.broken_barh(
+                    spans, (level - 0.4, 0.8), facecolors="white", edgecolors=color_for("bound"), linewidth=0.5
+                )
+            )
         ax.set_xlim(0, d)
         ax.set_ylim(-0.6, len(tree.level_sizes) - 0.4)
         artists["tree_artists"] = made
@@ -132,13 +147,21 @@ def _draw_decomposition(ax, d, branching, interval, artists):
     spans = []
     for level, j in chosen:
         size = tree.level_sizes[level]
-        spans.append([(j * size, level - 0.4), (j * size, level + 0.4), (min((j + 1) * size, d), level + 0.4),
-                      (min((j + 1) * size, d), level - 0.4)])
+        spans.append(
+            [
+                (j * size, level - 0.4),
+                (j * size, level + 0.4),
+                (min((j + 1) * size, d), level + 0.4),
+                (min((j + 1) * size, d), level - 0.4),
+            ]
+        )
     artists["picked"].set_verts(spans)
     artists["interval"].set_x(s)
     artists["interval"].set_width(t + 1 - s)
-    artists["tree_title"].set_text(f"[{s}, {t}] = {len(chosen)} nodes of the {branching}-ary tree "
-                                   f"(at most {2 * (branching - 1) * (len(tree.level_sizes) - 1)})")
+    artists["tree_title"].set_text(
+        f"[{s}, {t}] = {len(chosen)} nodes of the {branching}-ary tree "
+        f"(at most {2 * (branching - 1) * (len(tree.level_sizes) - 1)})"
+    )
     return len(chosen)
 
 
@@ -156,17 +179,19 @@ def tree_panel(*, render: bool = True) -> Panel:
 
     def build(fig):
         ax_err, ax_tree = fig.subplots(1, 2, width_ratios=[1.0, 1.2])
-        artists["identity"], = ax_err.plot([], [], ":", color=color_for(STRATEGY_COLORS["identity"]), alpha=0.8,
-                                           label="identity")
-        artists["strategy"], = ax_err.plot([], [], "-", label="strategy")
+        (artists["identity"],) = ax_err.plot(
+            [], [], ":", color=color_for(STRATEGY_COLORS["identity"]), alpha=0.8, label="identity"
+        )
+        (artists["strategy"],) = ax_err.plot([], [], "-", label="strategy")
         fast_log_axes(ax_err)
         ax_err.set_xlabel("interval length")
         ax_err.set_ylabel("expected squared error of the answer")
         artists["err_title"] = ax_err.set_title(" ")
         artists["legend"] = ax_err.legend(loc="upper left", bbox_to_anchor=(0.0, -0.17), ncols=2)
         artists["interval"] = ax_tree.axvspan(0, 1, color=color_for("svt"), alpha=0.15, zorder=2.5)
-        artists["picked"] = PolyCollection([], facecolors=color_for("tree"), edgecolors="black", linewidths=0.8,
-                                           zorder=3)
+        artists["picked"] = PolyCollection(
+            [], facecolors=color_for("tree"), edgecolors="black", linewidths=0.8, zorder=3
+        )
         ax_tree.add_collection(artists["picked"])
         ax_tree.set_xlabel("cell")
         ax_tree.set_ylabel("tree level (0 = leaves)")

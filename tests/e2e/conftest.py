@@ -23,8 +23,16 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 TOKEN = "dpcourse-e2e"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-sync",
+]
 
 
 def pytest_collection_modifyitems(items):
@@ -52,13 +60,28 @@ def lab(tmp_path_factory):
     settings = home / "settings" / "@jupyterlab"
     (settings / "docmanager-extension").mkdir(parents=True)
     (settings / "docmanager-extension" / "plugin.jupyterlab-settings").write_text('{"autosave": false}')
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
-               JUPYTER_DATA_DIR=str(home / "data"), JUPYTERLAB_SETTINGS_DIR=str(home / "settings"),
-               JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"))
+    env = dict(
+        os.environ,
+        JUPYTER_CONFIG_DIR=str(home / "config"),
+        JUPYTER_RUNTIME_DIR=str(home / "runtime"),
+        JUPYTER_DATA_DIR=str(home / "data"),
+        JUPYTERLAB_SETTINGS_DIR=str(home / "settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"),
+    )
     port = _free_port()
-    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-               f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={work}",
-               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.extension_manager=readonly"]
+    command = [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        f"--IdentityProvider.token={TOKEN}",
+        f"--ServerApp.root_dir={work}",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+    ]
     if os.geteuid() == 0:
         command.append("--allow-root")
     log = open(home / "lab.log", "w")

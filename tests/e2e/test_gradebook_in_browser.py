@@ -19,8 +19,9 @@ def test_the_summary_page_renders_offline_with_its_figure(tmp_path, artifacts):
     outline = {"01_first": dict.fromkeys(EXERCISES, 1.0), "02_second": dict.fromkeys(EXERCISES, 2.0)}
     roster = [gradebook.RosterEntry("carol")]
     totals = gradebook.course_totals(rows(), outline, roster)
-    page_path = gradebook.write_summary_html(gradebook.class_summary(rows(), outline, totals), totals,
-                                             tmp_path / "grades_summary.html")
+    page_path = gradebook.write_summary_html(
+        gradebook.class_summary(rows(), outline, totals), totals, tmp_path / "grades_summary.html"
+    )
     requests = []
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -23,8 +23,12 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def _put(lab: str, path: str, body: dict) -> None:
-    request = urllib.request.Request(f"{lab}/api/contents/{path}?token={TOKEN}", data=json.dumps(body).encode(),
-                                     method="PUT", headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        f"{lab}/api/contents/{path}?token={TOKEN}",
+        data=json.dumps(body).encode(),
+        method="PUT",
+        headers={"Content-Type": "application/json"},
+    )
     urllib.request.urlopen(request, timeout=30).read()
 
 
