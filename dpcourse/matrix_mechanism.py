@@ -153,9 +153,9 @@ def matrix_mechanism(
 
     Answer any workload from it with ``workload.answer(x̂)``. Shape ``(d,)`` or ``(trials, d)``.
 
-    Privacy
-    -------
-    For neighbours that add or remove one record, A x has L1 sensitivity ‖A‖₁ and L2
+    Notes
+    -----
+    **Privacy.** For neighbours that add or remove one record, A x has L1 sensitivity ‖A‖₁ and L2
     sensitivity ‖A‖₂, so Lap(‖A‖₁/ε) noise is ε-DP and
     Gaussian noise calibrated to ‖A‖₂ is (ε, δ)-DP; x̂ and every answer from it are post-processing.
     """

@@ -77,9 +77,9 @@ def laplace_mechanism(
     numpy.ndarray
         Shape ``(k,)``, or ``(trials, k)`` when ``trials`` is given.
 
-    Privacy
-    -------
-    For neighbours x, y the density ratio of the release at any point v is
+    Notes
+    -----
+    **Privacy.** For neighbours x, y the density ratio of the release at any point v is
     ∏ᵢ exp(−ε|vᵢ − fᵢ(x)|/Δf) / exp(−ε|vᵢ − fᵢ(y)|/Δf) ≤ exp(ε‖f(x) − f(y)‖₁/Δf) ≤ e^ε,
     by the triangle inequality, so the mechanism is ε-DP (Lecture 2, Theorem 3.6 of
     Dwork & Roth). Utility: Theorem 3.8, :func:`dpcourse.bounds.laplace_max_error_bound`.
@@ -116,9 +116,9 @@ def gaussian_mechanism(
 
     Returns shape ``(k,)``, or ``(trials, k)`` when ``trials`` is given.
 
-    Privacy
-    -------
-    The privacy loss of a Gaussian shift by a vector of norm ≤ Δ₂ is itself Gaussian;
+    Notes
+    -----
+    **Privacy.** The privacy loss of a Gaussian shift by a vector of norm ≤ Δ₂ is itself Gaussian;
     Balle & Wang (2018) give the exact δ for each ε, and the classic bound (Dwork &
     Roth, Theorem A.1) is a looser sufficient condition for ε < 1. Either calibration
     makes the release (ε, δ)-DP.
@@ -151,9 +151,9 @@ def randomized_response(
     numpy.ndarray of int8
         Reports, shape ``(n,)`` or ``(trials, n)``.
 
-    Privacy
-    -------
-    Changing one person's bit changes the probability of any report of theirs by the
+    Notes
+    -----
+    **Privacy.** Changing one person's bit changes the probability of any report of theirs by the
     factor p/(1 − p) = e^ε at most, and the other reports not at all: ε-DP (indeed ε-local DP).
     """
     x = check_binary(bits, "bits")
@@ -218,9 +218,9 @@ def k_randomized_response(
 
     Returns int reports of shape ``(n,)`` or ``(trials, n)`` from one vectorised draw.
 
-    Privacy
-    -------
-    Any report has probability p or q under any true category, and p/q = e^ε: ε-local DP.
+    Notes
+    -----
+    **Privacy.** Any report has probability p or q under any true category, and p/q = e^ε: ε-local DP.
     """
     k = check_integer(categories, "categories", minimum=2)
     x = check_array(values, "values", ndim=1, dtype=float)
@@ -270,9 +270,9 @@ def exponential_mechanism(
 
     Returns shape ``(k,)`` or ``(trials, k)``, best first.
 
-    Privacy
-    -------
-    One round is ε/k-DP when every score has sensitivity Δ (McSherry & Talwar 2007); k rounds
+    Notes
+    -----
+    **Privacy.** One round is ε/k-DP when every score has sensitivity Δ (McSherry & Talwar 2007); k rounds
     compose to ε.
     """
     u = check_array(scores, "scores", ndim=1)

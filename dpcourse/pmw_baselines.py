@@ -62,9 +62,9 @@ class LaplacePerQuery:
     With probability 1 − β all k answers are within ln(k/β)/(nε₀) (Theorem 3.8): k ln(k/β)/(nε)
     for δ = 0 (Lecture 3 / :func:`bounds.composed_laplace_max_error_bound`).
 
-    Privacy
-    -------
-    Each answer is ε₀-DP (sensitivity 1/n); k of them compose to ε (basic) or (ε, δ)
+    Notes
+    -----
+    **Privacy.** Each answer is ε₀-DP (sensitivity 1/n); k of them compose to ε (basic) or (ε, δ)
     (advanced composition). The (k + 1)-th query is refused with :class:`BudgetExhaustedError`.
     """
 
@@ -103,9 +103,9 @@ class NoisyHistogram:
 
     Its error on q is q·Z/n, of order √|𝒳|/(nε) (:func:`bounds.noisy_histogram_max_error_bound`).
 
-    Privacy
-    -------
-    x has L1 sensitivity 1, so x̂ is ε-DP; answers are post-processing, unlimited in number.
+    Notes
+    -----
+    **Privacy.** x has L1 sensitivity 1, so x̂ is ε-DP; answers are post-processing, unlimited in number.
     """
 
     def __init__(self, histogram: ArrayLike, *, epsilon: float, rng: RngLike = None):

@@ -93,9 +93,9 @@ class PrivateMW:
         and the next query starts a fresh run. Accurate (:func:`bounds.pmw_notes_error_bound`)
         when ε₀ ≥ 16 ln(3k/β)/(nα).
 
-    ``calibration="dwork_roth"`` (the slides' OnlineMultiplicativeWeights; Dwork & Roth
-    Algorithm 5, Theorem 4.14 for δ = 0 and 4.15 for δ > 0)
-        c = ⌊4 ln|𝒳|/α²⌋ updates, η = α/2, one :class:`~dpcourse.svt.OnlineNumericSparse`
+    ``calibration="dwork_roth"`` (the slides' OnlineMultiplicativeWeights; Dwork & Roth Algorithm 5)
+        Theorem 4.14 for δ = 0 and 4.15 for δ > 0. c = ⌊4 ln|𝒳|/α²⌋ updates, η = α/2, one
+        :class:`~dpcourse.svt.OnlineNumericSparse`
         (ε, c, sensitivity 1/n, Dwork & Roth's budget split: ε₁ = 8ε/9 for δ = 0,
         ε₁ = √512 ε/(√512 + 1) for δ > 0) fed the two queries q·p − q·p̃ₜ and q·p̃ₜ − q·p (the
         second only if the first was ⊥) with threshold T = 2α. A numeric answer a gives
@@ -132,9 +132,9 @@ class PrivateMW:
     privacy is spent. :meth:`synthetic_answer` still answers from p̃ (post-processing,
     free), with no accuracy guarantee.
 
-    Privacy
-    -------
-    notes: each round costs ε₀ for its AboveThreshold run and ε₀ for the Laplace release;
+    Notes
+    -----
+    **Privacy.** notes: each round costs ε₀ for its AboveThreshold run and ε₀ for the Laplace release;
     at most N rounds, so ε = 2ε₀N by basic composition (Lecture 4). dwork_roth: the data are
     touched only through NumericSparse, which is (ε, δ)-DP (Dwork & Roth, Theorem 4.13).
     Everything else (the synthetic answers, p̃) is post-processing.

@@ -148,9 +148,9 @@ def generalized_above_threshold(
     query_noise : scipy.stats frozen distribution or None
         M₂, the noise νᵢ added to each answer; ``None`` adds none.
 
-    Privacy
-    -------
-    If M₁ is ε/2-DP for sensitivity-Δ queries and M₂ is ε/2-DP for sensitivity-2Δ queries,
+    Notes
+    -----
+    **Privacy.** If M₁ is ε/2-DP for sensitivity-Δ queries and M₂ is ε/2-DP for sensitivity-2Δ queries,
     the result is ε-DP for sensitivity-Δ queries (the lecture's proof; notebook 04 checks each step).
     """
     q, t = check_answers_and_threshold(answers, threshold)

@@ -16,10 +16,19 @@ def rng():
     return np.random.default_rng(20261122)
 
 
-# `make test` hands out one test file or notebook at a time to each of two xdist workers, in collection
-# order (--no-loadscope-reorder). The longest files go first, then the notebooks, then the many short
-# files, which fill in: a long file handed out last would leave the other core idle at the end.
-LONGEST_FIRST = ("test_grading.py", "test_student_copy.py", "test_auditor.py", "test_binder.py")
+# `make test` hands out one test file or notebook at a time to each of three xdist workers, in collection
+# order (--no-loadscope-reorder). The longest files go first (the browser suite's notebook runs, the grading
+# round trip, the auditor's searches), then the notebooks, then the many short files, which fill in: a long
+# file handed out last would leave a core idle at the end.
+LONGEST_FIRST = (
+    "test_workbook_in_browser.py",
+    "test_grading.py",
+    "test_auditor.py",
+    "test_student_copy.py",
+    "test_panels_before_run.py",
+    "test_docs.py",
+    "test_binder.py",
+)
 
 
 def _start_rank(item) -> int:

@@ -24,10 +24,13 @@ from __future__ import annotations
 import html
 import inspect
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+
+from .._validation import ArrayLike
 
 __all__ = [
     "CheckFailed",
@@ -95,7 +98,7 @@ class Verdict:
     def __str__(self) -> str:
         return "\n".join(self.lines())
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(str(self))
 
     def _repr_html_(self) -> str:
@@ -107,7 +110,7 @@ class Verdict:
 class CheckFailed(AssertionError):
     """A wrong answer in a notebook. IPython shows only the verdict's short block, never a traceback."""
 
-    def __init__(self, exercise, message: str = "", hint: str | None = None):
+    def __init__(self, exercise: str | Verdict, message: str = "", hint: str | None = None):
         self.verdict = exercise if isinstance(exercise, Verdict) else Verdict(exercise, FAILED, message, hint or "")
         self.exercise = self.verdict.exercise
         super().__init__(str(self.verdict))
@@ -120,7 +123,7 @@ class CheckFailed(AssertionError):
 # --------------------------------------------------------------------------- evidence (runs in the kernel)
 
 
-def _jsonable(value):
+def _jsonable(value: object) -> Any:
     """Plain JSON for numbers, arrays, strings, lists and dicts; a tagged description for anything else.
 
     NumPy scalars and 0-d arrays (what ``np.vectorize`` returns for scalar arguments) become numbers.
@@ -147,14 +150,14 @@ def _jsonable(value):
     return {"unsupported": type(value).__name__}
 
 
-def value_evidence(value) -> dict:
+def value_evidence(value: object) -> dict:
     """Evidence for an answer that is a value: ``...`` (the stub) is not attempted."""
     if value is Ellipsis:
         return {"not_attempted": True}
     return {"value": _jsonable(value)}
 
 
-def values_evidence(**answers) -> dict:
+def values_evidence(**answers: object) -> dict:
     """Evidence for several named values answered together; all of them ``...`` is not attempted."""
     if all(answer is Ellipsis for answer in answers.values()):
         return {"not_attempted": True}
@@ -166,7 +169,7 @@ def _describe_error(err: BaseException) -> str:
     return f"{type(err).__name__}: {text}" if text else type(err).__name__
 
 
-def call_evidence(function, cases, *, parameters: str) -> dict:
+def call_evidence(function: object, cases: Sequence[Sequence[Any]], *, parameters: str) -> dict:
     """Evidence for an answer that is a function: its result on each case (a tuple of arguments).
 
     ``parameters`` spells the expected signature, e.g. ``"(k, beta, sensitivity, epsilon)"``.
@@ -201,7 +204,7 @@ def call_evidence(function, cases, *, parameters: str) -> dict:
 # --------------------------------------------------------------------------- judging (pure)
 
 
-def value(evidence: dict, what: str):
+def value(evidence: dict, what: str) -> Any:
     """The answer value from value evidence, or the right exception."""
     if evidence.get("not_attempted"):
         raise NotAttempted
@@ -236,7 +239,7 @@ def calls(evidence: dict, *, parameters: str) -> list:
     return [result.get("value") for result in results]
 
 
-def _has_text_or_truth(value, depth: int = 0) -> str | None:
+def _has_text_or_truth(value: object, depth: int = 0) -> str | None:
     """The kind of the first string or boolean in (nested lists of) ``value``: numbers were asked for."""
     if isinstance(value, str):
         return "a string"
@@ -247,7 +250,7 @@ def _has_text_or_truth(value, depth: int = 0) -> str | None:
     return None
 
 
-def numbers(value, what: str, shape: tuple | None = None) -> np.ndarray:
+def numbers(value: object, what: str, shape: tuple[int, ...] | None = None) -> np.ndarray:
     """``value`` as a float array (of ``shape`` if given), or :class:`Wrong` saying what it was.
 
     Strings and booleans are refused even where NumPy would convert them (``"538"``, ``True``).
@@ -270,7 +273,7 @@ def numbers(value, what: str, shape: tuple | None = None) -> np.ndarray:
     return array
 
 
-def _close(got: np.ndarray, want, rtol: float, atol: float) -> bool:
+def _close(got: np.ndarray, want: ArrayLike, rtol: float, atol: float) -> bool:
     want = np.asarray(want, dtype=float)
     return got.shape == want.shape and bool(np.allclose(got, want, rtol=rtol, atol=atol))
 
@@ -280,7 +283,14 @@ def _shown(array: np.ndarray) -> str:
 
 
 def diagnose(
-    got, expected, *, what: str, hint: str, mistakes: dict | None = None, rtol: float = 1e-6, atol: float = 0.0
+    got: object,
+    expected: ArrayLike,
+    *,
+    what: str,
+    hint: str,
+    mistakes: dict | None = None,
+    rtol: float = 1e-6,
+    atol: float = 0.0,
 ) -> np.ndarray:
     """Pass if ``got`` matches ``expected``; else name the first mistake it matches, or give ``hint``.
 
@@ -336,7 +346,7 @@ class Exercise:
             return {}
         return {"cases": self.cases(None if seed is None else np.random.default_rng(seed))}
 
-    def evidence(self, *answers, seed: int | None = None) -> dict:
+    def evidence(self, *answers: object, seed: int | None = None) -> dict:
         """What the probe saw, as JSON-ready data (never raises for anything the student did)."""
         try:
             return self.probe(*answers, **self._cases(seed))
@@ -345,7 +355,7 @@ class Exercise:
         except Exception as err:  # noqa: BLE001 - e.g. an answer of the wrong type deep inside the probe
             return {"probe_error": _describe_error(err)}
 
-    def verdict(self, evidence, seed: int | None = None) -> Verdict:
+    def verdict(self, evidence: object, seed: int | None = None) -> Verdict:
         """Judge evidence (as returned by :meth:`evidence` with the same ``seed``, possibly via JSON)."""
         if not isinstance(evidence, dict):
             return Verdict(self.exercise, FAILED, "the check could not read your answer")
@@ -371,7 +381,7 @@ class Exercise:
             )
         return Verdict(self.exercise, PASSED, detail or "")
 
-    def __call__(self, *answers) -> None:
+    def __call__(self, *answers: object) -> None:
         """Check the answer(s) and show the verdict: ✓, not attempted yet, or ✗ with the message and hint.
 
         A wrong answer is shown, not raised, so that *Run All* goes on to the rest of the notebook

@@ -14,6 +14,7 @@ run, so an output printed by earlier student code is not taken for the check's.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 from . import _core
@@ -24,7 +25,7 @@ MIME = "application/vnd.dpcourse.evidence"
 
 
 @contextmanager
-def collect(exercise: str, nonce: str, seed: int | None = None):
+def collect(exercise: str, nonce: str, seed: int | None = None) -> Iterator[list]:
     """Record the evidence of the check calls inside the block and publish it once, at the end.
 
     ``seed``: function exercises are called on inputs drawn from it (see ``Exercise.cases``).

@@ -19,7 +19,7 @@ _THRESHOLD, _EPSILON, _RUNS, _SEED = 2.0, 1.0, 20_000, 4
 _PARAMETERS = "(answers, threshold, epsilon, rng)"
 
 
-def _probe_implementation(student_fn) -> dict:
+def _probe_implementation(student_fn: object) -> dict:
     """Run the student's AboveThreshold :data:`_RUNS` times (a loop: the student's function runs once per call)."""
     if student_fn is Ellipsis:
         return {"not_attempted": True}
@@ -65,7 +65,9 @@ def _judge_implementation(evidence: dict) -> str:
         )
     freq = counts[: m + 1] / _RUNS
 
-    def matches(pmf):  # every outcome within 5 standard errors √(p(1 − p)/runs): a per-outcome z-test
+    def matches(
+        pmf: np.ndarray,
+    ) -> bool:  # every outcome within 5 standard errors √(p(1 − p)/runs): a per-outcome z-test
         tolerance = 5 * np.sqrt(pmf * (1 - pmf) / _RUNS) + 1e-12
         return bool(np.all(np.abs(freq - pmf) <= tolerance))
 

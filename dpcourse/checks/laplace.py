@@ -5,6 +5,7 @@ Each check names the two or three most plausible mistakes (see :func:`~dpcourse.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -76,7 +77,7 @@ exact_tail_level = Exercise(
 """Exercise ``exact-tail-level``: ``fn(k, beta, sensitivity, epsilon)``, the least t with P[‖f(x) − y‖∞ ≥ t] ≤ β."""
 
 
-def _queries_within(n: float, alpha: float, beta: float, epsilon: float, *, log_term) -> int:
+def _queries_within(n: float, alpha: float, beta: float, epsilon: float, *, log_term: Callable[[int], float]) -> int:
     """The largest K ≥ 1 with K·log_term(K)/(nε) ≤ α (the left side increases in K)."""
     budget = alpha * epsilon * n
     high = 2

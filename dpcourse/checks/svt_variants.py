@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
-from .._validation import as_generator
+from .._validation import ArrayLike, RngLike, as_generator
 from ..audit import audit as run_audit
 from ..audit import exact_variant_loss
-from ..svt_variants import svt_standard_spec
+from ..svt_variants import NoiseSpec, svt_standard_spec
 from ._core import Exercise, NotAttempted, Wrong, diagnose, value, value_evidence
 
 __all__ = [
@@ -82,7 +83,7 @@ counterexample_loss = Exercise("counterexample-loss", probe=value_evidence, judg
 ALLOCATION: dict[str, Any] = {"epsilon": 0.5, "c": 8, "monotonic": False}
 
 
-def _difference_variance(spec) -> float:
+def _difference_variance(spec: NoiseSpec) -> float:
     """Var(νᵢ − ρ) for Laplace noises: 2b² each."""
     return 2 * spec.threshold_scale**2 + 2 * spec.query_scale**2
 
@@ -91,7 +92,7 @@ def _judge_allocation_gain(evidence: dict) -> str:
     got = value(evidence, "variance_gain")
     epsilon, c, monotonic = ALLOCATION["epsilon"], ALLOCATION["c"], ALLOCATION["monotonic"]
 
-    def gain(**kw):
+    def gain(**kw: Any) -> float:
         return _difference_variance(svt_standard_spec(epsilon, c, 1.0, ratio=1, **kw)) / _difference_variance(
             svt_standard_spec(epsilon, c, 1.0, **kw)
         )
@@ -141,7 +142,7 @@ AUDIT_YOUR_OWN: dict[str, Any] = {
 _LEVELS = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
 
 
-def _probe_audit_your_own(mechanism, result) -> dict:
+def _probe_audit_your_own(mechanism: object, result: object) -> dict:
     """Run the student's mechanism once on fixed answers (its quantiles are the evidence) and read the audit."""
     if mechanism is Ellipsis and result is Ellipsis:
         return {"not_attempted": True}
@@ -174,7 +175,7 @@ def _probe_audit_your_own(mechanism, result) -> dict:
     return evidence
 
 
-def _max_cdf(x, answers, scale):
+def _max_cdf(x: np.ndarray, answers: np.ndarray, scale: float) -> np.ndarray:
     return np.prod([stats.laplace.cdf(x - a, scale=scale) for a in answers], axis=0)
 
 
@@ -207,7 +208,7 @@ def _judge_audit_your_own(evidence: dict) -> str:
     got = np.array(evidence["quantiles"])
     tolerance = 5 * np.sqrt(np.array(_LEVELS) * (1 - np.array(_LEVELS)) / n) + 1e-3
 
-    def matches(scale):
+    def matches(scale: float) -> bool:
         return bool(np.all(np.abs(_max_cdf(got, answers, scale) - np.array(_LEVELS)) <= tolerance))
 
     b = 2 / spec["epsilon"]
@@ -268,10 +269,10 @@ def _judge_audit_your_own(evidence: dict) -> str:
     )
 
 
-def _noisy_max_value(scale: float):
+def _noisy_max_value(scale: float) -> Callable[..., np.ndarray]:
     """StatDP's flawed report noisy max that releases the maximum's value, with Lap(``scale``) noise."""
 
-    def mechanism(answers, *, trials, rng):
+    def mechanism(answers: ArrayLike, *, trials: int, rng: RngLike) -> np.ndarray:
         answers = np.asarray(answers, dtype=float)
         return (answers + as_generator(rng).laplace(0.0, scale, size=(trials, answers.size))).max(axis=1)
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import factorization, queries
+from ..strategies import Strategy
 from ._core import Exercise, Wrong, diagnose, value, value_evidence, values_evidence
 
 __all__ = ["DECOMPOSITION", "SMALL_ERROR_EPSILON", "STRATEGY", "decomposition", "small_error", "strategy_sensitivities"]
@@ -68,7 +70,7 @@ strategy_sensitivities = Exercise(
 DECOMPOSITION: dict[str, Any] = {"d": 16, "s": 3, "t": 12}
 
 
-def _covered_cells(tree, pairs) -> list[int] | None:
+def _covered_cells(tree: Strategy, pairs: Sequence[tuple[int, int]]) -> list[int] | None:
     """The cells the (level, index) nodes cover, with repeats; None if a node is not in the tree."""
     cells: list[int] = []
     for level, index in pairs:

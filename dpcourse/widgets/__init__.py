@@ -8,6 +8,7 @@ scipy.integrate and scipy.stats, for instance).
 """
 
 from importlib import import_module
+from typing import Any
 
 from ._panel import Panel, delta_slider, float_slider, format_delta, format_numbers, int_slider, log_slider
 
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
         value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
         globals()[name] = value
@@ -47,5 +48,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))

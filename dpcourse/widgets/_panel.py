@@ -60,7 +60,7 @@ _BUSY_HTML = "<span style='color:#882255'>⏳ computing…</span>"
 
 
 def float_slider(
-    description: str, *, value: float, min: float, max: float, step: float, **kwargs
+    description: str, *, value: float, min: float, max: float, step: float, **kwargs: Any
 ) -> widgets.FloatSlider:
     """A float slider that redraws on release (``continuous_update=False``)."""
     return widgets.FloatSlider(
@@ -75,7 +75,7 @@ def float_slider(
     )
 
 
-def int_slider(description: str, *, value: int, min: int, max: int, step: int = 1, **kwargs) -> widgets.IntSlider:
+def int_slider(description: str, *, value: int, min: int, max: int, step: int = 1, **kwargs: Any) -> widgets.IntSlider:
     """An integer slider that redraws on release; its readout and steps are whole numbers."""
     return widgets.IntSlider(
         value=value,
@@ -91,7 +91,7 @@ def int_slider(description: str, *, value: int, min: int, max: int, step: int = 
 
 
 def log_slider(
-    description: str, *, value: float, min_exp: float, max_exp: float, step: float = 0.1, **kwargs
+    description: str, *, value: float, min_exp: float, max_exp: float, step: float = 0.1, **kwargs: Any
 ) -> widgets.FloatLogSlider:
     """A base-10 logarithmic slider from 10**min_exp to 10**max_exp."""
     kwargs.setdefault("readout_format", ".3g")
@@ -130,7 +130,7 @@ def delta_slider(
 def format_numbers(numbers: Mapping[str, object]) -> str:
     """One ``name: value`` line per key number, floats to 4 significant digits."""
 
-    def fmt(v):
+    def fmt(v: object) -> str:
         if isinstance(v, (float, np.floating)):
             return f"{float(v):.4g}"
         if isinstance(v, (list, tuple, np.ndarray)):
@@ -265,7 +265,7 @@ class Panel:
         self.figure.savefig(buffer, format="png", dpi=self.dpi, **PNG_OPTIONS)
         return buffer.getvalue()
 
-    def set(self, **values) -> None:
+    def set(self, **values: Any) -> None:
         """Set several controls at once (one redraw per changed control)."""
         for name, value in values.items():
             if name not in self.controls:
@@ -276,11 +276,11 @@ class Panel:
         """The key numbers of the current figure, one per line (what a notebook prints under it)."""
         return format_numbers(self.numbers)
 
-    def _on_change(self, change) -> None:
+    def _on_change(self, change: Mapping[str, Any]) -> None:
         changed = next((name for name, control in self.controls.items() if control is change["owner"]), None)
         self.redraw(changed)
 
-    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict:
         """What a notebook shows and stores for the panel: the widget, a PNG of its figure, one line of text.
 
         JupyterLab draws the widget when the notebook is trusted (its own outputs, or signed). A

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.figure import Figure
 
-from .._validation import as_generator
+from .._validation import RngLike, as_generator
 from ..audit import max_privacy_loss
 from ..plotting import color_for
 from ._panel import Panel, float_slider, int_slider, log_slider
@@ -26,7 +29,9 @@ def outcome_label(k: int, m: int) -> str:
     return ("⊥" + (str(k).translate(_SUPERSCRIPT) if k > 1 else "") if k else "") + "⊤"
 
 
-def neighbouring_answers(shape: str, shift: str, *, m: int, sensitivity: float, threshold: float, rng=0):
+def neighbouring_answers(
+    shape: str, shift: str, *, m: int, sensitivity: float, threshold: float, rng: RngLike = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """Query answers on D of the given ``shape`` and on D′ = D + a shift of at most Δ per query.
 
     ``"adversarial"`` with ``"+Δ early, −Δ last"`` is the lecture's q(D) = (0, …, 0, Δ),
@@ -67,9 +72,9 @@ def above_threshold_panel(*, render: bool = True) -> Panel:
     Δ = 1 throughout.
     """
     sensitivity = 1.0
-    artists = {}
+    artists: dict[str, Any] = {}
 
-    def build(fig):
+    def build(fig: Figure) -> None:
         ax_pmf, ax_loss = fig.subplots(1, 2)
         ax_pmf.set_ylabel("exact probability")
         artists["title"] = ax_pmf.set_title(" ")
@@ -88,7 +93,7 @@ def above_threshold_panel(*, render: bool = True) -> Panel:
         artists["axes"] = (ax_pmf, ax_loss)
         artists["m"] = None
 
-    def set_outcomes(m):
+    def set_outcomes(m: int) -> None:
         """New bars and tick labels when the number of outcomes changes."""
         ax_pmf, ax_loss = artists["axes"]
         for bars in artists.get("bars", ()):
@@ -107,7 +112,7 @@ def above_threshold_panel(*, render: bool = True) -> Panel:
             ax.set_xlim(-0.6, m + 0.6)
         artists["m"] = m
 
-    def draw(fig, *, epsilon, m, threshold, shape, shift):
+    def draw(fig: Figure, *, epsilon: float, m: int, threshold: float, shape: str, shift: str) -> dict[str, Any]:
         if not artists:
             build(fig)
         m = int(m)

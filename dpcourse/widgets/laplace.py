@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
+from matplotlib.figure import Figure
 
-from .._validation import as_generator, check_integer, check_size
+from .._validation import RngLike, as_generator, check_integer, check_size
 from ..bounds import laplace_max_error_bound, laplace_max_error_quantile, laplace_max_error_tail
 from ..experiments import empirical_tail
 from ..plotting import color_for, fast_log_axes, few_ticks
@@ -20,7 +22,7 @@ MAX_TRIALS = 100_000
 MAX_K = 5000
 
 
-def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng=2026, render: bool = True) -> Panel:
+def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng: RngLike = 2026, render: bool = True) -> Panel:
     """Theorem 3.8 live: the tail of ‖f(x) − y‖∞ for k Laplace coordinates, against the bound.
 
     Controls: ε, k, β and Δf. The ``trials × max_k`` standard Laplace noise is drawn once;
@@ -42,7 +44,7 @@ def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng=2026, rende
     np.maximum.accumulate(running_max, axis=1, out=running_max)
 
     @lru_cache(maxsize=64)
-    def in_units_of_b(k, beta):
+    def in_units_of_b(k: int, beta: float) -> tuple:
         """Errors / b, levels / b, the measured tail with its intervals, and the histogram, for this (k, β)."""
         errors = running_max[:, k - 1]
         level = laplace_max_error_bound(k=k, beta=beta, sensitivity=1.0, epsilon=1.0)  # Theorem 3.8's level / b
@@ -53,9 +55,9 @@ def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng=2026, rende
         counts, edges = np.histogram(errors, bins=BINS)
         return errors, level, quantile, levels, tail, at_level, counts, edges
 
-    artists = {}
+    artists: dict[str, Any] = {}
 
-    def build(fig):
+    def build(fig: Figure) -> None:
         ax_tail, ax_hist = fig.subplots(1, 2)
         c = color_for("laplace")
         artists["band"] = ax_tail.fill_between([0, 1], [1, 1], [1, 1], color=c, alpha=0.25, lw=0, label="95% interval")
@@ -85,7 +87,7 @@ def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng=2026, rende
         few_ticks(ax_hist)
         artists["axes"] = (ax_tail, ax_hist)
 
-    def draw(fig, *, epsilon, k, beta, sensitivity):
+    def draw(fig: Figure, *, epsilon: float, k: int, beta: float, sensitivity: float) -> dict[str, Any]:
         if not artists:
             build(fig)
         ax_tail, ax_hist = artists["axes"]

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.text import Text
 from matplotlib.ticker import LogLocator, MaxNLocator
 
 from .. import bounds
@@ -30,7 +35,7 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
     seed = check_integer(seed, "seed", minimum=0)
     cache: dict[int, tuple] = {}
 
-    def universe(bits):
+    def universe(bits: int) -> tuple:
         if bits not in cache:
             gen = np.random.default_rng([seed, bits])
             probs = product_histogram(10**9, bits, rng=gen) / 10**9
@@ -41,9 +46,9 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
             cache[bits] = (probs, work, truth, laplace_unit, histogram_unit)
         return cache[bits]
 
-    artists = {}
+    artists: dict[str, Any] = {}
 
-    def queries_axis(ax, ylabel):
+    def queries_axis(ax: Axes, ylabel: str) -> Text:
         """Log y, queries answered on x, legend below; returns the (updatable) title."""
         fast_log_axes(ax, x=False)
         ax.set_xlim(0, num_queries + 1)
@@ -51,7 +56,7 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
         ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=3)
         return ax.set_title(" ")
 
-    def build(fig):
+    def build(fig: Figure) -> None:
         ax_err, ax_upd = fig.subplots(1, 2)
         (artists["pmw"],) = ax_err.plot([], [], color=color_for("pmw"), lw=1.8, label="PMW")
         (artists["laplace"],) = ax_err.plot([], [], color=color_for("laplace"), lw=1.5, label="Laplace, ε/k each")
@@ -70,7 +75,7 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
             ax.xaxis.set_major_locator(MaxNLocator(5, integer=True))
         artists["axes"] = (ax_err, ax_upd)
 
-    def draw(fig, *, epsilon, n, alpha, bits):
+    def draw(fig: Figure, *, epsilon: float, n: float, alpha: float, bits: int) -> dict[str, Any]:
         if not artists:
             build(fig)
         ax_err, ax_upd = artists["axes"]

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from typing import Any
 
 import ipywidgets as widgets
 import numpy as np
 import traitlets
 from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure
 
 from .. import bounds, query_release, reconstruction
-from .._validation import as_generator, check_choice, check_integer, check_size
+from .._validation import RngLike, as_generator, check_choice, check_integer, check_size
 from ..experiments import max_abs_error, mean_squared_error, summarize
 from ..mechanisms import gaussian_sigma
 from ..plotting import color_for, fast_log_axes
@@ -31,7 +33,9 @@ BETA = 0.05
 RECONSTRUCTION_LEVELS = np.geomspace(0.01, 10, 10)
 
 
-def theory_lines(method: str, population, workload: MatrixWorkload, *, epsilon: float, delta: float):
+def theory_lines(
+    method: str, population: query_release.Population, workload: MatrixWorkload, *, epsilon: float, delta: float
+) -> tuple[float, float]:
     """(max-error bound at β = 0.05, exact mean squared error per query) of one method."""
     check_choice(method, "method", tuple(METHOD_LABELS))
     n, k = population.n, workload.num_queries
@@ -63,7 +67,7 @@ class CheckboxGroup(widgets.VBox, widgets.ValueWidget):
 
     value = traitlets.Tuple()
 
-    def __init__(self, options: Mapping[str, str], *, value=(), description: str = ""):
+    def __init__(self, options: Mapping[str, str], *, value: Sequence[str] = (), description: str = ""):
         self.options = dict(options)
         self._boxes = {
             key: widgets.Checkbox(
@@ -81,7 +85,7 @@ class CheckboxGroup(widgets.VBox, widgets.ValueWidget):
             box.observe(self._box_changed, names="value")
 
     @traitlets.validate("value")
-    def _valid(self, proposal):
+    def _valid(self, proposal: Mapping[str, Any]) -> tuple[str, ...]:
         chosen = tuple(proposal["value"])
         unknown = [k for k in chosen if k not in self.options]
         if unknown:
@@ -91,16 +95,16 @@ class CheckboxGroup(widgets.VBox, widgets.ValueWidget):
         return tuple(k for k in self.options if k in chosen)
 
     @traitlets.observe("value")
-    def _value_changed(self, change):
+    def _value_changed(self, change: Mapping[str, Any]) -> None:
         for key, box in self._boxes.items():
             box.value = key in change["new"]
 
-    def _box_changed(self, _change):
+    def _box_changed(self, _change: Mapping[str, Any]) -> None:
         self.value = tuple(key for key, box in self._boxes.items() if box.value)
 
 
 def release_comparison_panel(
-    *, num_types: int = 64, max_queries: int = 1000, trials: int = 40, rng=2026, render: bool = True
+    *, num_types: int = 64, max_queries: int = 1000, trials: int = 40, rng: RngLike = 2026, render: bool = True
 ) -> Panel:
     """Max error and mean squared error of the four releases against |Q|, measured and in theory.
 
@@ -121,15 +125,15 @@ def release_comparison_panel(
     all_queries = query_release.random_type_queries(k_max, g, rng=seed).matrix()
 
     @lru_cache(maxsize=32)
-    def population(n):
+    def population(n: int) -> query_release.Population:
         return query_release.make_population(n, g, rng=seed + 1)
 
     @lru_cache(maxsize=64)
-    def workload(k):  # the first k queries; built (and its sensitivities computed) once per k
+    def workload(k: int) -> MatrixWorkload:  # the first k queries; built (and its sensitivities computed) once per k
         return MatrixWorkload(all_queries[:k])
 
     @lru_cache(maxsize=64)
-    def measure(epsilon, n, max_q, delta):
+    def measure(epsilon: float, n: int, max_q: int, delta: float) -> tuple[query_release.Population, dict[str, tuple]]:
         """Per method: the |Q| grid, max-error and MSE summaries, the bound and the exact MSE."""
         pop = population(n)
         grid = np.unique(np.geomspace(1, max_q, 6).astype(int))
@@ -151,9 +155,9 @@ def release_comparison_panel(
             results[method] = (grid, *zip(*rows, strict=True))
         return pop, results
 
-    artists = {}
+    artists: dict[str, Any] = {}
 
-    def build(fig):
+    def build(fig: Figure) -> None:
         ax_max, ax_mse = fig.subplots(1, 2)
         for method in METHOD_LABELS:
             c = color_for(method)
@@ -173,13 +177,15 @@ def release_comparison_panel(
         ax_mse.set_title("points: measured; solid: exact")
         artists["axes"] = (ax_max, ax_mse)
 
-    def draw(fig, *, epsilon, n, max_q, delta, methods):
+    def draw(
+        fig: Figure, *, epsilon: float, n: float, max_q: float, delta: float, methods: tuple[str, ...]
+    ) -> dict[str, Any]:
         if not artists:
             build(fig)
         ax_max, ax_mse = artists["axes"]
         pop, results = measure(float(epsilon), int(round(n)), int(round(max_q)), float(delta))
         numbers = {}
-        ranges = [[], []]
+        ranges: list[list[float]] = [[], []]  # every y value shown, per axis
         for method in METHOD_LABELS:
             shown = method in methods
             grid, max_err, mse, max_bound, mse_exact = results[method]
@@ -234,7 +240,7 @@ def release_comparison_panel(
     )
 
 
-def reconstruction_panel(*, n: int = 200, trials: int = 6, rng=2026, render: bool = True) -> Panel:
+def reconstruction_panel(*, n: int = 200, trials: int = 6, rng: RngLike = 2026, render: bool = True) -> Panel:
     """The reconstruction attack on subset sums (Dinur & Nissim's setting; least squares on O(n) random
     queries, as in the attacks of Dwork, McSherry & Talwar 2007 and Dwork & Yekhanin 2008): the
     fraction of secret bits recovered against the noise level E/√n.
@@ -251,11 +257,11 @@ def reconstruction_panel(*, n: int = 200, trials: int = 6, rng=2026, render: boo
     check_size(8 * 8 * n * (2 * n + (len(RECONSTRUCTION_LEVELS) + 2) * trials), "n × trials")
     gen = as_generator(rng)
     secret = gen.integers(0, 2, size=n)
-    seed = gen.integers(2**32)
+    seed = int(gen.integers(2**32))
     levels = RECONSTRUCTION_LEVELS
 
     @lru_cache(maxsize=16)
-    def at_m(m):
+    def at_m(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Queries, pseudo-inverse, exact answers, standard noise and the recovered fraction at each fixed level."""
         a = reconstruction.subset_sum_queries(m, n, rng=seed + m)
         pinv = reconstruction.pseudo_inverse(a)
@@ -270,10 +276,10 @@ def reconstruction_panel(*, n: int = 200, trials: int = 6, rng=2026, render: boo
         base = exact @ pinv.T
         return base, unit_uniform[-1] @ pinv.T, unit_laplace @ pinv.T, recovered
 
-    artists = {}
+    artists: dict[str, Any] = {}
     bins = np.linspace(-1.0, 2.0, 61)
 
-    def build(fig):
+    def build(fig: Figure) -> None:
         ax_curve, ax_hist = fig.subplots(1, 2)
         fast_log_axes(ax_curve, y=False)
         (artists["curve"],) = ax_curve.plot(
@@ -306,7 +312,7 @@ def reconstruction_panel(*, n: int = 200, trials: int = 6, rng=2026, render: boo
         ax_hist.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=3)
         artists["axes"] = (ax_curve, ax_hist)
 
-    def draw(fig, *, noise, queries_per_person, epsilon):
+    def draw(fig: Figure, *, noise: float, queries_per_person: int, epsilon: float) -> dict[str, Any]:
         if not artists:
             build(fig)
         ax_curve, ax_hist = artists["axes"]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from ..audit import exact_variant_loss
@@ -26,12 +28,12 @@ def variant_loss_panel(*, render: bool = True) -> Panel:
     """
 
     @lru_cache(maxsize=4096)
-    def loss(variant, m, epsilon, c):
+    def loss(variant: str, m: int, epsilon: float, c: int) -> float:
         return float(exact_variant_loss(variant, m, epsilon=epsilon, c=c)[0])
 
-    artists = {}
+    artists: dict[str, Any] = {}
 
-    def build(fig):
+    def build(fig: Figure) -> None:
         ax = fig.subplots()
         (artists["loss"],) = ax.plot(
             [], [], "o-", color=color_for("svt"), ms=4, label="exact loss of the counterexample"
@@ -48,7 +50,7 @@ def variant_loss_panel(*, render: bool = True) -> Panel:
         ax.yaxis.set_major_locator(MaxNLocator(nbins=6))
         artists["ax"] = ax
 
-    def draw(fig, *, variant, epsilon, c, max_queries):
+    def draw(fig: Figure, *, variant: str, epsilon: float, c: int, max_queries: int) -> dict[str, Any]:
         if not artists:
             build(fig)
         ax = artists["ax"]

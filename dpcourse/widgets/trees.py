@@ -9,11 +9,15 @@ recomputes entries and compares.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from .. import factorization
 from .._validation import check_choice, check_integer
@@ -57,7 +61,7 @@ def _key(name: str, d: int, branching: int) -> str:
     return f"{name}-{d}-{branching if name == 'tree' else 0}"
 
 
-def _least_squares_curve(name: str, d: int, branching: int):
+def _least_squares_curve(name: str, d: int, branching: int) -> tuple[np.ndarray, float]:
     strategy = strategy_by_name(name, d, branching)
     import scipy.linalg
 
@@ -76,7 +80,9 @@ def _table() -> dict:
 
 
 @lru_cache(maxsize=64)
-def interval_error_by_length(name: str, d: int, branching: int, consistent: bool):
+def interval_error_by_length(
+    name: str, d: int, branching: int, consistent: bool
+) -> tuple[np.ndarray, np.ndarray, float]:
     """Mean, over all intervals of each length, of qᵀ(AᵀA)⁻¹q (least squares) or of the node count
     (canonical decomposition, no consistency) — the error per unit of noise variance.
 
@@ -107,7 +113,7 @@ def interval_error_by_length(name: str, d: int, branching: int, consistent: bool
     return lengths, mean, sensitivity
 
 
-def write_table(path: Path = TABLE, domain_sizes=DOMAIN_SIZES) -> Path:
+def write_table(path: Path = TABLE, domain_sizes: Sequence[int] = DOMAIN_SIZES) -> Path:
     """Compute every curve the panel offers and store them (sensitivity first, then the d values)."""
     entries = {}
     for d in domain_sizes:
@@ -122,7 +128,7 @@ def write_table(path: Path = TABLE, domain_sizes=DOMAIN_SIZES) -> Path:
     return path
 
 
-def _draw_decomposition(ax, d, branching, interval, artists):
+def _draw_decomposition(ax: Axes, d: int, branching: int, interval: tuple[int, int], artists: dict[str, Any]) -> int:
     """The tree's levels as grey bands (node borders when there are few), the interval's nodes filled."""
     tree = factorization.hierarchical_strategy(d, branching)
     s, t = interval
@@ -144,10 +150,10 @@ def _draw_decomposition(ax, d, branching, interval, artists):
         ax.set_ylim(-0.6, len(tree.level_sizes) - 0.4)
         artists["tree_artists"] = made
         artists["tree_key"] = key
-    spans = []
+    boxes = []
     for level, j in chosen:
         size = tree.level_sizes[level]
-        spans.append(
+        boxes.append(
             [
                 (j * size, level - 0.4),
                 (j * size, level + 0.4),
@@ -155,7 +161,7 @@ def _draw_decomposition(ax, d, branching, interval, artists):
                 (min((j + 1) * size, d), level - 0.4),
             ]
         )
-    artists["picked"].set_verts(spans)
+    artists["picked"].set_verts(boxes)
     artists["interval"].set_x(s)
     artists["interval"].set_width(t + 1 - s)
     artists["tree_title"].set_text(
@@ -175,9 +181,9 @@ def tree_panel(*, render: bool = True) -> Panel:
     """
     from matplotlib.collections import PolyCollection
 
-    artists = {}
+    artists: dict[str, Any] = {}
 
-    def build(fig):
+    def build(fig: Figure) -> None:
         ax_err, ax_tree = fig.subplots(1, 2, width_ratios=[1.0, 1.2])
         (artists["identity"],) = ax_err.plot(
             [], [], ":", color=color_for(STRATEGY_COLORS["identity"]), alpha=0.8, label="identity"
@@ -199,7 +205,16 @@ def tree_panel(*, render: bool = True) -> Panel:
         artists["tree_title"] = ax_tree.set_title(" ")
         artists["axes"] = (ax_err, ax_tree)
 
-    def draw(fig, *, d, epsilon, branching, strategy, consistency, interval):
+    def draw(
+        fig: Figure,
+        *,
+        d: int,
+        epsilon: float,
+        branching: int,
+        strategy: str,
+        consistency: bool,
+        interval: tuple[int, int],
+    ) -> dict[str, Any]:
         if not artists:
             build(fig)
         ax_err, ax_tree = artists["axes"]
@@ -239,7 +254,7 @@ def tree_panel(*, render: bool = True) -> Panel:
     )
     d_control = widgets.Dropdown(options=list(DOMAIN_SIZES), value=256, description="d")
 
-    def follow_d(change):
+    def follow_d(change: Mapping[str, Any]) -> None:
         """Keep the interval inside [0, d − 1], scaled to the new d, before the panel redraws."""
         old, new = change["old"], change["new"]
         s, t = interval.value

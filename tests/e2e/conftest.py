@@ -47,11 +47,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def lab(tmp_path_factory):
+def _skip_without_a_browser() -> None:
     if not Path(CHROMIUM).exists():
         pytest.skip("Chromium is not installed (apt-get install chromium)")
     pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory):
+    _skip_without_a_browser()
     home = tmp_path_factory.mktemp("jupyter")
     work = home / "work"
     shutil.copytree(ROOT / "notebooks", work / "notebooks")
@@ -106,8 +110,11 @@ def lab(tmp_path_factory):
         log.close()
 
 
+# One Playwright and one Chromium per test worker, for every file of the suite: Playwright's sync API runs an
+# event loop of its own, and a second one started in the same worker (while this one runs) refuses to start.
 @pytest.fixture(scope="session")
-def browser(lab):
+def browser():
+    _skip_without_a_browser()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -3,19 +3,11 @@ loads, and it asks the network for nothing. Screenshot: test-artifacts/grades_su
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from dpcourse.classroom import gradebook
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.test_gradebook import EXERCISES, LOG, rows
 
 
-def test_the_summary_page_renders_offline_with_its_figure(tmp_path, artifacts):
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_the_summary_page_renders_offline_with_its_figure(browser, tmp_path, artifacts):
     outline = {"01_first": dict.fromkeys(EXERCISES, 1.0), "02_second": dict.fromkeys(EXERCISES, 2.0)}
     roster = [gradebook.RosterEntry("carol")]
     totals = gradebook.course_totals(rows(), outline, roster)
@@ -23,17 +15,15 @@ def test_the_summary_page_renders_offline_with_its_figure(tmp_path, artifacts):
         gradebook.class_summary(rows(), outline, totals), totals, tmp_path / "grades_summary.html"
     )
     requests = []
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1000, "height": 900})
-            page.on("request", lambda request: requests.append(request.url))
-            page.goto(page_path.as_uri())
-            width = page.eval_on_selector("img", "image => image.complete ? image.naturalWidth : 0")
-            text = page.inner_text("body")
-            page.screenshot(path=str(artifacts / "grades_summary.png"), full_page=True)
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    try:
+        page.on("request", lambda request: requests.append(request.url))
+        page.goto(page_path.as_uri())
+        width = page.eval_on_selector("img", "image => image.complete ? image.naturalWidth : 0")
+        text = page.inner_text("body")
+        page.screenshot(path=str(artifacts / "grades_summary.png"), full_page=True)
+    finally:
+        page.close()
     assert width > 300  # the embedded histogram decoded
     assert text.count("4 students") == 1 and "alert(1)" not in text  # the hostile name is not on the page
     assert f"2 × {LOG}" in text and "1 × other wrong answers" in text
