@@ -1,7 +1,7 @@
 """Wall time of ``make test`` (warm: the venv exists), against the limit of 4 minutes.
 
-Runs ``make test`` once in a subprocess: the unit tests and the notebooks in one pytest-xdist
-run on both cores, then the browser suite. A wall time, not a ratio: the issue's limit is in
+Runs ``make test`` once in a subprocess: the unit tests, the notebooks and the browser suite in one
+pytest-xdist run, three workers on the two cores. A wall time, not a ratio: the issue's limit is in
 minutes on this machine, and the machine line above says which.
 """
 
@@ -27,7 +27,7 @@ def run() -> Section:
     ]
     section.rows.append(
         (
-            "`make test` (unit + nbval on 2 workers, then the browser suite)",
+            "`make test` (unit + nbval + browser suite, one run on 3 workers)",
             f"{seconds:.0f} s",
             f"{'within' if seconds <= LIMIT_S else 'OVER'} {LIMIT_S // 60} min; exit {done.returncode}; "
             + " / ".join(t.strip("= ") for t in tail),
