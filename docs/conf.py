@@ -44,7 +44,7 @@ numpydoc_xref_param_type = False
 templates_path: list[str] = []
 exclude_patterns = ["_build"]
 html_theme = "alabaster"
-# Wide enough for a mechanism's signature on two lines rather than four.
+# Wider than alabaster's default (940 px), so that long signatures wrap less.
 html_theme_options = {"page_width": "1180px", "sidebar_width": "240px"}
 html_static_path: list[str] = []
 html_title = "dpcourse API reference"
