@@ -1,6 +1,5 @@
 """The API reference (``make docs``) builds without a warning and covers every public module."""
 
-import ast
 import importlib.util
 import re
 import subprocess
@@ -9,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_layout import SHIMS, modules
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-PACKAGE = ROOT / "dpcourse"
 AUTOMODULE = re.compile(r"^\.\. automodule:: (\S+)$", re.M)
 
 
@@ -24,18 +24,9 @@ def load_conf():
 
 def public_modules() -> set[str]:
     """Every module a user may import: not private, not ``__main__``, not an old name kept for one release."""
-    names = set()
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(ROOT).with_suffix("").parts
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        if any(part.startswith("_") for part in parts):
-            continue
-        docstring = ast.get_docstring(ast.parse(path.read_text())) or ""
-        if docstring.startswith("Old name"):
-            continue
-        names.add(".".join(parts))
-    return names
+    return {
+        name for name in modules() if name not in SHIMS and not any(part.startswith("_") for part in name.split("."))
+    }
 
 
 def documented_modules() -> list[str]:

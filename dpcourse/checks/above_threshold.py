@@ -65,9 +65,8 @@ def _judge_implementation(evidence: dict) -> str:
         )
     freq = counts[: m + 1] / _RUNS
 
-    def matches(
-        pmf: np.ndarray,
-    ) -> bool:  # every outcome within 5 standard errors √(p(1 − p)/runs): a per-outcome z-test
+    def matches(pmf: np.ndarray) -> bool:
+        # every outcome within 5 standard errors √(p(1 − p)/runs): a per-outcome z-test
         tolerance = 5 * np.sqrt(pmf * (1 - pmf) / _RUNS) + 1e-12
         return bool(np.all(np.abs(freq - pmf) <= tolerance))
 
