@@ -1,24 +1,28 @@
-"""The instructor's command line: ``python -m dpcourse release …`` and ``python -m dpcourse grade …``.
+"""The instructor's command line: ``python -m dpcourse release …``, ``collect …`` and ``grade …``.
 
-``grade`` exit status: 0 when grading worked (whatever the students scored), 2 for bad arguments, an
-unreadable source or no working sandbox (then nothing ran and nothing was written), 1 when the grader
-itself failed on some submission (those rows say so).
+``grade`` exit status: 0 when grading worked (whatever the students scored, and whatever their kernels
+did), 2 for bad arguments, an unreadable source or course file, or no working sandbox (then nothing ran
+and nothing was written), 1 when the grader itself failed on some submission (those rows say so).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from . import gradebook
-from .grade import UNCONFINED, grade, parse_shard
+from .collect import add_collect_command
+from .course import Course, CourseError, load_course
+from .grade import UNCONFINED, grade, parse_shard, submissions_root
 from .judging import INFRASTRUCTURE
-from .plan import read_outline
+from .plan import copy_number, read_outline, student_id
 from .release import PROJECT, add_release_command
-from .reports import GradeRow, merge_reports, summary_table, write_report
+from .reports import GradeRow, merge, summary_table, write_report
 from .sandbox import Limits, SandboxUnavailable
 
 __all__ = ["add_grade_command", "main"]
@@ -104,7 +108,31 @@ def add_grade_command(commands: Any) -> None:
         help="grade only the students of shard I of N (0 <= I < N), for batch jobs; join with --merge",
     )
     parser.add_argument(
-        "--merge", nargs="+", type=Path, metavar="CSV", help="merge these reports into --report instead of grading"
+        "--merge",
+        nargs="+",
+        type=Path,
+        metavar="CSV",
+        help="merge these reports into --report instead of grading (every row checked against --source)",
+    )
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="with --merge: a later report's rows of a (student, notebook) replace the earlier ones (a regrade)",
+    )
+    parser.add_argument(
+        "--shards",
+        type=_positive(int),
+        default=None,
+        metavar="N",
+        help="with --merge: the reports are the N shard reports of one batch (…-0.csv … …-N-1.csv); "
+        "each must hold only its own shard's students",
+    )
+    parser.add_argument(
+        "--course",
+        type=Path,
+        default=None,
+        metavar="TOML",
+        help="the course file: assignments, due times, points, late policy, extensions (README)",
     )
     parser.add_argument(
         "--roster",
@@ -141,46 +169,83 @@ def _limits(args: argparse.Namespace) -> Limits:
     )
 
 
-def _beside(report: Path, suffix: str) -> Path:
-    return report.with_name(f"{report.stem}_{suffix}")
+def _submission_times(paths: list[Path], outline: dict[str, dict[str, float]]) -> dict[tuple[str, str], Any]:
+    """When each (student, notebook) was handed in: the collector's ``collected.csv`` in the submissions' folder,
+    else the newest modification time of the student's files for that notebook."""
+    root = submissions_root(paths)
+    collected = root / "collected.csv"
+    if collected.is_file():
+        return gradebook.read_collected(collected)
+    times: dict[tuple[str, str], float] = {}
+    for path in paths:
+        relative = Path(os.path.abspath(path)).relative_to(root).parts
+        student = student_id(relative[0]) if len(relative) > 1 else student_id(path.parent.name)
+        stem = re.sub(r"(?: \(\d+\)|-Copy\d+)$", "", path.stem) if copy_number(path.stem) else path.stem
+        if stem not in outline:
+            continue
+        try:
+            modified = os.stat(path, follow_symlinks=False).st_mtime
+        except OSError:
+            continue
+        times[(student, stem)] = max(modified, times.get((student, stem), modified))
+    return {key: gradebook.SubmissionTime(datetime.fromtimestamp(t, tz=UTC), None) for key, t in times.items()}
 
 
-def _write_gradebook(args: argparse.Namespace, rows: list[GradeRow], roster: list[gradebook.RosterEntry]) -> None:
+def _write_gradebook(
+    args: argparse.Namespace,
+    rows: list[GradeRow],
+    roster: list[gradebook.RosterEntry],
+    course: Course | None,
+    times: Any,
+) -> None:
     """Totals over the whole course, the class summary, the LMS imports and feedback asked for."""
-    outline = read_outline(args.source)
-    totals = gradebook.course_totals(rows, outline, roster)
-    summaries = gradebook.class_summary(rows, outline, totals)
-    written = [
-        gradebook.write_totals(totals, _beside(args.report, "totals.csv")),
-        gradebook.write_summary_html(summaries, totals, _beside(args.report, "summary.html")),
-    ]
-    if "canvas" in args.gradebook:
-        written.append(gradebook.write_canvas(totals, roster, _beside(args.report, "canvas.csv")))
-    if "gradescope" in args.gradebook:
-        written.append(gradebook.write_gradescope(totals, roster, _beside(args.report, "gradescope.csv")))
-    if args.feedback is not None:
-        gradebook.write_feedback(rows, outline, totals, args.feedback)
-        written.append(args.feedback)
-    print(gradebook.terminal_summary(summaries, totals))
+    written, text = gradebook.write_gradebook(
+        rows,
+        read_outline(args.source),
+        report=args.report,
+        roster=roster,
+        lms=args.gradebook,
+        feedback=args.feedback,
+        course=course,
+        submissions=times,
+    )
+    print(text)
     print("also written: " + ", ".join(str(p) for p in written))
 
 
+def _refusal(args: argparse.Namespace) -> str | None:
+    if args.merge and args.submissions:
+        return "give either submissions or --merge, not both"
+    if not args.merge and (args.replace or args.shards):
+        return "--replace and --shards go with --merge"
+    if not args.merge and not args.submissions:
+        return "no submissions given"
+    if args.shard is not None and (args.gradebook or args.feedback or args.course):
+        return "--shard writes only its report; give --gradebook, --feedback and --course to the --merge"
+    return None
+
+
 def _run_grade(args: argparse.Namespace) -> int:
+    refusal = _refusal(args)
+    if refusal:
+        print(f"grade: {refusal}", file=sys.stderr)
+        return 2
     try:
         roster = gradebook.read_roster(args.roster) if args.roster is not None else []
+        outline = read_outline(args.source)
+        course = load_course(args.course, outline) if args.course is not None else None
+        times = None
         if args.merge:
-            if args.submissions:
-                print("grade: give either submissions or --merge, not both", file=sys.stderr)
-                return 2
-            rows = merge_reports(args.merge)
+            merged = merge(args.merge, outline=outline, replace=args.replace, shards=args.shards)
+            rows = merged.rows
+            for student, notebook, winner in merged.replaced:
+                print(f"replaced: {student}/{notebook} by the rows of {winner}")
         else:
-            if not args.submissions:
-                print("grade: no submissions given", file=sys.stderr)
-                return 2
             absent = [str(p) for p in args.submissions if not p.is_symlink() and not p.exists()]
             if absent:
                 print(f"grade: no such file: {', '.join(absent[:5])}", file=sys.stderr)
                 return 2
+            partial = {nb: course.partial_credit(nb) for nb in outline} if course is not None else {}
             rows = grade(
                 args.submissions,
                 source=args.source,
@@ -189,13 +254,19 @@ def _run_grade(args: argparse.Namespace) -> int:
                 sandbox=args.sandbox,
                 shard=args.shard,
                 progress=True,
+                partial_credit=partial,
             )
+            times = _submission_times(list(args.submissions), outline)
         print(summary_table(rows))
         if any(UNCONFINED in r.integrity for r in rows):
             print("UNCONFINED: these submissions ran without a sandbox (--sandbox none); every row says so.")
         write_report(rows, args.report)
-        _write_gradebook(args, rows, roster)
+        if args.shard is None:
+            _write_gradebook(args, rows, roster, course, times)
     except SandboxUnavailable as err:
+        print(f"grade: {err}", file=sys.stderr)
+        return 2
+    except CourseError as err:
         print(f"grade: {err}", file=sys.stderr)
         return 2
     except (OSError, ValueError, RuntimeError) as err:
@@ -219,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     add_release_command(commands)
+    add_collect_command(commands)
     add_grade_command(commands)
     args = parser.parse_args(argv)
     return int(args.run(args))

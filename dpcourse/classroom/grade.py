@@ -19,16 +19,16 @@ is no working sandbox and ``sandbox="none"`` was not asked for.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .judge import JudgePool
 from .judging import INFRASTRUCTURE, judge_run, rows_for_failure
 from .plan import (
     Plan,
@@ -38,13 +38,14 @@ from .plan import (
     plan_submission,
     read_submission,
     source_for,
+    student_id,
     student_of,
 )
 from .release import PROJECT
-from .reports import GradeRow
+from .reports import GradeRow, in_shard
 from .sandbox import Limits, choose_sandbox, run_job
 
-__all__ = ["UNCONFINED", "grade", "in_shard", "parse_shard"]
+__all__ = ["UNCONFINED", "grade", "in_shard", "parse_shard", "submissions_root"]
 
 #: The integrity note on every row of a run without a sandbox.
 UNCONFINED = "graded without a sandbox (--sandbox none)"
@@ -52,11 +53,35 @@ UNCONFINED = "graded without a sandbox (--sandbox none)"
 
 @dataclass
 class _Item:
-    """One submitted file: its plan, or the rows already known for it (invalid, duplicate)."""
+    """One submitted file: whose it is, the notebook it was read as, and its rows once known."""
 
     path: Path
-    plan: Plan | None = None
+    student: str
+    own_folder: Path
+    notes: list[str] = field(default_factory=list)
+    stem: str | None = None
     rows: list[GradeRow] | None = None
+
+
+def submissions_root(paths: Sequence[Path]) -> Path:
+    """The folder whose sub-folders are the students: the common folder of the submissions' grandparents.
+
+    For ``submissions/*/*.ipynb`` it is ``submissions``; a notebook nested deeper
+    (``submissions/aaron/alice/x.ipynb``) still belongs to the top folder, ``aaron``.
+    """
+    grandparents = [os.path.abspath(p.parent.parent) for p in paths]
+    return Path(os.path.commonpath(grandparents)) if grandparents else Path(".")
+
+
+def _locate(path: Path, root: Path) -> _Item:
+    """The student (the top folder under ``root``), their folder, and a note when the file is nested deeper."""
+    relative = Path(os.path.abspath(path)).relative_to(root).parts
+    if len(relative) < 2:  # a file directly in the root: its own name is all we have
+        return _Item(path, student_of(path), path.parent)
+    notes = []
+    if len(relative) > 2:
+        notes.append(f"handed in inside a nested folder ({'/'.join(relative[1:-1])[:100]}): graded as {relative[0]}'s")
+    return _Item(path, student_id(relative[0]), root / relative[0], notes)
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -70,56 +95,69 @@ def parse_shard(text: str) -> tuple[int, int]:
     return index, count
 
 
-def in_shard(student: str, shard: tuple[int, int]) -> bool:
-    """Whether ``student`` belongs to ``shard`` (by a hash of the name: the same on every machine)."""
-    index, count = shard
-    return int(hashlib.sha256(student.encode()).hexdigest(), 16) % count == index
+def _invalid(item: _Item, message: str, integrity: str) -> GradeRow:
+    return GradeRow(
+        item.student, item.path.stem, "-", "invalid", message=message[:300], integrity=_joined(item.notes, integrity)
+    )
 
 
-def _invalid(path: Path, message: str, integrity: str) -> GradeRow:
-    return GradeRow(student_of(path), path.stem, "-", "invalid", message=message[:300], integrity=integrity)
+def _joined(notes: Sequence[str], integrity: str) -> str:
+    return "; ".join([*notes, integrity] if integrity else notes)
 
 
-def _prepare(paths: Sequence[Path], sources: dict[str, Any], released: dict[str, Any], integrity: str) -> list[_Item]:
-    """Read and plan every submission; invalid files and duplicates get their rows here."""
-    items = [_Item(p) for p in paths]
-    read: dict[int, tuple[Any, str]] = {}
-    for position, item in enumerate(items):
+def _modified(path: Path) -> float:
+    try:
+        return os.stat(path, follow_symlinks=False).st_mtime
+    except OSError:
+        return 0.0
+
+
+def _read(item: _Item) -> Any:
+    return read_submission(item.path, item.own_folder)
+
+
+def _prepare(
+    paths: Sequence[Path], sources: dict[str, Any], integrity: str, shard: tuple[int, int] | None = None
+) -> list[_Item]:
+    """Read every submission once to know which notebook it is; invalid files and duplicates get their rows here.
+
+    The parsed notebooks are not kept: each is read again, planned and run by its grading thread, so
+    that at most ``jobs`` submissions are in memory at once.
+    """
+    root = submissions_root(paths)
+    items = [_locate(p, root) for p in paths]
+    if shard is not None:
+        items = [item for item in items if in_shard(item.student, shard)]
+    for item in items:
         try:
-            submission = read_submission(item.path)
-            stem = source_for(item.path, submission, sources)
+            stem = source_for(item.path, _read(item), sources)
             if stem is None:
                 raise SubmissionError("not one of this workbook's notebooks")
-            read[position] = (submission, stem)
+            item.stem = stem
         except SubmissionError as err:
-            item.rows = [_invalid(item.path, f"not a gradable notebook: {err}", integrity)]
+            item.rows = [_invalid(item, f"not a gradable notebook: {err}", integrity)]
         except Exception as err:  # noqa: BLE001 - whatever the file does, it is this submission's row
-            item.rows = [_invalid(item.path, f"not a gradable notebook ({type(err).__name__})", integrity)]
-    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for position, (_, stem) in read.items():
-        groups[(student_of(items[position].path), stem)].append(position)
-    for (_, stem), positions in groups.items():
-        graded = pick_graded([items[p].path for p in positions], stem)
-        for position in positions:
-            item = items[position]
+            item.rows = [_invalid(item, f"not a gradable notebook ({type(err).__name__})", integrity)]
+    groups: dict[tuple[str, str], list[_Item]] = defaultdict(list)
+    for item in items:
+        if item.stem is not None:
+            groups[(item.student, item.stem)].append(item)
+    for (_, stem), group in groups.items():
+        if len(group) == 1:
+            continue
+        graded = pick_graded([i.path for i in group], stem, {i.path: _modified(i.path) for i in group})
+        for item in group:
             if item.path != graded:
                 item.rows = [
                     GradeRow(
-                        student_of(item.path),
+                        item.student,
                         item.path.stem,
                         "-",
                         "duplicate",
-                        message=f"another file of yours for {stem}, {graded.name}, was graded instead",
-                        integrity=integrity,
+                        message=f"another file of yours for {stem}, {graded.name}, was graded instead (the latest)",
+                        integrity=_joined(item.notes, integrity),
                     )
                 ]
-                continue
-            try:
-                item.plan = plan_submission(item.path, read[position][0], stem, sources, released)
-            except SubmissionError as err:
-                item.rows = [_invalid(item.path, f"not a gradable notebook: {err}", integrity)]
-            except Exception as err:  # noqa: BLE001
-                item.rows = [_invalid(item.path, f"not a gradable notebook ({type(err).__name__})", integrity)]
     return items
 
 
@@ -133,13 +171,30 @@ def _job(plan: Plan, limits: Limits) -> dict[str, Any]:
     }
 
 
-def _run_and_judge(plan: Plan, limits: Limits, sandbox: str, note: str) -> list[GradeRow]:
-    integrity = "; ".join([*plan.integrity, note] if note else plan.integrity)
+def _run_and_judge(
+    item: _Item,
+    sources: dict[str, Any],
+    released: dict[str, Any],
+    limits: Limits,
+    sandbox: str,
+    note: str,
+    judges: JudgePool,
+    partial_credit: frozenset[str],
+) -> list[GradeRow]:
+    assert item.stem is not None
+    try:
+        plan = plan_submission(item.path, _read(item), item.stem, sources, released)
+    except SubmissionError as err:
+        return [_invalid(item, f"not a gradable notebook: {err}", note)]
+    except Exception as err:  # noqa: BLE001
+        return [_invalid(item, f"not a gradable notebook ({type(err).__name__})", note)]
+    plan.student = item.student
+    integrity = _joined([*item.notes, *plan.integrity], note)
     try:
         outcome = run_job(_job(plan, limits), sandbox=sandbox, limits=limits)
         if outcome.result is None:
             return rows_for_failure(plan, outcome.failure, integrity)
-        return judge_run(plan, outcome.result, integrity)
+        return judge_run(plan, outcome.result, integrity, judges, partial_credit)
     except Exception as err:  # noqa: BLE001 - one submission's failure is its rows, never the batch's
         return rows_for_failure(plan, f"{INFRASTRUCTURE}: {type(err).__name__}: {str(err)[:200]}", integrity)
 
@@ -153,28 +208,38 @@ def grade(
     sandbox: str = "bwrap",
     shard: tuple[int, int] | None = None,
     progress: bool = False,
+    partial_credit: Mapping[str, frozenset[str]] | None = None,
 ) -> list[GradeRow]:
     """Grade every submission; rows in the order of ``submissions``, exercises in notebook order.
 
     ``sandbox``: ``"bwrap"`` (the default; ``"auto"`` means the same) refuses to run anything
     without a working bubblewrap (:class:`~.sandbox.SandboxUnavailable`); ``"none"`` runs each
     submission unconfined, in its own session, and notes it on every row. ``shard=(I, N)`` grades
-    only the students in shard I of N (:func:`in_shard`).
+    only the students in shard I of N (:func:`in_shard`). ``partial_credit``: per notebook, the exercise ids
+    whose failed rows earn the share of grading inputs passed (see :func:`~.judging.judge_run`).
     """
     mode = choose_sandbox(sandbox)
     limits = limits or Limits()
     sources, released = load_sources(source)
     note = UNCONFINED if mode == "none" else ""
     paths = [Path(p) for p in submissions]
-    if shard is not None:
-        paths = [p for p in paths if in_shard(student_of(p), shard)]
-    items = _prepare(paths, sources, released, note)
+    items = _prepare(paths, sources, note, shard)
     workers = max(1, jobs or os.cpu_count() or 1)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with JudgePool(workers) as judges, ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {
-            i: pool.submit(_run_and_judge, item.plan, limits, mode, note)
+            i: pool.submit(
+                _run_and_judge,
+                item,
+                sources,
+                released,
+                limits,
+                mode,
+                note,
+                judges,
+                (partial_credit or {}).get(item.stem or "", frozenset()),
+            )
             for i, item in enumerate(items)
-            if item.plan is not None
+            if item.rows is None
         }
         if progress and futures:
             from concurrent.futures import as_completed

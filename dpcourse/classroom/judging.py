@@ -5,7 +5,10 @@ The result holds, per exercise, the evidence outputs of its check cell (JSON tex
 cells the worker skipped. Only evidence carrying the nonce of this cell and run counts, and it is
 judged here, in the grader's process, by the exercise's own judge with the seed the inputs of a
 function exercise were drawn from. Everything in a result may be hostile (it was shaped by code the
-student wrote), so every value is type-checked and nothing here raises for it.
+student wrote), so every value is type-checked and nothing here raises for it; the judges themselves run
+in the processes of a :class:`~.judge.JudgePool`, each exercise with a deadline and at most
+:data:`~.judge.MAX_RECORDS` records, and every text that reaches the report is cut to
+:data:`MAX_MESSAGE` characters.
 """
 
 from __future__ import annotations
@@ -14,18 +17,21 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..checks import all_exercises
+from .judge import MAX_RECORDS, JudgePool
 from .plan import Plan, PlannedExercise
 from .reports import GradeRow
 
-__all__ = ["INFRASTRUCTURE", "judge_run", "rows_for_failure"]
+__all__ = ["INFRASTRUCTURE", "MAX_MESSAGE", "judge_run", "rows_for_failure"]
 
 INFRASTRUCTURE = "the grader could not run this submission"
-_MAX_TEXT = 500
+#: the longest message, hint or mistake a report cell gets (a judge may quote the student's answer)
+MAX_MESSAGE = 400
 
 
-def _text(value: object) -> str:
-    return value[:_MAX_TEXT] if isinstance(value, str) else ""
+def _text(value: object, limit: int = MAX_MESSAGE) -> str:
+    if not isinstance(value, str):
+        return ""
+    return value if len(value) <= limit else value[: limit - 1] + "…"
 
 
 def _payloads(outputs: object, nonce: str) -> list[dict[str, Any]]:
@@ -51,10 +57,20 @@ def _row(
     hint: str = "",
     mistake: str = "",
     integrity: str = "",
+    score: float = 0.0,
 ) -> GradeRow:
-    points = ex.points if status == "passed" else 0.0
+    points = ex.points if status == "passed" else ex.points * score if status == "failed" else 0.0
     return GradeRow(
-        plan.student, plan.notebook, ex.exercise, status, points, ex.points, message, hint, mistake, integrity
+        plan.student,
+        plan.notebook,
+        ex.exercise,
+        status,
+        points,
+        ex.points,
+        _text(message),
+        _text(hint),
+        _text(mistake),
+        integrity,
     )
 
 
@@ -74,8 +90,18 @@ def rows_for_failure(plan: Plan, failure: str, integrity: str) -> list[GradeRow]
     ]
 
 
-def judge_run(plan: Plan, result: Mapping[str, Any], integrity: str) -> list[GradeRow]:
-    """One row per exercise of ``plan`` from a verified worker result."""
+def judge_run(
+    plan: Plan,
+    result: Mapping[str, Any],
+    integrity: str,
+    judges: JudgePool,
+    partial_credit: frozenset[str] = frozenset(),
+) -> list[GradeRow]:
+    """One row per exercise of ``plan`` from a verified worker result.
+
+    ``partial_credit``: the exercises whose failed rows earn the share of grading inputs the answer got
+    right (the judge's ``score``), as the course file allows; elsewhere a failed row earns 0.
+    """
     if "error" in result:
         return rows_for_failure(plan, f"{INFRASTRUCTURE}: {_text(result['error'])}", integrity)
     skipped_raw = result.get("skipped")
@@ -84,15 +110,23 @@ def judge_run(plan: Plan, result: Mapping[str, Any], integrity: str) -> list[Gra
         skipped = {int(k): _text(v) for k, v in skipped_raw.items() if isinstance(k, str) and k.isdigit()}
     exercises = result.get("exercises")
     per_exercise = exercises if isinstance(exercises, dict) else {}
-    known = all_exercises()
-    return [_judge_one(plan, ex, per_exercise.get(ex.exercise), skipped, known, integrity) for ex in plan.exercises]
+    return [
+        _judge_one(plan, ex, per_exercise.get(ex.exercise), skipped, judges, integrity, ex.exercise in partial_credit)
+        for ex in plan.exercises
+    ]
 
 
 def _judge_one(
-    plan: Plan, ex: PlannedExercise, seen: object, skipped: Mapping[int, str], known: Mapping[str, Any], integrity: str
+    plan: Plan,
+    ex: PlannedExercise,
+    seen: object,
+    skipped: Mapping[int, str],
+    judges: JudgePool,
+    integrity: str,
+    partial: bool,
 ) -> GradeRow:
-    def row(status: str, message: str = "", hint: str = "", mistake: str = "") -> GradeRow:
-        return _row(plan, ex, status, message, hint, mistake, integrity)
+    def row(status: str, message: str = "", hint: str = "", mistake: str = "", score: float = 0.0) -> GradeRow:
+        return _row(plan, ex, status, message, hint, mistake, integrity, score)
 
     if plan.answered.get(ex.exercise) is None:
         return row("not attempted", "no answer cell for this exercise was found in the submission")
@@ -120,18 +154,24 @@ def _judge_one(
         if _text(payload.get("error")):
             return row("errored", f"the check could not run: {_text(payload.get('error'))}")
         return row("errored", "the check produced no result")
-    exercise = known.get(ex.exercise)
-    if exercise is None:
-        return row("errored", f"{INFRASTRUCTURE}: no judge for exercise {ex.exercise!r}")
-    try:
-        verdicts = [exercise.verdict(r.get("evidence"), seed=plan.seeds[ex.exercise]) for r in records]
-    except Exception as err:  # noqa: BLE001 - a judge must never raise; if one does, it is the grader's fault
-        return row("errored", f"{INFRASTRUCTURE}: the judge of {ex.exercise!r} failed ({type(err).__name__})")
-    verdict = next((v for v in verdicts if not v.passed), verdicts[0])
-    if verdict.passed:
-        return row("passed", verdict.message)
-    if solution_error and verdict.status != "failed":
+    if len(records) > MAX_RECORDS:
+        return row("errored", f"the check ran {len(records)} times in one run (an honest check cell runs it once)")
+    verdicts = judges.judge(ex.exercise, plan.seeds[ex.exercise], [r.get("evidence") for r in records])
+    if isinstance(verdicts, str):
+        if "budget" in verdicts:
+            return row("errored", verdicts)
+        return row("errored", f"{INFRASTRUCTURE}: {verdicts}")
+    if len(verdicts) != len(records):
+        return row("errored", f"{INFRASTRUCTURE}: the judge of {ex.exercise!r} answered {len(verdicts)} times")
+    verdict = next((v for v in verdicts if v.get("status") != "passed"), verdicts[0])
+    status = verdict.get("status")
+    if status == "passed":
+        return row("passed", _text(verdict.get("message")))
+    if solution_error and status != "failed":
         return row("errored", f"your answer cell raised {solution_error}")
-    if verdict.status == "not attempted":
+    if status == "not attempted":
         return row("not attempted", "the answer is still the stub")
-    return row("failed", verdict.message, verdict.hint, getattr(verdict, "mistake", ""))
+    score = verdict.get("score") if partial else 0.0
+    share = float(score) if isinstance(score, (int, float)) and 0.0 <= score < 1.0 else 0.0
+    message, hint, mistake = (_text(verdict.get(key)) for key in ("message", "hint", "mistake"))
+    return row("failed", message, hint, mistake, share)

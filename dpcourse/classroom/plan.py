@@ -18,9 +18,11 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import secrets
 import stat
 import textwrap
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -142,11 +144,17 @@ def load_sources(source_dir: Path | str) -> tuple[dict[str, Any], dict[str, Any]
     if not paths:
         raise FileNotFoundError(f"--source {folder}: no notebooks there")
     sources = {p.stem: nbformat.read(p, as_version=4) for p in paths}
+    found = 0
     for stem, nb in sources.items():
         try:
-            source_exercises(nb)
+            found += len(source_exercises(nb))
         except ValueError as err:
             raise ValueError(f"{folder / stem}.ipynb: {err}") from None
+    if not found:
+        raise ValueError(
+            f"--source {folder}: its notebooks hold no exercise (no '{BEGIN}' line): it looks like a student "
+            "release; give the instructor's notebooks with their solutions"
+        )
     return sources, {stem: release_notebook(nb) for stem, nb in sources.items()}
 
 
@@ -162,22 +170,28 @@ def read_outline(source_dir: Path | str) -> dict[str, dict[str, float]]:
 # --------------------------------------------------------------------------- reading a submission
 
 
+def student_id(folder_name: str) -> str:
+    """A student id as the gradebook compares it: the folder's name in Unicode NFC (a Mac unzip gives NFD)."""
+    return unicodedata.normalize("NFC", folder_name)
+
+
 def student_of(path: Path) -> str:
     """The student a submission belongs to: the name of its folder (``submissions/<student>/x.ipynb``)."""
-    return path.parent.name or path.stem
+    return student_id(path.parent.name or path.stem)
 
 
-def read_submission(path: Path) -> Any:
+def read_submission(path: Path, own_folder: Path | None = None) -> Any:
     """The submitted notebook, read as hostile input; :class:`SubmissionError` says why it cannot be.
 
-    The path, with every link resolved, must stay inside the student's own folder (the folder
-    named in the path, itself resolved inside its parent); it must be a regular file of at most
-    :data:`MAX_NOTEBOOK_BYTES`; it must be JSON of a notebook's shape.
+    The path, with every link resolved, must stay inside the student's own folder (``own_folder``, by
+    default the folder named in the path, itself resolved inside its parent); it must be a regular file
+    of at most :data:`MAX_NOTEBOOK_BYTES`; it must be JSON of a notebook's shape.
     """
-    if path.parent.name:
-        own = os.path.join(os.path.realpath(path.parent.parent), path.parent.name)
+    folder = own_folder if own_folder is not None else path.parent
+    if folder.name:
+        own = os.path.join(os.path.realpath(folder.parent), folder.name)
     else:
-        own = os.path.realpath(path.parent)
+        own = os.path.realpath(folder)
     try:
         real = os.path.realpath(path, strict=True)
     except OSError:
@@ -239,10 +253,11 @@ def match_answers(
     """For each exercise, the index of the submission's answer cell, or None when it is gone.
 
     In order: a code cell with the exercise id in its metadata that is not a check cell (of several
-    such copies, e.g. pasted twice, the last one above the submission's own check cell, which is what
-    a top-to-bottom run leaves defined); the cell whose id is the source's solution cell id; else the
-    code cell in the same place among the instructor's cells (a difflib alignment of the released
-    notebook's cell sources with the submission's), the one most like the released stub.
+    such copies, e.g. pasted twice, the last one above the submission's last copy of the check cell,
+    which is what a top-to-bottom run leaves defined when that check runs); the cell whose id is the
+    source's solution cell id; else the code cell in the same place among the instructor's cells (a
+    difflib alignment of the released notebook's cell sources with the submission's), the one most
+    like the released stub.
     """
     answers: dict[str, int | None] = {}
     instructor_sources = {
@@ -259,7 +274,9 @@ def match_answers(
             if "check" in tags(submission.cells[i]) or _normalise(submission.cells[i].source) == check_source
         ]
         candidates = [i for i in own if i not in checks and submission.cells[i].cell_type == "code"]
-        before_check = [i for i in candidates if checks and i < checks[0]]
+        # the last copy of the check is what a top-to-bottom run leaves on screen (a student who pasted the
+        # check above a corrected answer sees ✓ at the end): the answer above it is the one graded
+        before_check = [i for i in candidates if checks and i < checks[-1]]
         found = before_check or candidates
         index = found[-1] if found else None
         if index is None:
@@ -358,11 +375,27 @@ def source_for(path: Path, submission: Any, sources: Mapping[str, Any]) -> str |
     )
 
 
-def pick_graded(paths: Sequence[Path], stem: str) -> Path:
-    """Of one student's files for the notebook ``stem``, the one graded: the file named like the source, else the
-    first by name. The others are reported as ``duplicate``."""
-    exact = [p for p in paths if p.stem == stem]
-    return sorted(exact or paths, key=lambda p: p.name)[0]
+_BROWSER_COPY = re.compile(r"(?: \((\d+)\)|-Copy(\d+))$")
+
+
+def copy_number(stem: str) -> int:
+    """The browser's or JupyterLab's copy number in a file name: ``name (2)`` → 2, ``name-Copy1`` → 1, else 0."""
+    match = _BROWSER_COPY.search(stem)
+    return int(match.group(1) or match.group(2)) if match else 0
+
+
+def pick_graded(paths: Sequence[Path], stem: str, modified: Mapping[Path, float] | None = None) -> Path:
+    """Of one student's files for the notebook ``stem``, the one graded: the latest handed in.
+
+    The latest is the most recently modified file (``modified``: path → modification time), then the one
+    with the highest copy number (``name (1).ipynb`` is a later download than ``name.ipynb``), then the
+    one named like the source. The others are reported as ``duplicate``, naming the file graded.
+    """
+    times = modified or {}
+    return max(
+        paths,
+        key=lambda p: (times.get(p, 0.0), copy_number(p.stem), p.stem == stem, [-ord(c) for c in p.name]),
+    )
 
 
 def plan_submission(

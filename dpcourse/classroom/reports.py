@@ -8,20 +8,28 @@ file in the same folder, then :func:`os.replace`), so an interrupted run never l
 from __future__ import annotations
 
 import csv
+import hashlib
 import os
 import re
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 __all__ = [
     "COLUMNS",
     "STATUSES",
     "GradeRow",
+    "Merged",
     "atomic_csv",
+    "atomic_text",
+    "atomic_write",
+    "in_shard",
+    "merge",
     "merge_reports",
+    "printable",
     "points_text",
     "read_report",
     "safe_cell",
@@ -68,16 +76,19 @@ class GradeRow:
 
 
 _FORMULA = re.compile(r"^[=+\-@\t\r]")
+# A cell that starts with a quote gets one more, so that reading removes exactly the quote writing added
+# (a student id ``'=x`` or ``'abc`` comes back unchanged).
+_QUOTED = re.compile(r"^[=+\-@\t\r']")
 
 
 def safe_cell(value: object) -> str:
-    """A report cell a spreadsheet will not run as a formula (a leading quote)."""
+    """A report cell a spreadsheet will not run as a formula (a leading quote, OWASP's advice)."""
     text = str(value)
-    return "'" + text if _FORMULA.match(text) else text
+    return "'" + text if _QUOTED.match(text) else text
 
 
 def _unquoted(text: str) -> str:
-    return text[1:] if text.startswith("'") and _FORMULA.match(text[1:]) else text
+    return text[1:] if text.startswith("'") and _QUOTED.match(text[1:]) else text
 
 
 def points_text(value: float) -> str:
@@ -85,8 +96,19 @@ def points_text(value: float) -> str:
     return f"{value:g}"
 
 
-def atomic_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
-    """Write a CSV to ``path`` atomically (every cell through :func:`safe_cell`)."""
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write(path: Path | str, write: Callable[[IO[str]], None]) -> Path:
+    """Write a text file atomically: ``write(handle)`` fills a temporary file beside ``path``, which then replaces it.
+
+    The file gets the mode an ordinary ``open`` would give it (0666 less the umask), not the 0600 of a
+    temporary file, so that a TA reading the gradebook as another user can open it. Nothing is left
+    behind when ``write`` fails.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = tempfile.NamedTemporaryFile(
@@ -94,13 +116,33 @@ def atomic_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[object
     )
     try:
         with handle:
-            writer = csv.writer(handle)
-            writer.writerow(header)
-            writer.writerows([safe_cell(cell) for cell in row] for row in rows)
+            write(handle)
+        os.chmod(handle.name, 0o666 & ~_umask())
         os.replace(handle.name, path)
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)
         raise
+    return path
+
+
+def atomic_text(path: Path | str, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically, with the umask's mode (:func:`atomic_write`)."""
+
+    def write(handle: IO[str]) -> None:
+        handle.write(text)
+
+    return atomic_write(path, write)
+
+
+def atomic_csv(path: Path | str, header: Sequence[str], rows: Iterable[Sequence[object]]) -> Path:
+    """Write a CSV to ``path`` atomically (every cell through :func:`safe_cell`), with the umask's mode."""
+
+    def write(handle: IO[str]) -> None:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows([safe_cell(cell) for cell in row] for row in rows)
+
+    return atomic_write(path, write)
 
 
 def _row_cells(row: GradeRow) -> list[object]:
@@ -139,7 +181,7 @@ def totals(rows: Iterable[GradeRow]) -> dict[str, dict[str, float]]:
     return dict(sorted(result.items()))
 
 
-def _number(text: str, column: str, path: Path | str) -> float:
+def _number(text: str, column: str, path: str) -> float:
     try:
         value = float(text or 0)
     except ValueError:
@@ -149,50 +191,195 @@ def _number(text: str, column: str, path: Path | str) -> float:
     return value
 
 
+#: the largest cell :func:`read_report` reads: far above anything :func:`write_report` writes
+MAX_CELL_CHARS = 1_000_000
+
+
 def read_report(path: Path | str) -> list[GradeRow]:
     """Rows of a report written by :func:`write_report` (the neutralising quote is removed again).
 
-    Reports written before the ``hint`` and ``mistake`` columns existed are read too.
+    Reports written before the ``hint`` and ``mistake`` columns existed are read too. Anything else
+    (not UTF-8, a malformed row, an unknown status, a number that is not one) raises ``ValueError``
+    naming the file and the line.
     """
-    with open(path, newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        missing = [c for c in _REQUIRED if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ValueError(f"{path}: not a grade report (no column {', '.join(missing)})")
-        rows = []
-        for line in reader:
-            cell = {k: _unquoted(v) if isinstance(v, str) else "" for k, v in line.items() if k is not None}
-            if cell["status"] not in STATUSES:
-                raise ValueError(f"{path}: unknown status {cell['status']!r}")
-            rows.append(
-                GradeRow(
-                    cell["student"],
-                    cell["notebook"],
-                    cell["exercise"],
-                    cell["status"],
-                    _number(cell.get("points", ""), "points", path),
-                    _number(cell.get("max_points", ""), "max_points", path),
-                    cell.get("message", ""),
-                    cell.get("hint", ""),
-                    cell.get("mistake", ""),
-                    cell.get("integrity", ""),
-                )
-            )
-    return rows
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_CELL_CHARS))
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle, strict=True)
+            missing = [c for c in _REQUIRED if c not in (reader.fieldnames or [])]
+            if missing:
+                raise ValueError(f"{path}: not a grade report (no column {', '.join(missing)})")
+            return [_read_row(line, path, reader.line_num) for line in reader]
+    except csv.Error as err:
+        raise ValueError(f"{path}: not a readable report ({err})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a readable report (not UTF-8 text)") from None
 
 
-def merge_reports(paths: Iterable[Path | str]) -> list[GradeRow]:
-    """The rows of several reports (e.g. one per shard of a batch job); a row graded twice is an error."""
-    rows: list[GradeRow] = []
-    seen: dict[tuple[str, str, str], Path | str] = {}
-    for path in paths:
-        for row in read_report(path):
-            key = (row.student, row.notebook, row.exercise)
-            if key in seen:
-                raise ValueError(f"{row.student}/{row.notebook}/{row.exercise} is in both {seen[key]} and {path}")
-            seen[key] = path
-            rows.append(row)
-    return rows
+def _read_row(line: dict[str | None, object], path: Path | str, number: int) -> GradeRow:
+    if None in line:
+        raise ValueError(f"{path}, line {number}: more cells than columns")
+    cell = {k: _unquoted(v) if isinstance(v, str) else "" for k, v in line.items() if k is not None}
+    if cell["status"] not in STATUSES:
+        raise ValueError(f"{path}, line {number}: unknown status {cell['status'][:40]!r}")
+    where = f"{path}, line {number}"
+    return GradeRow(
+        cell["student"],
+        cell["notebook"],
+        cell["exercise"],
+        cell["status"],
+        _number(cell.get("points", ""), "points", where),
+        _number(cell.get("max_points", ""), "max_points", where),
+        cell.get("message", ""),
+        cell.get("hint", ""),
+        cell.get("mistake", ""),
+        cell.get("integrity", ""),
+    )
+
+
+@dataclass(frozen=True)
+class Merged:
+    """The rows of a merge, and the (student, notebook) pairs a later report replaced (with ``replace``)."""
+
+    rows: list[GradeRow]
+    replaced: list[tuple[str, str, str]]  # student, notebook, the report whose rows won
+
+
+_SHARD_FILE = re.compile(r"-(\d+)\.csv$")
+
+
+def merge_reports(
+    paths: Iterable[Path | str],
+    *,
+    outline: Mapping[str, Mapping[str, float]] | None = None,
+    replace: bool = False,
+    shards: int | None = None,
+) -> list[GradeRow]:
+    """The rows of several reports (e.g. one per shard of a batch job); see :func:`merge` for the checks."""
+    return merge(paths, outline=outline, replace=replace, shards=shards).rows
+
+
+def merge(
+    paths: Iterable[Path | str],
+    *,
+    outline: Mapping[str, Mapping[str, float]] | None = None,
+    replace: bool = False,
+    shards: int | None = None,
+) -> Merged:
+    """Merge reports, checking every row; ``ValueError`` with one line naming the file for anything wrong.
+
+    Without ``replace`` a row graded twice is refused. With ``replace`` a later report wins: every row of
+    a (student, notebook) it holds replaces that pair's rows from the earlier ones (a regrade, a late
+    resubmission). ``outline`` (notebook → exercise → points, the course) is checked row by row: the
+    notebook and exercise exist, ``max_points`` is the course's, the points fit the status. ``shards=N``:
+    the files are the N shard reports of one batch, named ``…-I.csv`` for I = 0 … N−1; each holds only
+    students of its shard, and no student is in two files.
+    """
+    files = [Path(p) for p in paths]
+    per_file = [read_report(p) for p in files]
+    if outline is not None:
+        for path, rows in zip(files, per_file, strict=True):
+            for number, row in enumerate(rows, start=2):
+                _check_against_outline(row, outline, f"{path}, line {number}")
+    if shards is not None:
+        _check_shards(files, per_file, shards)
+    merged: dict[tuple[str, str], list[GradeRow]] = {}
+    origin: dict[tuple[str, str], Path] = {}
+    replaced: list[tuple[str, str, str]] = []
+    for path, rows in zip(files, per_file, strict=True):
+        pairs: dict[tuple[str, str], list[GradeRow]] = defaultdict(list)
+        for row in rows:
+            pairs[(row.student, row.notebook)].append(row)
+        for pair, group in pairs.items():
+            exercises = [r.exercise for r in group if r.exercise != "-"]
+            if len(set(exercises)) != len(exercises):
+                twice = next(e for e in exercises if exercises.count(e) > 1)
+                raise ValueError(f"{path}: {pair[0]}/{pair[1]}/{twice} is graded twice in this one report")
+            if pair in merged:
+                if not replace:
+                    shared = {r.exercise for r in merged[pair]} & {r.exercise for r in group}
+                    if shared:
+                        raise ValueError(
+                            f"{pair[0]}/{pair[1]}/{sorted(shared)[0]} is in both {origin[pair]} and {path} "
+                            "(--replace lets the later report win)"
+                        )
+                    merged[pair] = merged[pair] + group
+                    continue
+                replaced.append((pair[0], pair[1], str(path)))
+            merged[pair] = group
+            origin[pair] = path
+    return Merged([row for group in merged.values() for row in group], replaced)
+
+
+def _check_against_outline(row: GradeRow, outline: Mapping[str, Mapping[str, float]], where: str) -> None:
+    if not 0 <= row.points <= max(row.max_points, 0):
+        raise ValueError(f"{where}: {row.points:g} points of {row.max_points:g} for {row.student}/{row.notebook}")
+    if row.exercise == "-":
+        if row.status not in ("invalid", "duplicate") or row.points or row.max_points:
+            raise ValueError(f"{where}: a row without an exercise must be invalid or duplicate, with no points")
+        return
+    exercises = outline.get(row.notebook)
+    if exercises is None:
+        raise ValueError(f"{where}: notebook {row.notebook[:60]!r} is not one of the course's")
+    if row.exercise not in exercises:
+        raise ValueError(f"{where}: {row.notebook} has no exercise {row.exercise[:60]!r}")
+    if row.max_points != exercises[row.exercise]:
+        raise ValueError(
+            f"{where}: {row.notebook}/{row.exercise} is worth {exercises[row.exercise]:g} points, "
+            f"not {row.max_points:g}"
+        )
+    full = {"passed": row.max_points, "not attempted": 0.0, "errored": 0.0, "invalid": 0.0, "duplicate": 0.0}
+    if row.status in full and row.points != full[row.status]:
+        raise ValueError(f"{where}: a {row.status} row with {row.points:g} of {row.max_points:g} points")
+    if row.status == "failed" and row.points >= row.max_points > 0:
+        raise ValueError(f"{where}: a failed row with all {row.points:g} points")
+
+
+def in_shard(student: str, shard: tuple[int, int]) -> bool:
+    """Whether ``student`` belongs to ``shard`` (by a hash of the name: the same on every machine)."""
+    index, count = shard
+    return int(hashlib.sha256(student.encode()).hexdigest(), 16) % count == index
+
+
+def _check_shards(files: Sequence[Path], per_file: Sequence[Sequence[GradeRow]], count: int) -> None:
+    if count < 1:
+        raise ValueError(f"--shards must be at least 1; got {count}")
+    indices: dict[int, Path] = {}
+    for path in files:
+        match = _SHARD_FILE.search(path.name)
+        if match is None or int(match.group(1)) >= count:
+            raise ValueError(f"{path}: a shard report is named …-I.csv with 0 <= I < {count}")
+        index = int(match.group(1))
+        if index in indices:
+            raise ValueError(f"{path} and {indices[index]} are both shard {index}")
+        indices[index] = path
+    missing = sorted(set(range(count)) - set(indices))
+    if missing:
+        raise ValueError(f"shard {missing[0]} of {count} has no report (its students would be missing)")
+    owner: dict[str, Path] = {}
+    for path, rows in zip(files, per_file, strict=True):
+        index = _shard_index(path)
+        for row in rows:
+            if not in_shard(row.student, (index, count)):
+                raise ValueError(f"{path}: student {row.student[:60]!r} does not belong to shard {index} of {count}")
+            if owner.setdefault(row.student, path) != path:
+                raise ValueError(f"student {row.student[:60]!r} is in both {owner[row.student]} and {path}")
+
+
+def _shard_index(path: Path) -> int:
+    """The shard index in a shard report's name (``results/shard-3.csv`` → 3)."""
+    match = _SHARD_FILE.search(path.name)
+    if match is None:
+        raise ValueError(f"{path}: not named like a shard report (…-I.csv)")
+    return int(match.group(1))
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` for a terminal: control characters (escape sequences, carriage returns) shown escaped."""
+    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
 
 
 def summary_table(rows: Sequence[GradeRow]) -> str:
@@ -202,11 +389,12 @@ def summary_table(rows: Sequence[GradeRow]) -> str:
         (r.student, r.notebook, r.exercise, r.status, f"{points_text(r.points)}/{points_text(r.max_points)}")
         for r in rows
     ]
-    widths = [max([len(h)] + [len(v[i]) for v in values]) for i, h in enumerate(heads)]
+    shown = [[printable(x) for x in v] for v in values]
+    widths = [max([len(h)] + [len(v[i]) for v in shown]) for i, h in enumerate(heads)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)) + "  message"]
     lines.append("-" * len(lines[0]))
-    for r, v in zip(rows, values, strict=True):
-        lines.append("  ".join(x.ljust(w) for x, w in zip(v, widths, strict=True)) + "  " + r.message[:100])
+    for r, v in zip(rows, shown, strict=True):
+        lines.append("  ".join(x.ljust(w) for x, w in zip(v, widths, strict=True)) + "  " + printable(r.message[:100]))
     counts = {s: sum(r.status == s for r in rows) for s in STATUSES}
     lines.append(", ".join(f"{n} {s}" for s, n in counts.items() if n or s in STATUSES[:5]))
     return "\n".join(lines)

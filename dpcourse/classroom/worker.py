@@ -43,6 +43,8 @@ from nbformat import NotebookNode
 __all__ = ["FRAME", "MAX_RESTARTS", "collect", "frame", "main", "run", "sign"]
 
 MAX_RESTARTS = 3
+#: the prefix of the private folder the grader makes for an unconfined run (its home and working folder)
+PRIVATE_PREFIX = "dpcourse-grade-"
 MAX_JOB_BYTES = 64_000_000
 #: a check cell's evidence output larger than this is dropped (the judge then sees no result)
 MAX_EVIDENCE_BYTES = 2_000_000
@@ -97,60 +99,181 @@ def _cap_outputs(cell: NotebookNode, limit: int) -> None:
         ]
 
 
+def _clean_scratch(folders: list[str]) -> None:
+    """Empty the writable folders (the sandbox's ``/tmp`` with the home inside it) before a kernel starts.
+
+    A submission may leave an IPython startup file, a ``usercustomize`` or an ``ipykernel_launcher.py`` there
+    that would exit or hang the next kernel. Only what lies on the folder's own file system is removed:
+    the Python environment and the package may be read-only mounts below ``/tmp`` (a CI clone) and are
+    not descended into.
+    """
+    for top in folders:
+        try:
+            device = os.stat(top, follow_symlinks=False).st_dev
+        except OSError:
+            continue
+        _empty(top, device)
+
+
+def _empty(folder: str, device: int) -> None:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if info.st_dev != device:  # another mount (read-only environment): leave it alone
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            _empty(entry.path, device)
+            try:
+                os.rmdir(entry.path)
+            except OSError:  # a mount point below it, or not empty
+                pass
+        else:
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass
+
+
+def _scratch_folders() -> list[str]:
+    """The writable folders a kernel reads at start-up and that belong to this run alone.
+
+    In bubblewrap (this process is pid 1 of the sandbox) that is the sandbox's own ``/tmp``, the home
+    inside it. Unconfined, it is the home only, and only when it is the private folder the grader made for
+    this run (never the machine's ``/tmp``, which the grader's user shares with everything else).
+    """
+    if os.getpid() == 1:
+        return ["/tmp"]
+    home = os.environ.get("HOME", "")
+    if os.path.basename(home).startswith(PRIVATE_PREFIX) and os.path.realpath(home) == os.path.realpath(os.getcwd()):
+        return [home]
+    return []
+
+
+def _fresh_start(folders: list[str]) -> None:
+    _clean_scratch(folders)
+    for key in ("HOME", "IPYTHONDIR", "MPLCONFIGDIR", "JUPYTER_RUNTIME_DIR"):
+        folder = os.environ.get(key)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+    home = os.environ.get("HOME")
+    if home and os.path.isdir(home):
+        os.chdir(home)  # the kernel starts in the home, which was emptied (and perhaps removed) above
+
+
+#: What a cell that made nbclient itself fail is recorded as (a malformed or duplicate kernel message, a
+#: number JSON cannot read, a reply the client did not expect): the submission's problem, never the grader's.
+PROTOCOL = "made the kernel send a message the grader could not read"
+
+
 def run(
     nb: NotebookNode, *, cell_timeout: float, notebook_timeout: float, output_limit: int
 ) -> tuple[NotebookNode, dict[int, str]]:
-    """Execute ``nb`` (a copy is returned) with restarts after timeouts and kernel deaths.
+    """Execute ``nb`` (a copy is returned) with restarts after timeouts, kernel deaths and protocol errors.
 
-    Returns the executed notebook and ``skipped`` (cell index → why it did not run to its end).
+    Returns the executed notebook and ``skipped`` (cell index → why it did not run to its end). Every
+    kernel starts with the writable folders emptied (:func:`_clean_scratch`), so nothing an earlier run
+    left there reaches it. Nothing the kernel sends makes this raise: a cell whose messages nbclient
+    cannot handle is skipped like one that timed out, and a kernel that does not start ends the run with
+    the cells not reached recorded as such.
     """
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     skipped: dict[int, str] = {}
-    stopped_at = -1
     started = time.monotonic()
+    scratch = _scratch_folders()
     work = nb
-    for _ in range(MAX_RESTARTS + 1):
+    for attempt in range(MAX_RESTARTS + 1):
         work = copy.deepcopy(nb)
         for index in skipped:
             if work.cells[index].cell_type == "code":
                 work.cells[index].source = "pass  # not run by the grader"
+        _fresh_start(scratch)
         client = NotebookClient(
             work, timeout=cell_timeout, allow_errors=True, kernel_name="python3", record_timing=False
         )
         interrupted = False
-        with client.setup_kernel():
-            for index, cell in enumerate(work.cells):
-                if cell.cell_type != "code" or index in skipped:
-                    continue
-                remaining = notebook_timeout - (time.monotonic() - started)
-                if remaining <= 0:
-                    for later, other in enumerate(work.cells):
-                        if later >= index and other.cell_type == "code" and later not in skipped:
-                            skipped[later] = f"not run: the notebook's time limit of {notebook_timeout:g} s ran out"
-                    break
-                # nbclient's timeout is a traitlets Integer: the float time left raised TraitError
-                client.timeout = max(1, math.ceil(min(cell_timeout, remaining)))
-                try:
-                    client.execute_cell(cell, index)
-                except CellTimeoutError:
-                    skipped[index] = f"timed out after {client.timeout:g} s"
-                    interrupted = True
-                except DeadKernelError:
-                    skipped[index] = "stopped the Python kernel (it exited, crashed or ran out of memory)"
-                    interrupted = True
-                _cap_outputs(cell, output_limit)
-                if interrupted:
-                    stopped_at = index
-                    break
+        current = -1
+        try:
+            with client.setup_kernel():
+                for index, cell in enumerate(work.cells):
+                    if cell.cell_type != "code" or index in skipped:
+                        continue
+                    remaining = notebook_timeout - (time.monotonic() - started)
+                    if remaining <= 0:
+                        _skip_rest(
+                            work,
+                            skipped,
+                            index,
+                            f"not run: the notebook's time limit of {notebook_timeout:g} s ran out",
+                        )
+                        break
+                    # nbclient's timeout is a traitlets Integer: the float time left raised TraitError
+                    client.timeout = max(1, math.ceil(min(cell_timeout, remaining)))
+                    current = index
+                    try:
+                        client.execute_cell(cell, index)
+                    except CellTimeoutError:
+                        skipped[index] = f"timed out after {client.timeout:g} s"
+                        interrupted = True
+                    except DeadKernelError:
+                        skipped[index] = "stopped the Python kernel (it exited, crashed or ran out of memory)"
+                        interrupted = True
+                    except Exception as err:  # noqa: BLE001 - whatever the kernel sent is this cell's problem
+                        skipped[index] = f"{PROTOCOL} ({type(err).__name__})"
+                        interrupted = True
+                    current = -1
+                    _cap_outputs(cell, output_limit)
+                    if interrupted:
+                        break
+        except Exception as err:  # noqa: BLE001 - the kernel did not start, or did not shut down cleanly
+            if current >= 0:  # raised while a cell ran, outside execute_cell's own handling
+                skipped[current] = f"{PROTOCOL} ({type(err).__name__})"
+                interrupted = True
+            elif not interrupted and not _all_ran(work, skipped):
+                if attempt == 0 and _first_unrun(work, skipped) == _first_code(work):
+                    raise  # the first kernel, before any of the submission's code ran: the grader's own problem
+                reason = f"not run: the Python kernel did not start ({type(err).__name__}: {str(err)[:120]})"
+                _skip_rest(work, skipped, _first_unrun(work, skipped), reason)
+                break
         if not interrupted:
             break
     else:
-        for index, cell in enumerate(nb.cells):
-            if cell.cell_type == "code" and index > stopped_at and index not in skipped:
-                skipped[index] = "not run: too many timeouts or kernel deaths in this notebook"
+        _skip_rest(work, skipped, 0, "not run: too many timeouts or kernel deaths in this notebook")
     return work, skipped
+
+
+def _first_code(work: NotebookNode) -> int:
+    return next((i for i, c in enumerate(work.cells) if c.cell_type == "code"), len(work.cells))
+
+
+def _has_run(cell: NotebookNode) -> bool:
+    return cell.get("execution_count") is not None or bool(cell.get("outputs"))
+
+
+def _all_ran(work: NotebookNode, skipped: dict[int, str]) -> bool:
+    return all(c.cell_type != "code" or i in skipped or _has_run(c) for i, c in enumerate(work.cells))
+
+
+def _first_unrun(work: NotebookNode, skipped: dict[int, str]) -> int:
+    return next(
+        (i for i, c in enumerate(work.cells) if c.cell_type == "code" and i not in skipped and not _has_run(c)),
+        len(work.cells),
+    )
+
+
+def _skip_rest(work: NotebookNode, skipped: dict[int, str], start: int, reason: str) -> None:
+    """Record every code cell from ``start`` on that has not run in ``work`` as not run, for ``reason``."""
+    for index in range(start, len(work.cells)):
+        cell = work.cells[index]
+        if cell.cell_type == "code" and index not in skipped and not _has_run(cell):
+            skipped[index] = reason
 
 
 def _first_error(cell: NotebookNode) -> str | None:
@@ -198,6 +321,11 @@ def _job() -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    # ``-m`` put the working folder (the submission's writable home) first on the path: a module the
+    # submission writes there must never be imported by this process, which holds the key.
+    here = os.getcwd()
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", here)]
+    os.environ["PYTHONNOUSERSITE"] = "1"  # the kernels ignore a user site (and its usercustomize) in the home
     if "--detach" in argv and os.fork() > 0:
         os._exit(0)  # the grader reads our pipes to their end; it does not wait for this process
     _not_dumpable()
