@@ -1,4 +1,5 @@
-"""``python -m dpcourse release OUTDIR`` and ``python -m dpcourse grade SUBMISSIONS… --report grades.csv``.
+"""``python -m dpcourse release OUTDIR``, ``python -m dpcourse collect KIND INPUT --out DIR`` and
+``python -m dpcourse grade SUBMISSIONS… --report grades.csv``.
 
 The commands live in :mod:`dpcourse.classroom.cli`.
 """

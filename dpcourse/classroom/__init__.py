@@ -2,7 +2,7 @@
 
 - :mod:`dpcourse.classroom.release`: the students' copy (``python -m dpcourse release``);
 - :mod:`dpcourse.classroom.collect`: an LMS's download (Canvas, Gradescope, folders) as one folder per
-  student (``python -m dpcourse collect``);
+  student (``python -m dpcourse collect``), with :mod:`dpcourse.classroom.exports` reading each LMS's format;
 - :mod:`dpcourse.classroom.plan`: reading a submission, matching its answers to the instructor's
   exercises and building the notebook that runs;
 - :mod:`dpcourse.classroom.sandbox`: the sandbox (bubblewrap's command line, the refusal when there is

@@ -9,7 +9,8 @@ What a release does to a notebook (:func:`release_notebook`):
 - a region inside a function body becomes ``raise NotImplementedError("exercise <id>: …")``;
   a top-level region becomes ``name = ...  # your answer`` for each name it assigns that the
   exercise's check cell reads (``...`` is what the checks read as "not attempted yet");
-- the outputs of solution cells, check cells and every cell that reads a name a solution cell
+- the outputs of solution cells, check cells, the hand-in cell (tag ``hand-in``, which runs every
+  check on the student's current answers) and every cell that reads a name a solution cell
   assigns (and, in turn, names those cells assign) are cleared; text, figures and panels that
   do not depend on an answer keep theirs. Cell ids and metadata are kept (grading matches on them).
 
@@ -31,9 +32,21 @@ from typing import Any
 import nbformat
 from nbformat import NotebookNode
 
-__all__ = ["BEGIN", "END", "PROJECT", "ReleaseError", "add_release_command", "exercises", "release", "release_notebook"]
+__all__ = [
+    "BEGIN",
+    "END",
+    "HAND_IN_TAG",
+    "PROJECT",
+    "ReleaseError",
+    "add_release_command",
+    "exercises",
+    "release",
+    "release_notebook",
+]
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+#: the tag of each notebook's last cell, which runs every check of the notebook on the current answers
+HAND_IN_TAG = "hand-in"
 PROJECT = Path(__file__).resolve().parents[2]
 STUB_VALUE = "...  # your answer"
 
@@ -257,7 +270,8 @@ def release_notebook(nb: NotebookNode, name: str = "notebook") -> NotebookNode:
         tags = meta.get("tags", [])
         original = cell.source
         is_solution = bool(_regions(original, where)) or "solution" in tags
-        is_check = "check" in tags
+        # the last cell's hand-in status judges the answers in the kernel: its stored output is the solutions'
+        is_check = "check" in tags or HAND_IN_TAG in tags
         tree = _parse(original)
         if is_solution:
             check_index = found.get(exercise, {}).get("check")
