@@ -155,9 +155,15 @@ def test_the_gradebook_is_over_the_whole_course_and_the_roster(unconfined):
     assert _csv(root / "grades_totals.csv")[0] == ["student", "second", "small", "total", "max"]
     assert totals["alice"] == ["0", "3", "3", "9"] and totals["bob"] == ["0", "0", "0", "9"]
     assert totals["carol"] == ["0", "0", "0", "9"] and set(totals) == unconfined["students"]
+    # Issue 28: the LMS files and the feedback hold only what this run graded ("small"), never a 0 for "second",
+    # and only the students who handed something in (carol, only on the roster, is left to the LMS as she is)
+    handed_in = {r.student for r in unconfined["rows"]}
     canvas = _csv(root / "grades_canvas.csv")
-    assert canvas[1] == ["Points Possible", "", "", "", "6", "3"] and len(canvas) == 2 + len(totals)
-    assert len(_csv(root / "grades_gradescope.csv")) == 1 + len(totals)
+    assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "small"]
+    assert canvas[1] == ["Points Possible", "", "", "", "", "3"] and len(canvas) == 2 + len(handed_in)
+    assert {line[0] for line in canvas[2:]} == handed_in
+    assert len(_csv(root / "grades_gradescope.csv")) == 1 + len(handed_in)
     page = (root / "grades_summary.html").read_text()
     assert "1 × you dropped the logarithm" in page  # bob's, the one wrong max-queries of the class
-    assert len(list((root / "feedback").rglob("*.md"))) == 2 * len(totals)
+    feedback = list((root / "feedback").rglob("*.md"))
+    assert {p.name for p in feedback} == {"small.md"} and len(feedback) == len(handed_in)

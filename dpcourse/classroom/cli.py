@@ -23,7 +23,7 @@ from .judging import INFRASTRUCTURE
 from .plan import copy_number, read_outline, student_id
 from .release import PROJECT, add_release_command
 from .reports import GradeRow, merge, summary_table, write_report
-from .sandbox import Limits, SandboxUnavailable
+from .sandbox import MIN_MEMORY_BYTES, Limits, SandboxUnavailable
 
 __all__ = ["add_grade_command", "main"]
 
@@ -33,8 +33,11 @@ def _memory(text: str) -> int:
     if not match:
         raise argparse.ArgumentTypeError(f"--memory must look like 2G or 512M; got {text!r}")
     value = float(match.group(1)) * 1024 ** " KMGT".index(match.group(2).upper() or " ")
-    if value < 512 * 1024**2:
-        raise argparse.ArgumentTypeError("--memory must be at least 512M (a kernel with numpy needs that)")
+    if value < MIN_MEMORY_BYTES:
+        raise argparse.ArgumentTypeError(
+            f"--memory must be at least {MIN_MEMORY_BYTES // 1024**2}M (a kernel with numpy, scipy and matplotlib "
+            "needs that)"
+        )
     return int(value)
 
 
@@ -128,6 +131,15 @@ def add_grade_command(commands: Any) -> None:
         "each must hold only its own shard's students",
     )
     parser.add_argument(
+        "--collected",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="CSV",
+        help="when each notebook was handed in: the collected.csv of `collect` (repeatable; default: the one in "
+        "the submissions' folder, else file times; with --merge give the weeks' files for their late penalties)",
+    )
+    parser.add_argument(
         "--course",
         type=Path,
         default=None,
@@ -169,13 +181,21 @@ def _limits(args: argparse.Namespace) -> Limits:
     )
 
 
+def _collected(files: list[Path]) -> dict[tuple[str, str], Any]:
+    """The hand-in times of several ``collected.csv`` files; a later file's entry for a (student, notebook) wins."""
+    times: dict[tuple[str, str], Any] = {}
+    for path in files:
+        times.update(gradebook.read_collected(path))
+    return times
+
+
 def _submission_times(paths: list[Path], outline: dict[str, dict[str, float]]) -> dict[tuple[str, str], Any]:
     """When each (student, notebook) was handed in: the collector's ``collected.csv`` in the submissions' folder,
     else the newest modification time of the student's files for that notebook."""
     root = submissions_root(paths)
     collected = root / "collected.csv"
     if collected.is_file():
-        return gradebook.read_collected(collected)
+        return _collected([collected])
     times: dict[tuple[str, str], float] = {}
     for path in paths:
         relative = Path(os.path.abspath(path)).relative_to(root).parts
@@ -238,6 +258,7 @@ def _run_grade(args: argparse.Namespace) -> int:
         if args.merge:
             merged = merge(args.merge, outline=outline, replace=args.replace, shards=args.shards)
             rows = merged.rows
+            times = _collected(args.collected) if args.collected else None
             for student, notebook, winner in merged.replaced:
                 print(f"replaced: {student}/{notebook} by the rows of {winner}")
         else:
@@ -256,7 +277,7 @@ def _run_grade(args: argparse.Namespace) -> int:
                 progress=True,
                 partial_credit=partial,
             )
-            times = _submission_times(list(args.submissions), outline)
+            times = _collected(args.collected) if args.collected else _submission_times(list(args.submissions), outline)
         print(summary_table(rows))
         if any(UNCONFINED in r.integrity for r in rows):
             print("UNCONFINED: these submissions ran without a sandbox (--sandbox none); every row says so.")

@@ -43,7 +43,7 @@ from .plan import (
 )
 from .release import PROJECT
 from .reports import GradeRow, in_shard
-from .sandbox import Limits, choose_sandbox, run_job
+from .sandbox import Limits, choose_sandbox, max_parallel_runs, run_job
 
 __all__ = ["UNCONFINED", "grade", "in_shard", "parse_shard", "submissions_root"]
 
@@ -214,7 +214,9 @@ def grade(
 
     ``sandbox``: ``"bwrap"`` (the default; ``"auto"`` means the same) refuses to run anything
     without a working bubblewrap (:class:`~.sandbox.SandboxUnavailable`); ``"none"`` runs each
-    submission unconfined, in its own session, and notes it on every row. ``shard=(I, N)`` grades
+    submission unconfined, in its own session, and notes it on every row. ``jobs`` above what
+    :func:`~.sandbox.max_parallel_runs` allows (runs that could starve each other of processes) raises
+    ``ValueError`` saying why; by default it is the cores, within that bound. ``shard=(I, N)`` grades
     only the students in shard I of N (:func:`in_shard`). ``partial_credit``: per notebook, the exercise ids
     whose failed rows earn the share of grading inputs passed (see :func:`~.judging.judge_run`).
     """
@@ -224,7 +226,10 @@ def grade(
     note = UNCONFINED if mode == "none" else ""
     paths = [Path(p) for p in submissions]
     items = _prepare(paths, sources, note, shard)
-    workers = max(1, jobs or os.cpu_count() or 1)
+    runs, why = max_parallel_runs(mode, limits)
+    if jobs is not None and jobs > runs:
+        raise ValueError(f"--jobs {jobs}: {why}")
+    workers = max(1, min(jobs or os.cpu_count() or 1, runs))
     with JudgePool(workers) as judges, ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {
             i: pool.submit(

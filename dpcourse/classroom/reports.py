@@ -12,6 +12,7 @@ import hashlib
 import os
 import re
 import tempfile
+import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -374,12 +375,24 @@ def _shard_index(path: Path) -> int:
     return int(match.group(1))
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_ESCAPED_CATEGORIES = {"Cc", "Cf", "Zl", "Zp"}  # control and format characters, line and paragraph separators
 
 
-def printable(text: str) -> str:
-    """``text`` for a terminal: control characters (escape sequences, carriage returns) shown escaped."""
-    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+def printable(text: str, *, keep_newlines: bool = False) -> str:
+    """``text`` with control and format characters (escape sequences, bidi overrides) shown as ``\\x1b``, ``\\u202e``.
+
+    For the terminal: a student's id or answer can no longer move the cursor, recolour or reverse the text.
+    """
+
+    def shown(char: str) -> str:
+        if keep_newlines and char == "\n":
+            return char
+        if unicodedata.category(char) not in _ESCAPED_CATEGORIES:
+            return char
+        code = ord(char)
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return "".join(shown(char) for char in text)
 
 
 def summary_table(rows: Sequence[GradeRow]) -> str:

@@ -8,18 +8,30 @@ runs submissions without it.
 
 **The sandbox** (bubblewrap): new user, pid, IPC, UTS, cgroup and network namespaces (no network),
 all capabilities dropped, a new session (no terminal injection), the Python environment and the
-package read-only, and nothing of the host writable: the only writable place is a tmpfs at
-``/tmp`` of :attr:`Limits.disk_bytes`, which also holds the home folder. The notebook is not a file
+package read-only, and nothing of the host writable. The sandbox's own root and ``/dev`` are
+remounted read-only once everything is mounted, so the only writable places are two size-capped
+tmpfs mounts: ``/tmp`` of :attr:`Limits.disk_bytes`, which also holds the home folder, and
+``/dev/shm`` of :attr:`Limits.shm_bytes` (POSIX shared memory, semaphores). The notebook is not a file
 there: the worker gets it on standard input and answers on standard output (:mod:`.worker`). The
 worker is process 1 of the pid namespace (``--as-pid-1``): the kernel, its child, can neither signal
 it (the kernel ignores signals to a namespace's init from inside it) nor open its pipes (it is not
 dumpable).
 
 **Limits**, set on the sandbox's first process and inherited: address space
-(``--memory`` less the tmpfs, so that files count against it too), file size, processes, open files
+(``--memory`` less both tmpfs mounts, so that files count against it too), file size, open files
 and no core dumps; where the grader may create a control group (:class:`_ControlGroup`) also its
-``pids.max`` and memory limit. A deadline for the whole run, after which the process group is killed
-(with ``--die-with-parent`` and the pid namespace, everything inside dies with it).
+``pids.max`` and memory limit. Calls that would store memory outside all of these (``memfd_create``,
+SysV shared memory, message queues and semaphores) are refused by a seccomp filter
+(:func:`storage_filter`). **Processes**: each run has its own budget. As an ordinary user,
+``RLIMIT_NPROC`` is set inside the sandbox's user namespace (:data:`_SET_PROCESS_LIMIT`, the first
+program bubblewrap starts): the kernel counts a user's processes per user namespace and checks every
+level up to the grader's, so the limit binds this run's processes only, while the level above checks
+all runs together against the grader's own limit. As root, the kernel holds no process of root to
+``RLIMIT_NPROC``, not even in a user namespace: the run's ``pids.max`` is its budget. A run that
+hoards processes therefore fails its own forks, never a classmate's run nor the grader's, as long as
+the runs together stay under the grader's own limit (:func:`max_parallel_runs`). A deadline for the
+whole run, after which the process group is killed (with ``--die-with-parent`` and the pid
+namespace, everything inside dies with it).
 
 **Unconfined** (``--sandbox none``): the worker runs in its own session and process group,
 detached (its parent is not the grader), with the same resource limits; a stopped worker is
@@ -38,6 +50,7 @@ import resource
 import secrets
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -55,10 +68,14 @@ __all__ = [
     "Limits",
     "RunResult",
     "SandboxUnavailable",
+    "bind_failure",
     "bwrap_path",
+    "MIN_MEMORY_BYTES",
     "choose_sandbox",
+    "max_parallel_runs",
     "run_job",
     "sandbox_command",
+    "storage_filter",
 ]
 
 #: Environment variable naming the bubblewrap executable; set it to a missing path to hide bubblewrap
@@ -69,6 +86,47 @@ _RESULT_CAP = 32_000_000
 _STDERR_CAP = 20_000
 _GRACE_SECONDS = 30  # beyond the notebook's own limit: kernel start-up and shut-down
 _NOBODY = "nobody"
+_MiB = 1024**2
+#: The smallest ``--memory`` a run can be given. Measured (bubblewrap 0.8, Python 3.11, x86_64; as root
+#: with a control group and as an ordinary user without one) by grading the solutions of notebooks 01
+#: (numpy, matplotlib, ipywidgets, dpcourse; scipy.sparse on the way) and 06 through ``grade`` with the
+#: command line's split (``/tmp`` a quarter of it, ``/dev/shm`` 64 MiB, the rest address space): 512,
+#: 576 and 608 MiB fail (imports cannot map their libraries, a kernel that does not start; 576 passed
+#: once of two), 640 MiB passes every time (01 both ways, 06 as root). 768 MiB leaves the kernel
+#: 512 MiB of address space, 96 MiB over the 416 MiB that sufficed.
+MIN_MEMORY_BYTES = 768 * _MiB
+#: Processes the grader keeps for itself (its threads, bubblewrap's monitors) in :func:`max_parallel_runs`.
+_GRADER_RESERVE = 64
+#: The first program in the sandbox (``-I -S``: nothing of the environment runs first). It lowers
+#: RLIMIT_NPROC inside the run's own user namespace, where the count covers this run alone; loads the
+#: seccomp program of :func:`storage_filter` (given in hex; none when empty); then becomes ``inner``.
+#: Failing either, it stops with a line starting ``sandbox:`` and nothing of the submission runs.
+_SET_PROCESS_LIMIT = """\
+import ctypes, os, resource, sys
+limit, program = int(sys.argv[1]), bytes.fromhex(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
+if program:
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+    loaded = libc.prctl(38, 1, None, 0, 0) == 0 and libc.prctl(
+        22, 2, ctypes.cast(ctypes.pointer(Program(len(program) // 8, program)), ctypes.c_void_p), 0, 0) == 0
+    if not loaded:
+        sys.exit("sandbox: could not load the seccomp filter: " + os.strerror(ctypes.get_errno()))
+os.execvp(sys.argv[3], sys.argv[3:])
+"""
+#: Calls that store memory no limit here counts (RLIMIT_AS misses a memfd written with write(2) and a
+#: detached SysV segment; the tmpfs sizes do not cover them; only a memory control group would): per
+#: machine, its seccomp audit architecture and the numbers of memfd_create, memfd_secret, shmget,
+#: msgget and semget. The kernel and the worker use none of them.
+_STORAGE_SYSCALLS = {
+    "x86_64": (0xC000003E, (319, 447, 29, 68, 64)),
+    "aarch64": (0xC00000B7, (279, 447, 194, 186, 190)),
+}
+_X32_BIT = 0x40000000
+_BPF_LD_ABS_W, _BPF_JEQ_K, _BPF_JGE_K, _BPF_RET_K = 0x20, 0x15, 0x35, 0x06
+_SECCOMP_RET_ALLOW, _SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
 
 
 class SandboxUnavailable(RuntimeError):
@@ -87,11 +145,23 @@ class Limits:
     disk_bytes: int = 256 * 1024**2
     processes: int = 256
     open_files: int = 1024
+    shm_bytes: int = 64 * 1024**2
+
+    def __post_init__(self) -> None:
+        for name in ("memory_bytes", "disk_bytes", "shm_bytes", "processes"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"Limits.{name} must be a positive int; got {value!r}")
+        if self.address_space < 1:
+            raise ValueError(
+                f"Limits.memory_bytes ({self.memory_bytes}) must exceed disk_bytes + shm_bytes "
+                f"({self.disk_bytes + self.shm_bytes}): both tmpfs mounts count against it"
+            )
 
     @property
     def address_space(self) -> int:
-        """RLIMIT_AS: what ``--memory`` leaves once the sandbox's tmpfs is full."""
-        return self.memory_bytes - self.disk_bytes
+        """RLIMIT_AS: what ``--memory`` leaves once the sandbox's ``/tmp`` and ``/dev/shm`` are full."""
+        return self.memory_bytes - self.disk_bytes - self.shm_bytes
 
 
 @dataclass(frozen=True)
@@ -137,6 +207,9 @@ def choose_sandbox(sandbox: str) -> str:
     message = _probe(executable)
     if message is None:
         return "bwrap"
+    unbindable = bind_failure(message)
+    if unbindable is not None:
+        raise SandboxUnavailable(f"no sandbox: {unbindable}. Nothing was graded.")
     if _REFUSED.search(message):
         raise SandboxUnavailable(
             f"no sandbox: the kernel refused bubblewrap's namespaces (bwrap said: {message}); this happens in "
@@ -145,6 +218,27 @@ def choose_sandbox(sandbox: str) -> str:
         )
     raise SandboxUnavailable(
         f"no sandbox: bubblewrap does not work here (bwrap said: {message}). {ways}. Nothing was graded."
+    )
+
+
+_UNBINDABLE = re.compile(r"Can't (?:find source path|bind mount) (?P<path>/\S*?)(?: on \S+)?: (?P<reason>[^\n]+)")
+
+
+def bind_failure(message: str) -> str | None:
+    """What to tell the instructor when bubblewrap's ``message`` says it could not bind a path; else None.
+
+    bubblewrap binds the Python environment, its base installation and the package into the sandbox
+    as the user running the grader, so a folder that user cannot search (a 0700 home folder of
+    another user, say) fails here, which is not the kernel refusing namespaces.
+    """
+    found = _UNBINDABLE.search(message)
+    if found is None:
+        return None
+    return (
+        f"bubblewrap could not bind {found['path']}: {found['reason'].strip()} (bwrap said: {message.strip()}). "
+        f"The sandbox shows the Python environment ({sys.prefix}, based on {sys.base_prefix}) and the dpcourse "
+        "package read-only at their own paths: make the Python environment readable by the user running the "
+        "grader (every folder above it searchable), or install it where that user can read it"
     )
 
 
@@ -191,6 +285,28 @@ def unconfined_user() -> pwd.struct_passwd | None:
 # --------------------------------------------------------------------------- bubblewrap's command line
 
 
+def storage_filter(machine: str | None = None) -> bytes:
+    """A classic-BPF seccomp program that refuses (``EPERM``) the calls in :data:`_STORAGE_SYSCALLS`.
+
+    ``machine``: as :func:`os.uname` names it (default: this one). Calls of another architecture (a
+    32-bit ``int 0x80``, the x32 ABI) are refused too, so that the numbers cannot be sidestepped.
+    Returns ``b""`` for a machine without a table (no filter is loaded there).
+    """
+    known = _STORAGE_SYSCALLS.get(machine or os.uname().machine)
+    if known is None:
+        return b""
+    arch, numbers = known
+    checks = [(_BPF_JGE_K, _X32_BIT)] if arch == _STORAGE_SYSCALLS["x86_64"][0] else []
+    checks += [(_BPF_JEQ_K, number) for number in numbers]
+    # 0: load arch; 1: native? skip the refusal; 2: refuse; 3: load the number; checks; allow; refuse.
+    program = [(_BPF_LD_ABS_W, 0, 0, 4), (_BPF_JEQ_K, 1, 0, arch), (_BPF_RET_K, 0, 0, _SECCOMP_RET_ERRNO | 1)]
+    program.append((_BPF_LD_ABS_W, 0, 0, 0))
+    for position, (code, value) in enumerate(checks):
+        program.append((code, len(checks) - position, 0, value))  # jump past the later checks and the allow
+    program += [(_BPF_RET_K, 0, 0, _SECCOMP_RET_ALLOW), (_BPF_RET_K, 0, 0, _SECCOMP_RET_ERRNO | 1)]
+    return b"".join(struct.pack("<HBBI", *instruction) for instruction in program)
+
+
 def _readonly_paths() -> list[Path]:
     import dpcourse
 
@@ -205,7 +321,12 @@ def _readonly_paths() -> list[Path]:
 
 
 def sandbox_command(executable: str, limits: Limits, inner: list[str]) -> list[str]:
-    """``inner`` inside bubblewrap: the system, the environment and the package read-only; a sized tmpfs."""
+    """``inner`` inside bubblewrap: the system, the environment and the package read-only; a sized tmpfs.
+
+    The sandbox's root and ``/dev`` are remounted read-only last, so only the two size-capped tmpfs
+    mounts (``/tmp``, ``/dev/shm``) are writable; ``inner`` starts under :data:`_SET_PROCESS_LIMIT`,
+    which gives the run its own ``RLIMIT_NPROC`` of ``limits.processes``.
+    """
     command = [
         executable,
         "--die-with-parent",
@@ -223,6 +344,12 @@ def sandbox_command(executable: str, limits: Limits, inner: list[str]) -> list[s
         "/proc",
         "--dev",
         "/dev",
+        "--size",
+        str(limits.shm_bytes),
+        "--perms",
+        "1777",
+        "--tmpfs",
+        "/dev/shm",
         "--size",
         str(limits.disk_bytes),
         "--tmpfs",
@@ -256,10 +383,12 @@ def sandbox_command(executable: str, limits: Limits, inner: list[str]) -> list[s
     for path in _readonly_paths():
         command += ["--ro-bind", str(path), str(path)]
     home = "/tmp/home"
-    command += ["--dir", home, "--chdir", home]
+    # bwrap's root and /dev are tmpfs mounts it made, outside any size: nothing may be stored there.
+    command += ["--dir", home, "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", home]
     for key, value in _environment(home).items():
         command += ["--setenv", key, value]
-    return command + inner
+    starter = [sys.executable, "-I", "-S", "-c", _SET_PROCESS_LIMIT, str(limits.processes), storage_filter().hex()]
+    return command + starter + inner
 
 
 def _environment(home: str) -> dict[str, str]:
@@ -283,24 +412,75 @@ def _environment(home: str) -> dict[str, str]:
 
 
 def _user_processes(uid: int) -> int:
-    """How many processes ``uid`` has now (RLIMIT_NPROC counts them all when there is no user namespace)."""
+    """How many tasks (processes and their threads: RLIMIT_NPROC counts both) ``uid`` has now."""
     count = 0
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
-                count += entry.stat(follow_symlinks=False).st_uid == uid
+                if entry.stat(follow_symlinks=False).st_uid == uid:
+                    count += len(os.listdir(f"/proc/{entry.name}/task"))
             except OSError:
                 continue
     return count
 
 
+def max_parallel_runs(sandbox: str, limits: Limits | None = None) -> tuple[int, str]:
+    """How many runs may go at once with none able to starve another or the grader of processes.
+
+    Returns ``(runs, why)``: ``why`` is one line saying what bounds ``runs``, or ``""`` when nothing
+    does (then ``runs`` is ``sys.maxsize``). ``sandbox`` is what :func:`choose_sandbox` returned.
+
+    In bubblewrap each run has its own ``RLIMIT_NPROC`` (its own user namespace), but the kernel also
+    counts every run's processes against the grader's own limit, so the runs together must fit under
+    it. Unconfined runs (``"none"``) share one user's count: they get a budget of their own only
+    from a per-run control group (``pids.max``), which needs root and a writable cgroup file system.
+    """
+    limits = limits or Limits()
+    if sandbox not in ("bwrap", "none"):
+        raise ValueError(f"sandbox must be 'bwrap' or 'none'; got {sandbox!r}")
+    if sandbox == "none":
+        if not _ControlGroup.counts_processes():
+            return 1, (
+                "unconfined runs (--sandbox none) share one user's process limit and no per-run control group "
+                "can be made here (that needs root and a writable /sys/fs/cgroup), so a submission that hoards "
+                "processes would make the runs beside it fail: grade with --jobs 1 (one container per shard)"
+            )
+        user = unconfined_user()
+        uid = user.pw_uid if user is not None else os.getuid()
+    else:
+        uid = os.getuid()
+    if uid == 0:
+        # The kernel never holds root's processes to RLIMIT_NPROC, not even in a user namespace: a pids
+        # control group is then the only budget a run has.
+        if _ControlGroup.counts_processes():
+            return sys.maxsize, ""
+        return 1, (
+            "the grader runs as root and cannot make a pids control group here (a read-only /sys/fs/cgroup), "
+            "and the kernel does not hold root's processes to RLIMIT_NPROC: nothing but --jobs 1 keeps one "
+            "submission's processes from starving another's run (better: run the grader as an ordinary user)"
+        )
+    soft, _ = resource.getrlimit(resource.RLIMIT_NPROC)
+    if soft == resource.RLIM_INFINITY:
+        return sys.maxsize, ""
+    spare = soft - _user_processes(uid) - _GRADER_RESERVE
+    runs = max(1, spare // limits.processes)
+    return runs, (
+        f"each run may start {limits.processes} processes and threads, all counted against this user's limit of "
+        f"{soft} (ulimit -u), of which {soft - spare - _GRADER_RESERVE} are in use: at most {runs} at once "
+        f"leave the grader room to fork (raise ulimit -u for more)"
+    )
+
+
 def _apply_limits(
     limits: Limits, sandboxed: bool, user: pwd.struct_passwd | None, group: _ControlGroup | None = None
 ) -> Callable[[], None]:
-    # Inside bubblewrap's user namespace the count starts from zero; elsewhere (or for bwrap's own first
-    # fork as an ordinary user) every process of the user counts, so the limit sits above what it has now.
+    # In bubblewrap the run's own limit is set inside its user namespace (_SET_PROCESS_LIMIT): bwrap keeps
+    # the grader's, which is what the kernel checks all runs together against. Unconfined, a pids control
+    # group is the run's own budget; without one every process of the user counts, so the limit sits
+    # above what the user has now (and the runs share it: max_parallel_runs says 1).
     uid = user.pw_uid if user is not None else os.getuid()
-    processes = limits.processes if sandboxed and uid == 0 else limits.processes + _user_processes(uid)
+    own_budget = sandboxed or (group is not None and group.caps_processes)
+    processes = None if own_budget else limits.processes + _user_processes(uid)
 
     def apply() -> None:
         if group is not None:
@@ -309,7 +489,8 @@ def _apply_limits(
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
-        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+        if processes is not None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
         if user is not None:  # the grader is root: the unconfined worker runs as nobody
             os.setgroups([])
             os.setgid(user.pw_gid)
@@ -332,6 +513,7 @@ class _ControlGroup:
 
     def __init__(self, limits: Limits):
         self.paths: list[Path] = []
+        self.caps_processes = False
         if os.geteuid() != 0:
             return
         name = f"dpcourse-grade-{secrets.token_hex(6)}"
@@ -356,6 +538,16 @@ class _ControlGroup:
                 (path / key).write_text(str(value))
             except OSError:
                 continue
+            self.caps_processes |= key == "pids.max"
+
+    @classmethod
+    def counts_processes(cls) -> bool:
+        """Whether a run here gets a ``pids.max`` of its own (made and removed again to find out)."""
+        group = cls(Limits())
+        try:
+            return group.caps_processes
+        finally:
+            group.remove()
 
     def enter(self) -> None:
         """Move the calling process into the group (runs in the child, before exec)."""
@@ -466,7 +658,9 @@ def run_job(job: dict[str, Any], *, sandbox: str, limits: Limits) -> RunResult:
             command, env, cwd = sandbox_command(executable, limits, inner), {"PATH": os.environ.get("PATH", "")}, None
         else:
             command, cwd = [*inner, "--detach"], tmp
-            env = {**_environment(tmp), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+            # the run's temporary files go to its own folder, which the worker empties before every kernel,
+            # never to the machine's /tmp
+            env = {**_environment(tmp), "TMPDIR": tmp, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
             user = unconfined_user()
             if user is not None:
                 os.chown(tmp, user.pw_uid, user.pw_gid)
@@ -540,8 +734,9 @@ def _run_in(
     if out.overflow:
         return RunResult(None, "the run wrote more than the grader reads")
     stderr = errors.data.decode(errors="replace").strip()
-    if sandbox == "bwrap" and stderr.startswith("bwrap:"):
-        return RunResult(None, f"the grader could not run this submission: {stderr.splitlines()[0][:200]}")
+    if sandbox == "bwrap" and stderr.startswith(("bwrap:", "sandbox:")):
+        first = stderr.splitlines()[0][:300]
+        return RunResult(None, f"the grader could not run this submission: {bind_failure(first) or first}")
     verified = _verified(out.data, key)
     if isinstance(verified, str):
         return RunResult(

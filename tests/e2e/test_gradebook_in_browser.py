@@ -12,7 +12,7 @@ def test_the_summary_page_renders_offline_with_its_figure(browser, tmp_path, art
     roster = [gradebook.RosterEntry("carol")]
     totals = gradebook.course_totals(rows(), outline, roster)
     page_path = gradebook.write_summary_html(
-        gradebook.class_summary(rows(), outline, totals), totals, tmp_path / "grades_summary.html"
+        gradebook.class_summary(rows(), totals), totals, tmp_path / "grades_summary.html"
     )
     requests = []
     page = browser.new_page(viewport={"width": 1000, "height": 900})

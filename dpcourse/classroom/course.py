@@ -1,0 +1,414 @@
+"""The course file, ``course.toml``: assignments, due times, the late policy and extensions.
+
+Beside the instructor's notebooks, one TOML file says how the notebooks are graded as a course::
+
+    [late]
+    grace_minutes = 15          # handed in up to 15 minutes after the due time: on time
+    penalty_per_day = 0.1       # each started day late costs 10 % of the assignment's points
+    max_penalty = 0.5           # never more than half of them
+    accept_late = true          # false: late work scores 0
+
+    [assignments.week1]
+    name = "Week 1: the Laplace mechanism"          # the column in Canvas, the Gradescope file
+    notebooks = ["01_laplace_utility", "02_rr_vs_laplace"]
+    due = 2026-10-05T23:59:00-04:00                 # with a timezone offset, always
+    points = { max-queries = 2 }                    # overrides the notebook's points for an exercise
+    extra_credit = ["better-mechanism"]             # counts above the assignment's maximum
+    partial_credit = ["exact-tail-level"]           # the share of grading inputs passed counts
+
+    [extensions.ada]
+    week1 = 2026-10-07T23:59:00-04:00               # a new due time
+    [extensions.bob]
+    week1 = 2                                       # or extra days
+
+An exercise is named by its id, or ``"<notebook>/<exercise>"`` when two notebooks of one
+assignment share the id. :func:`load_course` checks every key against the outline of the
+notebooks (:func:`~.plan.read_outline`) and refuses anything it does not know, with
+:class:`CourseError`: one line naming the key as a dotted path and the values allowed there.
+
+Lateness (:meth:`Course.lateness`) is measured from the student's due time (an extension
+replaces it): within the grace period the work is on time; after it, every started day from the
+due time costs ``penalty_per_day`` of the assignment's points, at most ``max_penalty``; with
+``accept_late = false`` late work scores 0.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "COURSE_FILE",
+    "Assignment",
+    "Course",
+    "CourseError",
+    "LatePolicy",
+    "Lateness",
+    "duration_text",
+    "load_course",
+]
+
+COURSE_FILE = "course.toml"
+_TOP = ("assignments", "extensions", "late")
+_ASSIGNMENT = ("due", "extra_credit", "name", "notebooks", "partial_credit", "points")
+_LATE = ("accept_late", "grace_minutes", "max_penalty", "penalty_per_day")
+_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_DAY = timedelta(days=1)
+
+
+class CourseError(ValueError):
+    """A course file that cannot be used: the message is one line naming the key and what is allowed."""
+
+
+@dataclass(frozen=True)
+class LatePolicy:
+    """How late work is scored; penalties are fractions of the assignment's points (0 to 1)."""
+
+    grace_minutes: float = 0.0
+    penalty_per_day: float = 0.0
+    max_penalty: float = 1.0
+    accept_late: bool = True
+
+
+@dataclass(frozen=True)
+class Lateness:
+    """How late one student's assignment was and what it costs.
+
+    ``late_by`` is None when the time is unknown (the collector said late but gave no time);
+    ``fraction`` is the share of the assignment's points deducted (1 when late work is not accepted).
+    """
+
+    late_by: timedelta | None
+    due: datetime | None
+    submitted_at: datetime | None
+    days: int = 0
+    fraction: float = 0.0
+    accepted: bool = True
+    within_grace: bool = False
+
+    @property
+    def late(self) -> bool:
+        return not self.within_grace
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One assignment: its notebooks, due time and the points of each exercise, ``(notebook, exercise)`` keyed."""
+
+    key: str
+    name: str
+    notebooks: tuple[str, ...]
+    due: datetime | None
+    points: Mapping[tuple[str, str], float]
+    extra_credit: frozenset[tuple[str, str]] = frozenset()
+    partial_credit: frozenset[tuple[str, str]] = frozenset()
+
+    @property
+    def maximum(self) -> float:
+        """The assignment's points, extra credit left out."""
+        return float(sum(p for key, p in self.points.items() if key not in self.extra_credit))
+
+
+@dataclass(frozen=True)
+class Course:
+    """The assignments of a course, its late policy and per-student due times (extensions)."""
+
+    assignments: tuple[Assignment, ...]
+    late: LatePolicy = LatePolicy()
+    extensions: Mapping[str, Mapping[str, datetime]] = field(default_factory=dict)
+
+    @classmethod
+    def from_outline(cls, outline: Mapping[str, Mapping[str, float]]) -> Course:
+        """No course file: each notebook is an assignment of its own, with the notebook's points and no due time."""
+        return cls(
+            tuple(
+                Assignment(nb, nb, (nb,), None, {(nb, ex): float(p) for ex, p in exercises.items()})
+                for nb, exercises in outline.items()
+            )
+        )
+
+    def assignment(self, key: str) -> Assignment:
+        """The assignment called ``key``; ``KeyError`` if there is none."""
+        for assignment in self.assignments:
+            if assignment.key == key:
+                return assignment
+        raise KeyError(key)
+
+    def assignment_of(self, notebook: str) -> Assignment | None:
+        """The assignment that holds ``notebook``, or None when the course does not grade it."""
+        return next((a for a in self.assignments if notebook in a.notebooks), None)
+
+    def partial_credit(self, notebook: str) -> frozenset[str]:
+        """The exercises of ``notebook`` whose share of grading inputs passed counts (for the judge)."""
+        assignment = self.assignment_of(notebook)
+        if assignment is None:
+            return frozenset()
+        return frozenset(ex for nb, ex in assignment.partial_credit if nb == notebook)
+
+    def due_for(self, student: str, assignment: Assignment) -> datetime | None:
+        """The student's due time for ``assignment``: an extension's, else the assignment's."""
+        return self.extensions.get(student, {}).get(assignment.key, assignment.due)
+
+    def lateness(
+        self, student: str, assignment: Assignment, submitted_at: datetime | None, flagged_late: bool | None = None
+    ) -> Lateness | None:
+        """How late ``student`` handed ``assignment`` in; None when on time or when nothing says it was late.
+
+        With a due time and ``submitted_at``, both decide (work within the grace period comes back with
+        ``within_grace`` set, so that the feedback can say so); without them, ``flagged_late`` (the
+        collector's late column) marks the work late without a penalty, since how late is unknown.
+        """
+        due = self.due_for(student, assignment)
+        policy = self.late
+        if due is None or submitted_at is None:
+            if not flagged_late:
+                return None
+            if due is None:
+                return Lateness(None, due, submitted_at)
+            # Marked late with no time (Canvas's zip says LATE, not when): the least a late mark can mean,
+            # one started day.
+            if not policy.accept_late:
+                return Lateness(None, due, None, 1, 1.0, accepted=False)
+            return Lateness(None, due, None, 1, min(policy.max_penalty, policy.penalty_per_day))
+        late_by = submitted_at - due
+        if late_by <= timedelta(0):
+            return None
+        if late_by <= timedelta(minutes=policy.grace_minutes):
+            return Lateness(late_by, due, submitted_at, within_grace=True)
+        days = math.ceil(late_by / _DAY)
+        if not policy.accept_late:
+            return Lateness(late_by, due, submitted_at, days, 1.0, accepted=False)
+        return Lateness(late_by, due, submitted_at, days, min(policy.max_penalty, policy.penalty_per_day * days))
+
+
+def duration_text(span: timedelta) -> str:
+    """``2 days 3 h 5 min``: a lateness as a student reads it (whole minutes, rounded up)."""
+    minutes = math.ceil(span.total_seconds() / 60)
+    days, minutes = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(minutes, 60)
+    parts = [f"{days} day{'s' if days != 1 else ''}"] if days else []
+    parts += [f"{hours} h"] if hours else []
+    parts += [f"{minutes} min"] if minutes or not parts else []
+    return " ".join(parts)
+
+
+# --------------------------------------------------------------------------- reading the file
+
+
+def _dotted(parts: Sequence[str]) -> str:
+    return ".".join(p if _KEY.fullmatch(p) else repr(p).replace("'", '"') for p in parts)
+
+
+class _Reader:
+    """Validation with the file's name and the key's dotted path in every message."""
+
+    def __init__(self, path: Path, outline: Mapping[str, Mapping[str, float]]):
+        self.path, self.outline = path, outline
+
+    def fail(self, parts: Sequence[str], problem: str) -> CourseError:
+        where = f"{self.path}: {_dotted(parts)}: " if parts else f"{self.path}: "
+        return CourseError(" ".join((where + problem).split()))  # one line, whatever the values held
+
+    def table(self, value: object, parts: Sequence[str], allowed: Sequence[str] | None) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(parts, f"must be a table, got {_shown(value)}")
+        if allowed is not None:
+            unknown = sorted(set(value) - set(allowed))
+            if unknown:
+                raise self.fail([*parts, unknown[0]], f"unknown key (allowed: {', '.join(allowed)})")
+        return value
+
+    def number(self, value: object, parts: Sequence[str], low: float, high: float, *, open_low: bool = False) -> float:
+        allowed = f"more than {low:g}" if open_low else f"from {low:g}"
+        if high < math.inf:
+            allowed += f" and at most {high:g}" if open_low else f" to {high:g}"
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise self.fail(parts, f"must be a number {allowed}, got {_shown(value)}")
+        if value < low or value > high or (open_low and value == low):
+            raise self.fail(parts, f"must be a number {allowed}, got {value:g}")
+        return float(value)
+
+    def moment(self, value: object, parts: Sequence[str]) -> datetime:
+        example = "write it like 2026-10-05T23:59:00-04:00 (ISO 8601 with a timezone offset)"
+        if isinstance(value, str):
+            try:
+                value = datetime.fromisoformat(value)
+            except ValueError:
+                raise self.fail(parts, f"{_shown(value)} is not a date and time; {example}") from None
+        if not isinstance(value, datetime):
+            raise self.fail(parts, f"must be a date and time, got {_shown(value)}; {example}")
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise self.fail(parts, f"{value.isoformat()} has no timezone offset; {example}")
+        return value
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def load_course(path: Path | str, outline: Mapping[str, Mapping[str, float]]) -> Course:
+    """Read and check ``course.toml`` against ``outline`` (notebook stem → {exercise id: points}).
+
+    Raises
+    ------
+    CourseError
+        One line naming the file, the key as a dotted path (``assignments.week1.due``) and the values
+        allowed there: a key the format does not have, a notebook or exercise the outline does not
+        have, a due time without a timezone offset, a penalty outside 0 to 1, and so on.
+    """
+    path = Path(path)
+    reader = _Reader(path, outline)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as err:
+        raise reader.fail([], f"not valid TOML: {err}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise reader.fail([], f"cannot be read ({err})") from None
+    reader.table(data, [], _TOP)
+    late = _late_policy(reader, data.get("late", {}))
+    if "assignments" not in data:
+        raise reader.fail(["assignments"], "missing: the course needs at least one assignment ([assignments.<name>])")
+    raw = reader.table(data["assignments"], ["assignments"], None)
+    if not raw:
+        raise reader.fail(["assignments"], "the course needs at least one assignment ([assignments.<name>])")
+    assignments: list[Assignment] = []
+    for key, value in raw.items():
+        assignments.append(_assignment(reader, key, value, assignments))
+    course = Course(tuple(assignments), late)
+    extensions = _extensions(reader, data.get("extensions", {}), course)
+    return Course(course.assignments, late, extensions)
+
+
+def _late_policy(reader: _Reader, value: object) -> LatePolicy:
+    table = reader.table(value, ["late"], _LATE)
+    accept = table.get("accept_late", True)
+    if not isinstance(accept, bool):
+        raise reader.fail(["late", "accept_late"], f"must be true or false, got {_shown(accept)}")
+    return LatePolicy(
+        grace_minutes=reader.number(table.get("grace_minutes", 0), ["late", "grace_minutes"], 0, math.inf),
+        penalty_per_day=reader.number(table.get("penalty_per_day", 0), ["late", "penalty_per_day"], 0, 1),
+        max_penalty=reader.number(table.get("max_penalty", 1), ["late", "max_penalty"], 0, 1),
+        accept_late=accept,
+    )
+
+
+def _assignment(reader: _Reader, key: str, value: object, earlier: Sequence[Assignment]) -> Assignment:
+    parts = ["assignments", key]
+    if not _KEY.fullmatch(key):
+        raise reader.fail(parts, "an assignment's key may hold only letters, digits, '-' and '_' (it names files)")
+    table = reader.table(value, parts, _ASSIGNMENT)
+    name = table.get("name", key)
+    if not isinstance(name, str) or not name.strip():
+        raise reader.fail([*parts, "name"], f"must be a non-empty string, got {_shown(name)}")
+    taken = {a.name: a.key for a in earlier}
+    if name in taken:
+        raise reader.fail([*parts, "name"], f"{name!r} is already the name of assignments.{taken[name]}")
+    notebooks = _notebooks(reader, table.get("notebooks"), [*parts, "notebooks"], earlier)
+    if "due" not in table:
+        raise reader.fail(
+            [*parts, "due"], "missing: every assignment needs its due time, e.g. 2026-10-05T23:59:00-04:00"
+        )
+    due = reader.moment(table["due"], [*parts, "due"])
+    exercises = {(nb, ex): float(p) for nb in notebooks for ex, p in reader.outline[nb].items()}
+    overrides = reader.table(table.get("points", {}), [*parts, "points"], None)
+    points = dict(exercises)
+    for name_given, given in overrides.items():
+        exercise = _exercise(reader, name_given, exercises, [*parts, "points", name_given])
+        points[exercise] = reader.number(given, [*parts, "points", name_given], 0, math.inf, open_low=True)
+    extra = _exercise_list(reader, table.get("extra_credit", []), exercises, [*parts, "extra_credit"])
+    partial = _exercise_list(reader, table.get("partial_credit", []), exercises, [*parts, "partial_credit"])
+    _check_function_exercises(reader, partial, exercises, [*parts, "partial_credit"])
+    assignment = Assignment(key, name, notebooks, due, points, extra, partial)
+    if assignment.maximum <= 0:
+        raise reader.fail([*parts, "extra_credit"], "leaves the assignment no points that are not extra credit")
+    return assignment
+
+
+def _notebooks(reader: _Reader, value: object, parts: list[str], earlier: Sequence[Assignment]) -> tuple[str, ...]:
+    allowed = ", ".join(reader.outline)
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise reader.fail(
+            parts, f"must be a non-empty list of notebook names (allowed: {allowed}), got {_shown(value)}"
+        )
+    owner = {nb: a.key for a in earlier for nb in a.notebooks}
+    for notebook in value:
+        if notebook not in reader.outline:
+            raise reader.fail(parts, f"{notebook!r} is not a notebook of the course (allowed: {allowed})")
+        if notebook in owner:
+            raise reader.fail(parts, f"{notebook!r} is already in assignments.{owner[notebook]}")
+    if len(set(value)) != len(value):
+        raise reader.fail(parts, "names a notebook twice")
+    return tuple(value)
+
+
+def _exercise(
+    reader: _Reader, name: object, exercises: Mapping[tuple[str, str], float], parts: list[str]
+) -> tuple[str, str]:
+    """``exercise`` or ``notebook/exercise`` → (notebook, exercise) of this assignment."""
+    if isinstance(name, str) and "/" in name:
+        notebook, _, exercise = name.partition("/")
+        if (notebook, exercise) in exercises:
+            return notebook, exercise
+    matches = [key for key in exercises if key[1] == name]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        both = " and ".join(nb for nb, _ in matches)
+        raise reader.fail(parts, f"{name!r} is in {both}; write it as '<notebook>/{name}'")
+    allowed = ", ".join(sorted({ex for _, ex in exercises}))
+    raise reader.fail(parts, f"{_shown(name)} is not an exercise of this assignment (allowed: {allowed})")
+
+
+def _exercise_list(
+    reader: _Reader, value: object, exercises: Mapping[tuple[str, str], float], parts: list[str]
+) -> frozenset[tuple[str, str]]:
+    if not isinstance(value, list):
+        raise reader.fail(parts, f"must be a list of exercise ids, got {_shown(value)}")
+    return frozenset(_exercise(reader, name, exercises, parts) for name in value)
+
+
+def _check_function_exercises(
+    reader: _Reader, chosen: frozenset[tuple[str, str]], exercises: Mapping[tuple[str, str], float], parts: list[str]
+) -> None:
+    """Partial credit is a share of grading inputs passed: only a function exercise (one with inputs) has them."""
+    from ..checks import all_exercises
+
+    known = all_exercises()
+    functions = sorted({ex for _, ex in exercises if ex in known and known[ex].cases is not None})
+    for _, exercise in sorted(chosen):
+        if exercise in known and known[exercise].cases is None:
+            raise reader.fail(
+                parts,
+                f"{exercise!r} is not a function exercise, so it has no share of inputs passed "
+                f"(allowed: {', '.join(functions) or 'none in this assignment'})",
+            )
+
+
+def _extensions(reader: _Reader, value: object, course: Course) -> dict[str, dict[str, datetime]]:
+    keys = [a.key for a in course.assignments]
+    found: dict[str, dict[str, datetime]] = {}
+    for student, per_assignment in reader.table(value, ["extensions"], None).items():
+        parts = ["extensions", student]
+        table = reader.table(per_assignment, parts, keys)
+        found[student] = {}
+        for key, given in table.items():
+            assignment = course.assignment(key)
+            if isinstance(given, int | float) and not isinstance(given, bool):
+                days = reader.number(given, [*parts, key], 0, 365, open_low=True)
+                if assignment.due is None:  # never in a course file, where every assignment has its due time
+                    raise reader.fail([*parts, key], "extra days need the assignment's due time")
+                found[student][key] = assignment.due + timedelta(days=days)
+            elif isinstance(given, str | datetime):
+                found[student][key] = reader.moment(given, [*parts, key])
+            else:
+                raise reader.fail(
+                    [*parts, key], f"must be a new due time or a number of extra days, got {_shown(given)}"
+                )
+    return found
