@@ -13,10 +13,13 @@ is minutes, for a loaded 2-core machine.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
 import pwd
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,6 +39,7 @@ from dpcourse.classroom.sandbox import (
     sandbox_command,
     storage_filter,
 )
+from tests.ordinary_python import readable_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 ORDINARY_USER = "dpcourse-sandbox-test"
@@ -251,11 +255,30 @@ SCENARIOS = {"writable_places": writable_places, "hoarder_beside_honest": hoarde
 # --------------------------------------------------------------------------- as the grader's user, or an ordinary one
 
 
-def _ordinary_python(user: str) -> str:
-    """A Python the ordinary user can run this package with, or skip saying why there is none."""
-    python = os.environ.get(ORDINARY_PYTHON_ENV, sys.executable)
+@functools.cache
+def _readable_python() -> str:
+    """This environment copied where every user can read it (``tests/ordinary_python.py``), once per session."""
+    folder = Path(tempfile.mkdtemp(prefix="dpcourse-ordinary-python-"))
+    atexit.register(shutil.rmtree, folder, True)  # hard links and folders only: the originals stay
+    return str(readable_copy(folder))
+
+
+def _runs(user: str, python: str) -> subprocess.CompletedProcess[str]:
     check = ["runuser", "-u", user, "--", python, "-c", "import dpcourse.classroom.sandbox, pytest"]
-    done = subprocess.run(check, cwd=ROOT, capture_output=True, text=True, timeout=DEADLINE, check=False)
+    return subprocess.run(check, cwd=ROOT, capture_output=True, text=True, timeout=DEADLINE, check=False)
+
+
+def _ordinary_python(user: str) -> str:
+    """A Python the ordinary user can run this package with, or skip saying why there is none.
+
+    ``$DPCOURSE_ORDINARY_PYTHON`` if set; else this interpreter when the user can run it; else a readable
+    copy of this environment (as root, pyenv's Python under a 0700 ``/root`` is out of the user's reach).
+    """
+    python = os.environ.get(ORDINARY_PYTHON_ENV, sys.executable)
+    done = _runs(user, python)
+    if done.returncode != 0 and ORDINARY_PYTHON_ENV not in os.environ:
+        python = _readable_python()
+        done = _runs(user, python)
     if done.returncode != 0:
         pytest.skip(
             f"the user {user} cannot run {python} with this package ({done.stderr.strip()[-200:]}); set "
