@@ -50,3 +50,69 @@ def test_a_judge_that_dies_is_an_error_not_a_hang():
         answer = judges.judge("max-queries", SEED, [{}])
     assert isinstance(answer, str) and "ended without an answer" in answer
     assert time.monotonic() - started < 20
+
+
+class _FixedJudges:
+    """Stands in for a JudgePool: every exercise gets the same verdict."""
+
+    def __init__(self, verdict: dict):
+        self.verdict = verdict
+
+    def judge(self, exercise, seed, records):
+        return [dict(self.verdict) for _ in records]
+
+
+def _planned(tmp_path):
+    from dpcourse.classroom import plan as plans
+    from tests.grading_scenarios import NAME, right, write_course
+
+    paths = write_course(tmp_path, {"ada": {NAME: right()}})
+    sources, copies = plans.load_sources(tmp_path / "source")
+    return plans.plan_submission(paths[0], plans.read_submission(paths[0]), "small", sources, copies)
+
+
+def _result(plan):
+    import json
+
+    return {
+        "skipped": {},
+        "exercises": {
+            ex: {
+                "evidence": [json.dumps({"nonce": plan.nonces[ex], "records": [{"exercise": ex, "evidence": {}}]})],
+                "solution_error": None,
+            }
+            for ex in plan.nonces
+        },
+    }
+
+
+def test_partial_credit_counts_the_judges_share_only_where_the_course_allows_it(tmp_path):
+    from dpcourse.classroom.judging import judge_run
+
+    plan = _planned(tmp_path)
+    judges = _FixedJudges({"status": "failed", "message": "2 of 4 inputs right", "score": 0.5})
+    rows = judge_run(plan, _result(plan), "", judges, frozenset({"exact-tail-level"}))
+    points = {r.exercise: (r.status, r.points) for r in rows}
+    assert points == {
+        "max-queries": ("failed", 0.0),
+        "icu-sensitivity": ("failed", 0.0),
+        "exact-tail-level": ("failed", 0.5),
+    }
+    lying = _FixedJudges({"status": "failed", "score": 7.0})  # a share outside [0, 1) earns nothing
+    assert {r.points for r in judge_run(plan, _result(plan), "", lying, frozenset(plan.nonces))} == {0.0}
+
+
+def test_long_messages_are_cut_and_records_over_the_cap_are_not_judged(tmp_path):
+    import json
+
+    from dpcourse.classroom.judging import MAX_MESSAGE, judge_run
+
+    plan = _planned(tmp_path)
+    rows = judge_run(plan, _result(plan), "", _FixedJudges({"status": "failed", "message": "x" * 900_000}))
+    assert {len(r.message) for r in rows} == {MAX_MESSAGE}
+    flood = _result(plan)
+    ex = "max-queries"
+    records = [{"exercise": ex, "evidence": {}}] * (MAX_RECORDS + 1)
+    flood["exercises"][ex]["evidence"] = [json.dumps({"nonce": plan.nonces[ex], "records": records})]
+    row = next(r for r in judge_run(plan, flood, "", _FixedJudges({"status": "passed"})) if r.exercise == ex)
+    assert row.status == "errored" and f"{MAX_RECORDS + 1} times" in row.message
