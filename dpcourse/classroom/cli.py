@@ -18,7 +18,7 @@ from typing import Any
 from . import gradebook
 from .collect import add_collect_command
 from .course import Course, CourseError, load_course
-from .grade import UNCONFINED, grade, parse_shard, submissions_root
+from .grade import AS_ROOT, UNCONFINED, grade, parse_shard, submissions_root
 from .judging import INFRASTRUCTURE
 from .plan import copy_number, read_outline, student_id
 from .release import PROJECT, add_release_command
@@ -281,6 +281,8 @@ def _run_grade(args: argparse.Namespace) -> int:
         print(summary_table(rows))
         if any(UNCONFINED in r.integrity for r in rows):
             print("UNCONFINED: these submissions ran without a sandbox (--sandbox none); every row says so.")
+        if any(AS_ROOT in r.integrity for r in rows):
+            print(f"AS ROOT: the submissions ran as root, able to do anything on this machine: {AS_ROOT}.")
         write_report(rows, args.report)
         if args.shard is None:
             _write_gradebook(args, rows, roster, course, times)

@@ -43,12 +43,14 @@ from .plan import (
 )
 from .release import PROJECT
 from .reports import GradeRow, in_shard
-from .sandbox import Limits, choose_sandbox, max_parallel_runs, run_job
+from .sandbox import Limits, choose_sandbox, max_parallel_runs, run_job, unconfined_user
 
-__all__ = ["UNCONFINED", "grade", "in_shard", "parse_shard", "submissions_root"]
+__all__ = ["AS_ROOT", "UNCONFINED", "grade", "in_shard", "parse_shard", "submissions_root"]
 
 #: The integrity note on every row of a run without a sandbox.
 UNCONFINED = "graded without a sandbox (--sandbox none)"
+#: Added to it when the grader is root and no unprivileged user can run its Python.
+AS_ROOT = "the user nobody cannot run this Python (make the environment readable to drop to it)"
 
 
 @dataclass
@@ -224,6 +226,8 @@ def grade(
     limits = limits or Limits()
     sources, released = load_sources(source)
     note = UNCONFINED if mode == "none" else ""
+    if mode == "none" and os.geteuid() == 0 and unconfined_user() is None:
+        note = f"{UNCONFINED}, as root: {AS_ROOT}"
     paths = [Path(p) for p in submissions]
     items = _prepare(paths, sources, note, shard)
     runs, why = max_parallel_runs(mode, limits)
