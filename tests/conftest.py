@@ -22,7 +22,10 @@ def rng():
 # file handed out last would leave a core idle at the end.
 LONGEST_FIRST = (
     "test_workbook_in_browser.py",
+    "test_deploy_run.py",
     "test_grading.py",
+    "test_grading_kernel_faults.py",
+    "test_semester.py",
     "test_auditor.py",
     "test_student_copy.py",
     "test_panels_before_run.py",
