@@ -10,6 +10,14 @@ shows ``not attempted yet``; a wrong answer shows ✗, what is wrong and a hint,
 Neither stops *Run All*: the rest of the notebook still runs.
 Each check is an :class:`~dpcourse.checks._core.Exercise`: a probe that runs in the kernel and a
 pure judge; :func:`exercise` finds one by id (the grader judges with it, outside the kernel).
+:func:`hand_in_status` runs every check of a notebook on the student's current answers (the notebook's
+last cell), and says which file to hand in.
+
+What a student's kernel can read here: the judges' code, which computes each reference with the package
+(so a function exercise's reference is one import away, as it is in the library itself), and each
+exercise's specification. What it cannot read: the answer key of a non-numeric exercise (spot-the-flaw),
+kept only as salted digests, nor the inputs a function is graded on, which are drawn from a seed the
+grader picks when it grades.
 """
 
 from __future__ import annotations
@@ -18,8 +26,19 @@ from importlib import import_module
 
 from .._validation import check_choice
 from ._core import CheckFailed, Exercise, Verdict
+from ._hand_in import NOTEBOOKS, HandInStatus, hand_in_status
 
-__all__ = ["CheckFailed", "Exercise", "MODULES", "Verdict", "all_exercises", "exercise"]
+__all__ = [
+    "NOTEBOOKS",
+    "CheckFailed",
+    "Exercise",
+    "HandInStatus",
+    "MODULES",
+    "Verdict",
+    "all_exercises",
+    "exercise",
+    "hand_in_status",
+]
 
 MODULES = ("laplace", "release", "trees", "above_threshold", "svt_variants", "pmw")
 

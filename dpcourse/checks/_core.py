@@ -3,13 +3,16 @@
 An :class:`Exercise` is two functions:
 
 * ``probe(*answers) -> evidence`` runs in the student's kernel. It touches the student's answer
-  (reads a value, calls a function on fixed inputs) and turns what it saw into plain JSON
-  (:func:`value_evidence`, :func:`call_evidence`). A stub (``...``, ``NotImplementedError``)
-  becomes ``{"not_attempted": true}``; a function that raises or has the wrong signature is
-  recorded as such, never raised.
-* ``judge(evidence) -> detail`` is pure: it sees only the evidence, computes the reference with the
-  package, and either returns the detail shown with ✓ or raises :class:`Wrong` with what is wrong
-  and a hint. :func:`diagnose` names the two or three most plausible mistakes.
+  (reads a value, calls a function on the cases) and turns what it saw into plain JSON
+  (:func:`value_evidence`, :func:`call_evidence`, in :mod:`._evidence`). A stub (``...``,
+  ``NotImplementedError``) becomes ``{"not_attempted": true}``; a function that raises or has the
+  wrong signature is recorded as such, never raised.
+* ``judge(evidence) -> detail`` is pure (its helpers are in :mod:`._judging`): it sees only the
+  evidence, reads every number through :func:`numbers` (the one typed conversion: strings,
+  booleans, None and odd types are refused by name), computes the reference with the package, and
+  either returns the detail shown with ✓ or raises :class:`Wrong` with what is wrong and a hint.
+  :func:`diagnose` names the two or three most plausible mistakes; :func:`judge_cases` judges a
+  function case by case and scores the share right.
 
 In a notebook, ``check.some_exercise(answer)`` does both and shows one short block: ✓ and the
 number that proves it, ``not attempted yet`` with what to do, or ✗ with the message and the hint.
@@ -22,15 +25,26 @@ its own process, so code in a solution cell can change what its answer is, but n
 from __future__ import annotations
 
 import html
-import inspect
 import json
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .._validation import ArrayLike
+from ._evidence import call_evidence, describe_error, function_problem, jsonable, quote, value_evidence, values_evidence
+from ._judging import (
+    NotAttempted,
+    Wrong,
+    calls,
+    diagnose,
+    judge_cases,
+    named_values,
+    numbers,
+    short,
+    value,
+)
 
 __all__ = [
     "CheckFailed",
@@ -39,28 +53,24 @@ __all__ = [
     "Verdict",
     "Wrong",
     "call_evidence",
-    "diagnose",
     "calls",
+    "diagnose",
+    "function_problem",
+    "judge_cases",
+    "named_values",
     "numbers",
+    "quote",
+    "short",
     "value",
     "value_evidence",
     "values_evidence",
 ]
 
 PASSED, FAILED, NOT_ATTEMPTED = "passed", "failed", "not attempted"
-_MAX_ELEMENTS = 100_000  # evidence larger than this is refused, not shipped
+_MAX_SHOWN = 400  # a verdict's message and hint are cut here as a last resort (each quotes ≤ 200 of the student's)
 
-
-class Wrong(Exception):
-    """Raised by a judge: the answer is wrong. ``message`` says what, ``hint`` how to get it right."""
-
-    def __init__(self, message: str, hint: str = "", mistake: str = ""):
-        super().__init__(message)
-        self.message, self.hint, self.mistake = message, hint, mistake
-
-
-class NotAttempted(Exception):
-    """Raised by a judge when the evidence shows an untouched stub."""
+_jsonable = jsonable  # the old private name, for code that imported it
+_describe_error = describe_error
 
 
 @dataclass(frozen=True)
@@ -69,6 +79,12 @@ class Verdict:
 
     ``mistake`` is the named mistake a failed answer matched (the same text for every student who
     made it, so that a class summary can count it), or empty.
+
+    ``score`` is the credit the answer earns, from 0 to 1: 1.0 when it passed, 0.0 when it is not
+    attempted, and when it failed either 0.0 or, for a function exercise judged on several cases
+    (the inputs drawn for grading), the share of those cases the function got right, so that a course
+    may give partial credit. A judge that cannot count cases (a value, a statistical test of one
+    distribution, an audit) is all or nothing. Left out, it is filled in from ``status``.
     """
 
     exercise: str
@@ -76,6 +92,13 @@ class Verdict:
     message: str = ""
     hint: str = ""
     mistake: str = ""
+    score: float = math.nan
+
+    def __post_init__(self) -> None:
+        score = 1.0 if self.status == PASSED else 0.0 if self.status == NOT_ATTEMPTED else self.score
+        if math.isnan(score):
+            score = 0.0
+        object.__setattr__(self, "score", min(1.0, max(0.0, float(score))))
 
     @property
     def passed(self) -> bool:
@@ -120,195 +143,6 @@ class CheckFailed(AssertionError):
         return ["\x1b[31m" + first + "\x1b[0m", *rest]
 
 
-# --------------------------------------------------------------------------- evidence (runs in the kernel)
-
-
-def _jsonable(value: object) -> Any:
-    """Plain JSON for numbers, arrays, strings, lists and dicts; a tagged description for anything else.
-
-    NumPy scalars and 0-d arrays (what ``np.vectorize`` returns for scalar arguments) become numbers.
-    """
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value[()]
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value)
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):
-        array = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
-        if array.size > _MAX_ELEMENTS:
-            return {"unsupported": f"an array of {array.size:,} elements (at most {_MAX_ELEMENTS:,})"}
-        return [_jsonable(item) for item in value]
-    if value is Ellipsis:
-        return {"unsupported": "..."}
-    return {"unsupported": type(value).__name__}
-
-
-def value_evidence(value: object) -> dict:
-    """Evidence for an answer that is a value: ``...`` (the stub) is not attempted."""
-    if value is Ellipsis:
-        return {"not_attempted": True}
-    return {"value": _jsonable(value)}
-
-
-def values_evidence(**answers: object) -> dict:
-    """Evidence for several named values answered together; all of them ``...`` is not attempted."""
-    if all(answer is Ellipsis for answer in answers.values()):
-        return {"not_attempted": True}
-    return {"value": {name: _jsonable(answer) for name, answer in answers.items()}}
-
-
-def _describe_error(err: BaseException) -> str:
-    text = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
-    return f"{type(err).__name__}: {text}" if text else type(err).__name__
-
-
-def call_evidence(function: object, cases: Sequence[Sequence[Any]], *, parameters: str) -> dict:
-    """Evidence for an answer that is a function: its result on each case (a tuple of arguments).
-
-    ``parameters`` spells the expected signature, e.g. ``"(k, beta, sensitivity, epsilon)"``.
-    """
-    if function is Ellipsis:
-        return {"not_attempted": True}
-    if not callable(function):
-        return {"not_callable": type(function).__name__}
-    try:
-        signature = inspect.signature(function)
-    except (TypeError, ValueError):
-        signature = None
-    results = []
-    for case in cases:
-        if signature is not None:
-            try:
-                signature.bind(*case)
-            except TypeError:
-                return {
-                    "signature": f"{getattr(function, '__name__', 'your function')}{signature}",
-                    "expected": parameters,
-                }
-        try:
-            results.append({"value": _jsonable(function(*case))})
-        except NotImplementedError:
-            return {"not_attempted": True}
-        except Exception as err:  # noqa: BLE001 - the student's code may raise anything; that is the evidence
-            results.append({"raised": _describe_error(err)})
-    return {"calls": results}
-
-
-# --------------------------------------------------------------------------- judging (pure)
-
-
-def value(evidence: dict, what: str) -> Any:
-    """The answer value from value evidence, or the right exception."""
-    if evidence.get("not_attempted"):
-        raise NotAttempted
-    if "value" not in evidence:
-        raise Wrong(f"{what}: the check could not read your answer")
-    value = evidence["value"]
-    if isinstance(value, dict) and "unsupported" in value:
-        raise Wrong(f"{what}: expected a number, got {value['unsupported']}")
-    return value
-
-
-def calls(evidence: dict, *, parameters: str) -> list:
-    """The results of the student's function from call evidence (raises for every kind of failure)."""
-    if evidence.get("not_attempted"):
-        raise NotAttempted
-    if "not_callable" in evidence:
-        raise Wrong(f"expected a function, got a {evidence['not_callable']}", f"define it with def name{parameters}:")
-    if "signature" in evidence:
-        raise Wrong(
-            f"your function is {evidence['signature']}, but the check calls it as {parameters}",
-            f"keep the parameters of the stub: {parameters}",
-        )
-    results = evidence.get("calls")
-    if not isinstance(results, list):
-        raise Wrong("the check could not read your function's results")
-    for result in results:
-        if "raised" in result:
-            raise Wrong(
-                f"your function raised {result['raised']}",
-                "run it yourself on the example in the exercise and read the error",
-            )
-    return [result.get("value") for result in results]
-
-
-def _has_text_or_truth(value: object, depth: int = 0) -> str | None:
-    """The kind of the first string or boolean in (nested lists of) ``value``: numbers were asked for."""
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, list) and depth < 8:
-        return next((kind for item in value if (kind := _has_text_or_truth(item, depth + 1))), None)
-    return None
-
-
-def numbers(value: object, what: str, shape: tuple[int, ...] | None = None) -> np.ndarray:
-    """``value`` as a float array (of ``shape`` if given), or :class:`Wrong` saying what it was.
-
-    Strings and booleans are refused even where NumPy would convert them (``"538"``, ``True``).
-    """
-    if isinstance(value, dict) and "unsupported" in value:
-        raise Wrong(f"{what}: expected a number, got {value['unsupported']}")
-    kind = _has_text_or_truth(value)
-    if kind is not None:
-        raise Wrong(f"{what}: expected a number, got {kind}", "write the number itself, not text or True/False")
-    try:
-        array = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise Wrong(f"{what}: expected a number, got {type(value).__name__} {str(value)[:40]!r}") from None
-    if shape is not None and array.shape != tuple(shape):
-        raise Wrong(f"{what}: expected shape {tuple(shape)}, got {array.shape}")
-    if not np.all(np.isfinite(array)):
-        raise Wrong(
-            f"{what}: got {np.array2string(array, precision=4) if array.ndim else float(array)}, which is not finite"
-        )
-    return array
-
-
-def _close(got: np.ndarray, want: ArrayLike, rtol: float, atol: float) -> bool:
-    want = np.asarray(want, dtype=float)
-    return got.shape == want.shape and bool(np.allclose(got, want, rtol=rtol, atol=atol))
-
-
-def _shown(array: np.ndarray) -> str:
-    return np.array2string(array, precision=5) if array.ndim else f"{float(array):.6g}"
-
-
-def diagnose(
-    got: object,
-    expected: ArrayLike,
-    *,
-    what: str,
-    hint: str,
-    mistakes: dict | None = None,
-    rtol: float = 1e-6,
-    atol: float = 0.0,
-) -> np.ndarray:
-    """Pass if ``got`` matches ``expected``; else name the first mistake it matches, or give ``hint``.
-
-    ``mistakes`` maps a description of a plausible mistake ("you used ln(1/β) instead of ln(k/β)")
-    to the value that mistake produces (or to a pair ``(value, hint)``).
-    """
-    want = np.asarray(expected, dtype=float)
-    array = numbers(got, what, want.shape)
-    if _close(array, want, rtol, atol):
-        return array
-    for mistake, produced in (mistakes or {}).items():
-        value, mistake_hint = produced if isinstance(produced, tuple) else (produced, hint)
-        value = np.asarray(value, dtype=float)
-        if _close(array, value, rtol, atol) and not _close(value, want, rtol, atol):
-            raise Wrong(f"{what}: got {_shown(array)}. It looks like {mistake}", mistake_hint, mistake)
-    raise Wrong(f"{what}: got {_shown(array)}, which is not right", hint)
-
-
 # --------------------------------------------------------------------------- the exercise
 
 _COLLECTOR: list | None = None  # set by dpcourse.checks._grading while the grader runs a check cell
@@ -329,17 +163,21 @@ class Exercise:
         ``judge(evidence) -> str`` (the detail shown with ✓); raises :class:`Wrong` or
         :class:`NotAttempted`. Pure: the grader calls it outside the student's kernel.
     cases : callable, optional
-        For a function exercise: ``cases(rng) -> list`` of argument tuples, passed to both the probe
-        and the judge as ``cases=``. ``rng`` is None in a student's own run (the fixed, documented
-        examples) and ``np.random.default_rng(seed)`` when grading, with a seed drawn at grading time,
-        so that no table of the inputs can be prepared from what ``dpcourse.checks`` exports; the
-        judge regenerates the inputs from the seed and never trusts inputs echoed in the evidence.
+        For a function exercise: ``cases(rng) -> list`` of inputs, passed to both the probe and the
+        judge as ``cases=``. ``rng`` is None in a student's own run (the fixed, documented examples)
+        and ``np.random.default_rng(seed)`` when grading, with a seed drawn at grading time, so that no
+        table of the inputs can be prepared from what ``dpcourse.checks`` exports; the judge
+        regenerates the inputs from the seed and never trusts inputs echoed in the evidence.
+    answers : tuple of str
+        The names of the notebook globals the check cell passes, in order (``("K_max",)``):
+        :func:`dpcourse.checks.hand_in_status` reads them from the student's namespace.
     """
 
     exercise: str
     probe: Callable = field(repr=False)
     judge: Callable = field(repr=False)
     cases: Callable | None = field(default=None, repr=False)
+    answers: tuple[str, ...] = ()
 
     def _cases(self, seed: int | None) -> dict:
         if self.cases is None:
@@ -353,7 +191,7 @@ class Exercise:
         except NotImplementedError:
             return {"not_attempted": True}
         except Exception as err:  # noqa: BLE001 - e.g. an answer of the wrong type deep inside the probe
-            return {"probe_error": _describe_error(err)}
+            return {"probe_error": describe_error(err)}
 
     def verdict(self, evidence: object, seed: int | None = None) -> Verdict:
         """Judge evidence (as returned by :meth:`evidence` with the same ``seed``, possibly via JSON)."""
@@ -363,7 +201,7 @@ class Exercise:
             return Verdict(
                 self.exercise,
                 FAILED,
-                f"your answer could not be read: {evidence['probe_error']}",
+                f"your answer could not be read: {quote(evidence['probe_error'])}",
                 "check the type the exercise asks for",
             )
         try:
@@ -371,12 +209,19 @@ class Exercise:
         except NotAttempted:
             return Verdict(self.exercise, NOT_ATTEMPTED)
         except Wrong as wrong:
-            return Verdict(self.exercise, FAILED, wrong.message, wrong.hint, wrong.mistake)
+            return Verdict(
+                self.exercise,
+                FAILED,
+                quote(wrong.message, _MAX_SHOWN),
+                quote(wrong.hint, _MAX_SHOWN),
+                wrong.mistake,
+                wrong.score,
+            )
         except Exception as err:  # noqa: BLE001 - evidence no judge foresaw: still a verdict, never a traceback
             return Verdict(
                 self.exercise,
                 FAILED,
-                f"the check could not judge your answer ({_describe_error(err)})",
+                f"the check could not judge your answer ({describe_error(err)})",
                 "check the type and shape the exercise asks for",
             )
         return Verdict(self.exercise, PASSED, detail or "")
@@ -393,17 +238,21 @@ class Exercise:
         if _COLLECTOR is not None:
             _COLLECTOR.append({"exercise": self.exercise, "evidence": json.loads(json.dumps(evidence, default=str))})
             return
-        _show(self.verdict(evidence))
+        show(self.verdict(evidence))
 
 
-def _show(verdict: Verdict) -> None:
+def show(shown: object) -> None:
+    """Display a verdict (or any object with ``_repr_html_``) in IPython, or print it outside."""
     try:
         from IPython import get_ipython
         from IPython.display import display
     except ImportError:  # pragma: no cover - IPython comes with the workbook
-        print(verdict)
+        print(shown)
         return
     if get_ipython() is None:
-        print(verdict)
+        print(shown)
     else:
-        display(verdict)
+        display(shown)
+
+
+_show = show

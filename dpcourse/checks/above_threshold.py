@@ -2,123 +2,267 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
-from .._validation import as_generator, check_neighbouring_answers
+from .._validation import check_neighbouring_answers
 from ..audit import above_threshold_pmf, max_privacy_loss
 from ..exact import generalized_above_threshold_pmf
-from ._core import Exercise, NotAttempted, Wrong, diagnose, numbers, value, value_evidence, values_evidence
+from ._core import (
+    Exercise,
+    Wrong,
+    call_evidence,
+    calls,
+    diagnose,
+    judge_cases,
+    named_values,
+    numbers,
+    quote,
+    short,
+    value,
+    value_evidence,
+    values_evidence,
+)
+from ._evidence import jsonable
 
 __all__ = ["LARGE_LOSS", "SMALL_PMF", "implementation", "large_loss_pair", "small_pmf"]
 
-_ANSWERS = np.array([0.0, 1.0, 2.0, 3.0])
-_THRESHOLD, _EPSILON, _RUNS, _SEED = 2.0, 1.0, 20_000, 4
 _PARAMETERS = "(answers, threshold, epsilon, rng)"
+_RUNS_OWN, _RUNS_GRADING, _GRADING_CASES = 20_000, 10_000, 4
+#: The documented runs: (answers, threshold, ε, the seed of the rng passed in, runs). The first is the lecture's
+#: example; the second has ε far from 1, where ε left out of the scales or multiplied into them shows.
+_EXAMPLES: list[tuple] = [
+    ((0.0, 1.0, 2.0, 3.0), 2.0, 1.0, 4, _RUNS_OWN),
+    ((0.0, 5.0, 10.0, 25.0, 5.0), 15.0, 0.25, 5, _RUNS_OWN),
+]
+# A run of outcome counts is accepted by a distribution p when every outcome's count lies inside p's binomial
+# acceptance interval [ppf(a/2), isf(a/2)] of Binomial(runs, pᵢ): a false fail has probability at most a per
+# outcome, so at most 7 outcomes × 4 cases × a ≈ 3e-7 per check. Drawn inputs are kept only if every two of the
+# distributions below (the right one and each mistake's) have disjoint intervals in some outcome: then a sample
+# of one lands outside the other's interval whenever it lands inside its own, and each mistake is named.
+_LEVEL = 1e-8
 
 
-def _probe_implementation(student_fn: object) -> dict:
-    """Run the student's AboveThreshold :data:`_RUNS` times (a loop: the student's function runs once per call)."""
-    if student_fn is Ellipsis:
-        return {"not_attempted": True}
-    if not callable(student_fn):
-        return {"not_callable": type(student_fn).__name__}
-    rng = as_generator(_SEED)
-    m = _ANSWERS.size
-    counts = [0] * (m + 2)  # outcomes 0 … m − 1, "None" at m, anything else at m + 1
-    odd = None
-    for _ in range(_RUNS):
-        try:
-            k = student_fn(_ANSWERS.copy(), _THRESHOLD, _EPSILON, rng)
-        except NotImplementedError:
-            return {"not_attempted": True}
-        except TypeError as err:
-            return {"calls": [{"raised": f"TypeError: {err}"}]}
-        except Exception as err:  # noqa: BLE001 - the student's code may raise anything
-            return {"calls": [{"raised": f"{type(err).__name__}: {err}"}]}
-        if k is None:
-            counts[m] += 1
-        elif isinstance(k, (int, np.integer)) and 0 <= k < m:
-            counts[int(k)] += 1
-        else:
-            counts[m + 1] += 1
-            odd = odd or repr(k)[:40]
-    return {"counts": counts, "odd": odd}
+def _case_tuple(answers: np.ndarray, threshold: float, epsilon: float, seed: int, runs: int) -> tuple:
+    """One setting as plain Python numbers: (answers, threshold, ε, the seed of the rng passed in, runs)."""
+    return tuple(float(a) for a in answers), float(threshold), float(epsilon), int(seed), int(runs)
 
 
-def _judge_implementation(evidence: dict) -> str:
-    if evidence.get("not_attempted"):
-        raise NotAttempted
-    if "not_callable" in evidence:
-        raise Wrong(f"expected a function, got a {evidence['not_callable']}", f"define my_above_threshold{_PARAMETERS}")
-    if "calls" in evidence:
-        raised = evidence["calls"][0].get("raised", "an error")
-        raise Wrong(f"your function raised {raised}", f"it is called as my_above_threshold{_PARAMETERS}")
-    counts = numbers(evidence.get("counts"), "outcome counts", (_ANSWERS.size + 2,))
-    m = _ANSWERS.size
-    if counts[m + 1] > 0:
-        raise Wrong(
-            f"your function returned {evidence.get('odd')}, which is neither an index 0 … {m - 1} nor None",
-            "return the 0-based index of the first ⊤ as an int, or None when every answer is ⊥",
-        )
-    freq = counts[: m + 1] / _RUNS
+def _implementation_cases(rng: np.random.Generator | None) -> list[tuple]:
+    """The examples above; when grading, four settings drawn from ``rng``: 3 to 6 answers, ε from 0.15 to 0.4 or
+    2.5 to 5 (2 significant digits, far from 1 and from 1/2, 2, 1/√2, √2 where two mistakes coincide), a threshold
+    2 to 8 noise units 1/ε and answers from 8 units below it to 4 above, the rng's seed, and 10,000 runs; a
+    setting is redrawn (up to 30 times) until the right distribution and every named mistake's are told apart
+    (see ``_LEVEL``); if none is, the best of them."""
+    if rng is None:
+        return list(_EXAMPLES)
+    return [_drawn_case(rng) for _ in range(_GRADING_CASES)]
 
-    def matches(pmf: np.ndarray) -> bool:
-        # every outcome within 5 standard errors √(p(1 − p)/runs): a per-outcome z-test
-        tolerance = 5 * np.sqrt(pmf * (1 - pmf) / _RUNS) + 1e-12
-        return bool(np.all(np.abs(freq - pmf) <= tolerance))
 
-    exact = above_threshold_pmf(_ANSWERS, threshold=_THRESHOLD, epsilon=_EPSILON)
-    if matches(exact):
-        return f"all {m + 1} outcome frequencies over {_RUNS:,} runs match the exact probabilities"
-    proof = (
-        "go through the privacy proof: which noise does it pay for once, which for every query, and what does "
-        "each cost? Those decide the two scales"
-    )
-    mistakes = {
+def _drawn_case(rng: np.random.Generator) -> tuple:
+    best, best_score = None, -1.0
+    for _ in range(30):
+        size = int(rng.integers(3, 7))
+        low = rng.random() < 0.5
+        epsilon = float(f"{rng.uniform(0.15, 0.4) if low else rng.uniform(2.5, 5.0):.2g}")
+        unit = 1 / epsilon
+        decimals = 0 if unit >= 2 else 2
+        threshold = round(float(rng.uniform(2, 8)) * unit, decimals)
+        answers = np.round(threshold + unit * rng.uniform(-8.0, 4.0, size), decimals)
+        case = _case_tuple(answers, threshold, epsilon, int(rng.integers(2**31)), _RUNS_GRADING)
+        score = _separation(case)
+        if score >= 1.0:
+            return case
+        if score > best_score:
+            best, best_score = case, score
+    assert best is not None
+    return best
+
+
+def _intervals(pmfs: np.ndarray, runs: int) -> tuple[np.ndarray, np.ndarray]:
+    pmfs = np.clip(pmfs, 0.0, 1.0)
+    return stats.binom.ppf(_LEVEL / 2, runs, pmfs), stats.binom.isf(_LEVEL / 2, runs, pmfs)
+
+
+def _separation(case: tuple) -> float:
+    """The share of pairs of the distributions (right and mistakes) whose intervals are disjoint in some outcome."""
+    answers, threshold, epsilon, _, runs = case
+    pmfs = np.array([pmf for pmf, _ in _distributions(np.array(answers), threshold, epsilon).values()])
+    low, high = _intervals(pmfs, runs)
+    apart = (high[:, None, :] < low[None, :, :]) | (high[None, :, :] < low[:, None, :])
+    pairs = np.triu(apart.any(axis=2), k=1)
+    count = len(pmfs) * (len(pmfs) - 1) // 2
+    return float(pairs.sum() / count)
+
+
+_PROOF = (
+    "go through the privacy proof: which noise does it pay for once, which for every query, and what does each "
+    "cost? Those decide the two scales"
+)
+
+
+def _distributions(answers: np.ndarray, threshold: float, epsilon: float) -> dict[str, tuple[np.ndarray, str]]:
+    """The exact outcome distribution of the right algorithm (key ``""``) and of each named mistake, with its hint."""
+    right = above_threshold_pmf(answers, threshold=threshold, epsilon=epsilon)
+    m = answers.size
+    single = np.array([above_threshold_pmf([a], threshold=threshold, epsilon=epsilon)[0] for a in answers])
+    below = np.cumprod(np.r_[1.0, 1 - single])  # fresh threshold noise each query: the queries are independent
+    return {
+        "": (right, ""),
+        "ε is left out of the noise scales (Lap(2) and Lap(4))": (
+            above_threshold_pmf(answers, threshold=threshold, epsilon=1.0),
+            "each noise scale is a multiple of Δ/ε: a smaller ε must mean more noise",
+        ),
+        "the noise scales are multiplied by ε instead of divided (Lap(2ε) and Lap(4ε))": (
+            above_threshold_pmf(answers, threshold=threshold, epsilon=1 / epsilon),
+            "each noise scale is a multiple of Δ/ε: divide by ε, do not multiply",
+        ),
         "the queries' noise has the threshold's scale instead of its own (both Lap(2/ε))": (
-            _pmf_with_scales(threshold_scale=2 / _EPSILON, query_scale=2 / _EPSILON),
-            proof,
+            _pmf_with_scales(answers, threshold, threshold_scale=2 / epsilon, query_scale=2 / epsilon),
+            _PROOF,
         ),
         "both noises are half as large as they should be (Lap(1/ε) and Lap(2/ε))": (
-            above_threshold_pmf(_ANSWERS, threshold=_THRESHOLD, epsilon=2 * _EPSILON),
-            proof,
+            above_threshold_pmf(answers, threshold=threshold, epsilon=2 * epsilon),
+            _PROOF,
         ),
         "both noises are twice as large as they should be": (
-            above_threshold_pmf(_ANSWERS, threshold=_THRESHOLD, epsilon=_EPSILON / 2),
-            proof,
+            above_threshold_pmf(answers, threshold=threshold, epsilon=epsilon / 2),
+            _PROOF,
+        ),
+        "the threshold gets fresh noise for every query": (
+            np.r_[below[:m] * single, below[m]],
+            "draw the threshold's noise once, before the loop: that is why it is paid for once",
         ),
         "the index is 1-based (or off by one)": (
-            np.r_[0.0, exact[: m - 1], exact[m - 1] + exact[m]],
+            np.r_[0.0, right[: m - 1], right[m - 1] + right[m]],
             "count positions the way Python indexes a list",
         ),
     }
-    for mistake, (pmf, hint) in mistakes.items():
-        if matches(pmf):
-            raise Wrong(f"your outcome frequencies fit the case where {mistake}", hint, mistake)
-    worst = int(np.argmax(np.abs(freq - exact)))
-    raise Wrong(
-        f"outcome {worst} came out with frequency {freq[worst]:.4f}, but its exact probability is {exact[worst]:.4f}",
-        "compare your code with the lecture's pseudocode line by line: the noises, the comparison, what is returned",
-    )
 
 
-def _pmf_with_scales(*, threshold_scale: float, query_scale: float) -> np.ndarray:
+def _pmf_with_scales(
+    answers: np.ndarray, threshold: float, *, threshold_scale: float, query_scale: float
+) -> np.ndarray:
     """The exact outcome distribution when the threshold and the queries get Laplace noise of these scales."""
     return generalized_above_threshold_pmf(
-        _ANSWERS,
-        threshold=_THRESHOLD,
+        answers,
+        threshold=threshold,
         threshold_noise=stats.laplace(scale=threshold_scale),
         query_noise=stats.laplace(scale=query_scale),
     )
 
 
-implementation = Exercise("implement", probe=_probe_implementation, judge=_judge_implementation)
+def _outcome(returned: object, m: int) -> int | None:
+    """The outcome index 0 … m − 1, m for None, or None for anything else (read exactly: ``True`` is not 1)."""
+    if returned is None:
+        return m
+    got = jsonable(returned)
+    return got if type(got) is int and 0 <= got < m else None
+
+
+def _run_many(student_fn: Callable, case: tuple) -> dict:
+    """Run the student's AboveThreshold ``runs`` times on one case (a loop: their function runs once per call)."""
+    answers, threshold, epsilon, seed, runs = case
+    rng = np.random.default_rng(seed)
+    m = len(answers)
+    counts = [0] * (m + 2)  # outcomes 0 … m − 1, "None" at m, anything else at m + 1
+    given = np.array(answers)
+    for _ in range(runs):
+        returned = student_fn(given.copy(), threshold, epsilon, rng)
+        outcome = _outcome(returned, m)
+        if outcome is None:  # one odd return is enough to fail: stop, and say what it was
+            counts[m + 1] += 1
+            return {"counts": counts, "odd": quote(_describe(returned), 60)}
+        counts[outcome] += 1
+    return {"counts": counts, "odd": None}
+
+
+def _describe(returned: object) -> str:
+    got = jsonable(returned)
+    if type(got) in (int, float, bool, str):
+        return repr(got)
+    return f"a {type(returned).__name__}"
+
+
+def _probe_implementation(student_fn: object, cases: list[tuple]) -> dict:
+    return call_evidence(
+        student_fn,
+        cases,
+        parameters=_PARAMETERS,
+        arguments=lambda case: ((np.array(case[0]), case[1], case[2], np.random.default_rng(0)), {}),
+        call=_run_many,
+    )
+
+
+def _implementation_inputs(case: tuple) -> str:
+    answers, threshold, epsilon, _, _ = case
+    shown = ", ".join(short(a) for a in answers)
+    return f"answers=[{shown}], threshold={short(threshold)}, epsilon={short(epsilon)}"
+
+
+def _judge_one_implementation(case: tuple, got: object) -> None:
+    answers, threshold, epsilon, _, runs = case
+    m = len(answers)
+    if type(got) is not dict:
+        raise Wrong("the check could not read your function's outcomes")
+    counts = numbers(got.get("counts"), "outcome counts", (m + 2,), whole=True)
+    if counts[m + 1] > 0:
+        raise Wrong(
+            f"your function returned {quote(got.get('odd'), 60)} with {_implementation_inputs(case)}, which is "
+            f"neither an index 0 … {m - 1} nor None",
+            "return the 0-based index of the first ⊤ as an int, or None when every answer is ⊥",
+        )
+    if counts.sum() != runs:
+        raise Wrong("the check could not read your function's outcomes")
+    distributions = _distributions(np.array(answers), threshold, epsilon)
+    pmfs = np.array([pmf for pmf, _ in distributions.values()])
+    low, high = _intervals(pmfs, runs)
+    accepted = np.all((low <= counts[: m + 1]) & (counts[: m + 1] <= high), axis=1)
+    if accepted[0]:
+        return
+    for (mistake, (_, hint)), fits in list(zip(distributions.items(), accepted, strict=True))[1:]:
+        if fits:
+            raise Wrong(
+                f"with {_implementation_inputs(case)}, your outcome frequencies fit the case where {mistake}",
+                hint,
+                mistake,
+            )
+    exact = pmfs[0]
+    freq = counts[: m + 1] / runs
+    worst = int(np.argmax(np.abs(freq - exact)))
+    raise Wrong(
+        f"with {_implementation_inputs(case)}, outcome {worst} came out with frequency {freq[worst]:.4f}, but its "
+        f"exact probability is {exact[worst]:.4f}",
+        "compare your code with the lecture's pseudocode line by line: the noises, the comparison, what is returned",
+    )
+
+
+def _judge_implementation(evidence: dict, cases: list[tuple]) -> str:
+    results = calls(evidence, parameters=_PARAMETERS)
+    judge_cases(cases, results, _judge_one_implementation, inputs=_implementation_inputs)
+    runs = {case[4] for case in cases}
+    if len(cases) == 1:
+        m = len(cases[0][0])
+        return f"all {m + 1} outcome frequencies over {cases[0][4]:,} runs match the exact probabilities"
+    return (
+        f"the outcome frequencies match the exact probabilities on {len(cases)} settings "
+        f"({'/'.join(f'{r:,}' for r in sorted(runs))} runs each)"
+    )
+
+
+implementation = Exercise(
+    "implement",
+    probe=_probe_implementation,
+    judge=_judge_implementation,
+    cases=_implementation_cases,
+    answers=("my_above_threshold",),
+)
 """Exercise ``implement``: ``fn(answers, threshold, epsilon, rng)`` runs AboveThreshold once.
 
-Its outcome frequencies are compared with the exact pmf.
+Its outcome frequencies over many runs are compared with the exact pmf, on each case.
 """
 
 #: Exercise ``small-pmf``: answers, threshold and ε (Δ = 1).
@@ -146,7 +290,7 @@ def _judge_small_pmf(evidence: dict) -> str:
     return "the three probabilities, to 1e-6, and they add up to 1"
 
 
-small_pmf = Exercise("small-pmf", probe=value_evidence, judge=_judge_small_pmf)
+small_pmf = Exercise("small-pmf", probe=value_evidence, judge=_judge_small_pmf, answers=("small_pmf",))
 """Exercise ``small-pmf``: Pr[⊤], Pr[⊥⊤], Pr[⊥⊥] for answers (0, 1), T = 1, ε = 1, Δ = 1."""
 
 #: Exercise ``large-loss``: at most ``max_queries`` answers, Δ = 1, T = 0; the loss must reach ``target``·ε.
@@ -154,13 +298,16 @@ LARGE_LOSS: dict[str, Any] = {"epsilon": 1.0, "target": 0.9, "max_queries": 10}
 
 
 def _judge_large_loss(evidence: dict) -> str:
-    answers = value(evidence, "your pair")
+    answers = named_values(evidence, "your pair")
     spec = LARGE_LOSS
+    given_d = numbers(answers.get("answers_d"), "answers_d")
+    given_d_prime = numbers(answers.get("answers_d_prime"), "answers_d_prime")
     try:
-        a, b = check_neighbouring_answers(answers.get("answers_d"), answers.get("answers_d_prime"), 1.0)
+        a, b = check_neighbouring_answers(given_d, given_d_prime, 1.0)
     except (TypeError, ValueError) as err:
         raise Wrong(
-            f"not a neighbouring pair: {err}", "two lists of the same length, differing by at most 1 in every entry"
+            f"not a neighbouring pair: {quote(err)}",
+            "two lists of the same length, differing by at most 1 in every entry",
         ) from None
     if a.size > spec["max_queries"]:
         raise Wrong(
@@ -182,5 +329,6 @@ large_loss_pair = Exercise(
     "large-loss",
     probe=lambda answers_d, answers_d_prime: values_evidence(answers_d=answers_d, answers_d_prime=answers_d_prime),
     judge=_judge_large_loss,
+    answers=("answers_d", "answers_d_prime"),
 )
 """Exercise ``large-loss``: neighbouring answers (m ≤ 10, Δ = 1, T = 0) whose worst privacy loss is ≥ 0.9ε."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..bounds import laplace_max_error_bound, laplace_max_error_quantile
 from ..queries import MatrixWorkload
-from ._core import Exercise, Wrong, call_evidence, calls, diagnose, value, value_evidence
+from ._core import Exercise, call_evidence, calls, diagnose, judge_cases, short, value, value_evidence
 
 __all__ = ["EXAMPLE_OFFICE", "exact_tail_level", "icu_occupancy_workload", "icu_sensitivity", "max_queries"]
 
@@ -23,49 +23,64 @@ _TAIL_PARAMETERS = "(k, beta, sensitivity, epsilon)"
 EXAMPLE_OFFICE: dict[str, Any] = {"n": 1_000_000, "epsilon": 0.5, "alpha": 0.01, "beta": 0.05}
 
 
+def _sig(x: float, digits: int = 2) -> float:
+    """``x`` to ``digits`` significant digits: a drawn input is what a message shows, exactly."""
+    return float(f"{x:.{digits}g}")
+
+
 def _tail_cases(rng: np.random.Generator | None) -> list[tuple]:
-    """The examples above; when grading, k = 1 and six settings drawn from ``rng`` (k ≤ 10⁴, β, Δf, ε log-uniform)."""
+    """The examples above; when grading, seven settings drawn from ``rng``: k = 1, then six with k from 2 to 10⁴,
+    β and ε log-uniform (10⁻⁴ to 0.5, 0.05 to 5), Δf from 0.1 to 5, each to 2 significant digits, and Δf/ε at
+    least 25 % away from 1 (so that a scale inverted to ε/Δf is a different number)."""
     if rng is None:
         return _TAIL_CASES
-    drawn = zip(
-        rng.integers(2, 10_001, 6).tolist(),
-        np.exp(rng.uniform(np.log(1e-4), np.log(0.5), 6)).tolist(),
-        rng.uniform(0.1, 5.0, 6).round(3).tolist(),
-        np.exp(rng.uniform(np.log(0.05), np.log(5.0), 6)).tolist(),
-        strict=True,
+    cases = []
+    for k in [1, *rng.integers(2, 10_001, 6).tolist()]:
+        beta = _sig(np.exp(rng.uniform(np.log(1e-4), np.log(0.5))))
+        sensitivity = _sig(rng.uniform(0.1, 5.0))
+        epsilon = sensitivity
+        while abs(np.log(sensitivity / epsilon)) < np.log(1.25):
+            epsilon = _sig(np.exp(rng.uniform(np.log(0.05), np.log(5.0))))
+        cases.append((int(k), beta, sensitivity, epsilon))
+    return cases
+
+
+def _tail_inputs(case: tuple) -> str:
+    k, beta, sensitivity, epsilon = case
+    return f"k={k}, beta={short(beta)}, sensitivity={short(sensitivity)}, epsilon={short(epsilon)}"
+
+
+def _judge_one_tail(case: tuple, got: object) -> tuple[str, ...]:
+    k, beta, sensitivity, epsilon = case
+    scale = sensitivity / epsilon
+    return diagnose(
+        got,
+        laplace_max_error_quantile(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon),
+        what=f"the level with {_tail_inputs(case)}",
+        rtol=1e-9,
+        hint="the k coordinates are independent: P[max |Zᵢ| < t] = (1 − e^{−t/b})^k with b = Δf/ε; "
+        "set 1 − that to β and solve for t",
+        mistakes={
+            "Theorem 3.8's union bound ln(k/β)·Δf/ε, which is only an upper bound": (
+                laplace_max_error_bound(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon),
+                "use independence instead of the union bound: the exact level is a little smaller",
+            ),
+            "one coordinate's level: the k coordinates are missing": (
+                np.log(1 / beta) * scale,
+                "the maximum of k coordinates exceeds t if any one of them does",
+            ),
+            "the scale is inverted (ε/Δf instead of Δf/ε)": (
+                laplace_max_error_quantile(k=k, beta=beta, sensitivity=epsilon, epsilon=sensitivity),
+                "Lap(b) has scale b = Δf/ε: more privacy (smaller ε) means more noise",
+            ),
+        },
     )
-    return [(1, 0.05, 1.0, 1.0), *drawn]
 
 
 def _judge_exact_tail(evidence: dict, cases: list[tuple]) -> str:
     results = calls(evidence, parameters=_TAIL_PARAMETERS)
-    if len(results) != len(cases):
-        raise Wrong("the check could not read your function's results")
-    for (k, beta, sensitivity, epsilon), got in zip(cases, results, strict=True):
-        scale = sensitivity / epsilon
-        diagnose(
-            got,
-            laplace_max_error_quantile(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon),
-            what=f"the level at k={k}, β={beta}, Δf={sensitivity}, ε={epsilon}",
-            rtol=1e-9,
-            hint="the k coordinates are independent: P[max |Zᵢ| < t] = (1 − e^{−t/b})^k with b = Δf/ε; "
-            "set 1 − that to β and solve for t",
-            mistakes={
-                "Theorem 3.8's union bound ln(k/β)·Δf/ε, which is only an upper bound": (
-                    laplace_max_error_bound(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon),
-                    "use independence instead of the union bound: the exact level is a little smaller",
-                ),
-                "one coordinate's level: the k coordinates are missing": (
-                    np.log(1 / beta) * scale,
-                    "the maximum of k coordinates exceeds t if any one of them does",
-                ),
-                "the scale is inverted (ε/Δf instead of Δf/ε)": (
-                    laplace_max_error_quantile(k=k, beta=beta, sensitivity=epsilon, epsilon=sensitivity),
-                    "Lap(b) has scale b = Δf/ε: more privacy (smaller ε) means more noise",
-                ),
-            },
-        )
-    return f"the exact level, checked on {len(cases)} parameter settings"
+    checked = judge_cases(cases, results, _judge_one_tail, inputs=_tail_inputs)
+    return f"the exact level, checked on {checked} parameter settings"
 
 
 exact_tail_level = Exercise(
@@ -73,6 +88,7 @@ exact_tail_level = Exercise(
     probe=lambda fn, cases: call_evidence(fn, cases, parameters=_TAIL_PARAMETERS),
     judge=_judge_exact_tail,
     cases=_tail_cases,
+    answers=("exact_tail_level",),
 )
 """Exercise ``exact-tail-level``: ``fn(k, beta, sensitivity, epsilon)``, the least t with P[‖f(x) − y‖∞ ≥ t] ≤ β."""
 
@@ -121,7 +137,7 @@ def _judge_max_queries(evidence: dict) -> str:
     return f"K = {right} queries, each within {level:.5f} ≤ α = {alpha} w.p. {1 - beta:.2f}"
 
 
-max_queries = Exercise("max-queries", probe=value_evidence, judge=_judge_max_queries)
+max_queries = Exercise("max-queries", probe=value_evidence, judge=_judge_max_queries, answers=("K_max",))
 """Exercise ``max-queries``: the largest number of queries the office of :data:`EXAMPLE_OFFICE` can answer."""
 
 
@@ -144,8 +160,6 @@ _ICU_DAYS, _ICU_HOSPITALS = 10, 3
 def _judge_icu(evidence: dict) -> str:
     got = value(evidence, "Δ₁")
     expected = icu_occupancy_workload(_ICU_HOSPITALS, _ICU_DAYS).l1_sensitivity
-    if isinstance(got, bool):
-        raise Wrong("Δ₁: expected a number, got a bool")
     diagnose(
         got,
         expected,
@@ -170,5 +184,5 @@ def _judge_icu(evidence: dict) -> str:
     return f"one patient can change {expected:.0f} cells by 1 each"
 
 
-icu_sensitivity = Exercise("icu-sensitivity", probe=value_evidence, judge=_judge_icu)
+icu_sensitivity = Exercise("icu-sensitivity", probe=value_evidence, judge=_judge_icu, answers=("icu_sensitivity",))
 """Exercise ``icu-sensitivity``: the L1 sensitivity of the 3 hospitals × 10 days ICU table (add/remove one patient)."""

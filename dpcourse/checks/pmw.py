@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import bounds
 from ..pmw import mw_update
-from ._core import Exercise, Wrong, call_evidence, calls, diagnose, value, value_evidence
+from ._core import Exercise, call_evidence, calls, diagnose, judge_cases, short, value, value_evidence
 
 __all__ = ["ALPHA_EXERCISE", "UPDATE_CAP_EXERCISE", "UPDATE_EXERCISE", "choose_alpha", "mw_step", "update_cap"]
 
@@ -34,19 +34,24 @@ _MW_EXAMPLES = [
 
 
 def _mw_cases(rng: np.random.Generator | None) -> list[tuple]:
-    """The examples above; when grading, the first and six updates drawn from ``rng`` (3 to 8 cells, answers
-    above and below y in turn, η from 0.1 to 2)."""
+    """The examples above; when grading, seven updates drawn from ``rng``: 3 to 8 cells with weights in whole
+    numbers up to 9 (normalised), a query counting some cells but not all, y = 0.05 to 0.4 from the synthetic
+    answer, below and above it in turn (3 decimals), and η from 0.1 to 0.6 or 1.5 to 2 (so that η left out is
+    another update)."""
     if rng is None:
         return [_as_arrays(case) for case in _MW_EXAMPLES]
-    cases = [_as_arrays(_MW_EXAMPLES[0])]
-    for k in range(6):
+    cases: list[tuple] = []
+    for k in range(7):
         size = int(rng.integers(3, 9))
-        synthetic = rng.dirichlet(np.ones(size))
+        weights = rng.integers(1, 10, size).astype(float)
+        synthetic = weights / weights.sum()
         query = rng.integers(0, 2, size).astype(float)
-        query[int(rng.integers(size))] = 1.0  # the query counts at least one cell
+        first, second = rng.choice(size, 2, replace=False)
+        query[first], query[second] = 1.0, 0.0  # the query counts at least one cell and misses one
         answer = float(query @ synthetic)
-        released = answer + (1 if k % 2 else -1) * float(rng.uniform(0.05, 0.5)) * (1 - answer if k % 2 else answer)
-        cases.append((synthetic, query, released, float(rng.uniform(0.1, 2.0))))
+        released = round(answer + (1 if k % 2 else -1) * float(rng.uniform(0.05, 0.4)), 3)
+        eta = float(f"{rng.uniform(0.1, 0.6) if rng.random() < 0.5 else rng.uniform(1.5, 2.0):.2g}")
+        cases.append((synthetic, query, released, eta))
     return cases
 
 
@@ -63,39 +68,51 @@ def _update(
     return weights / weights.sum() if normalise else weights
 
 
+def _mw_inputs(case: tuple) -> str:
+    synthetic, query, released, eta = case
+    answer = float(np.asarray(query, dtype=float) @ np.asarray(synthetic, dtype=float))
+    return f"q·p̃ = {short(answer)}, y = {short(released)}, eta = {short(eta)}"
+
+
+def _judge_one_mw(case: tuple, got: object) -> tuple[str, ...]:
+    synthetic, query, released, eta = case
+    synthetic, query = np.asarray(synthetic, dtype=float), np.asarray(query, dtype=float)
+    error = float(query @ synthetic) - released
+    sign = float(np.sign(error))
+    return diagnose(
+        got,
+        mw_update(synthetic, query, released, eta=eta),
+        atol=1e-6,
+        what=f"p̃ after the update with {_mw_inputs(case)}",
+        hint="the loss of a cell is sign(q·p̃ − y)·q(u); weights shrink by e^(−η·loss), then are renormalised",
+        mistakes={
+            "the counted cells always gain weight, whatever the sign of q·p̃ − y": (
+                _update(synthetic, query, -1.0, eta),
+                "when the synthetic answer is too high, the cells the query counts must lose weight",
+            ),
+            "the weights moved the wrong way (the sign is flipped)": (
+                _update(synthetic, query, -sign, eta),
+                "a cell with positive loss loses weight",
+            ),
+            "the weights are not normalised": (
+                _update(synthetic, query, sign, eta, normalise=False),
+                "p̃ is a distribution",
+            ),
+            "the loss is q·p̃ − y itself, not its sign": (
+                _update(synthetic, query, error, eta),
+                "Lecture 4's update uses only the sign of the error",
+            ),
+            "η is left out: the weights shrink by e^(−loss)": (
+                _update(synthetic, query, sign, 1.0),
+                "the learning rate η multiplies the loss in the exponent",
+            ),
+        },
+    )
+
+
 def _judge_mw_step(evidence: dict, cases: list[tuple]) -> str:
     results = calls(evidence, parameters=_MW_PARAMETERS)
-    if len(results) != len(cases):
-        raise Wrong("the check could not read your function's results")
-    for (synthetic, query, released, eta), got in zip(cases, results, strict=True):
-        synthetic, query = np.asarray(synthetic, dtype=float), np.asarray(query, dtype=float)
-        error = float(query @ synthetic) - released
-        sign = float(np.sign(error))
-        diagnose(
-            got,
-            mw_update(synthetic, query, released, eta=eta),
-            atol=1e-6,
-            what=f"p̃ after the update with q·p̃ = {query @ synthetic:.4g}, y = {released:.4g}, η = {eta:g}",
-            hint="the loss of a cell is sign(q·p̃ − y)·q(u); weights shrink by e^(−η·loss), then are renormalised",
-            mistakes={
-                "the counted cells always gain weight, whatever the sign of q·p̃ − y": (
-                    _update(synthetic, query, -1.0, eta),
-                    "when the synthetic answer is too high, the cells the query counts must lose weight",
-                ),
-                "the weights moved the wrong way (the sign is flipped)": (
-                    _update(synthetic, query, -sign, eta),
-                    "a cell with positive loss loses weight",
-                ),
-                "the weights are not normalised": (
-                    _update(synthetic, query, sign, eta, normalise=False),
-                    "p̃ is a distribution",
-                ),
-                "the loss is q·p̃ − y itself, not its sign": (
-                    _update(synthetic, query, error, eta),
-                    "Lecture 4's update uses only the sign of the error",
-                ),
-            },
-        )
+    judge_cases(cases, results, _judge_one_mw, inputs=_mw_inputs)
     return f"checked on {len(cases)} updates, with the synthetic answer below y and above it"
 
 
@@ -104,6 +121,7 @@ mw_step = Exercise(
     probe=lambda fn, cases: call_evidence(fn, cases, parameters=_MW_PARAMETERS),
     judge=_judge_mw_step,
     cases=_mw_cases,
+    answers=("mw_step",),
 )
 """Exercise ``mw-step``: ``fn(p_tilde, q, y, eta)`` returns p̃ after one MW update (Lecture 4)."""
 
@@ -134,7 +152,7 @@ def _judge_update_cap(evidence: dict) -> str:
     return f"N = 16 ln|𝒳|/α² = {expected:.1f}, four times MW's {mw_count:.1f}"
 
 
-update_cap = Exercise("update-cap", probe=value_evidence, judge=_judge_update_cap)
+update_cap = Exercise("update-cap", probe=value_evidence, judge=_judge_update_cap, answers=("N_cap",))
 """Exercise ``update-cap``: Private MW's cap N on updates for |𝒳| = 2¹², α = 0.1 (gap α/2, η = α/4)."""
 
 
@@ -164,5 +182,5 @@ def _judge_choose_alpha(evidence: dict) -> str:
     return f"α = {expected:.4g}"
 
 
-choose_alpha = Exercise("choose-alpha", probe=value_evidence, judge=_judge_choose_alpha)
+choose_alpha = Exercise("choose-alpha", probe=value_evidence, judge=_judge_choose_alpha, answers=("alpha_choice",))
 """Exercise ``choose-alpha``: the least α at which Lecture 4's PMW is ε-DP and accurate (:data:`ALPHA_EXERCISE`)."""

@@ -8,7 +8,19 @@ import numpy as np
 
 from ..bounds import laplace_variance
 from ..mechanisms import gaussian_sigma, k_rr_debias_counts
-from ._core import Exercise, Wrong, call_evidence, calls, diagnose, numbers, value, values_evidence
+from ._core import (
+    Exercise,
+    Wrong,
+    call_evidence,
+    calls,
+    diagnose,
+    judge_cases,
+    named_values,
+    numbers,
+    quote,
+    short,
+    values_evidence,
+)
 
 __all__ = ["BETTER_MECHANISM", "SENSITIVITIES", "better_mechanism", "debias_counts", "sensitivities"]
 
@@ -22,45 +34,53 @@ def _binary_rr_mistake(counts: np.ndarray, epsilon: float) -> np.ndarray:
 
 
 def _debias_cases(rng: np.random.Generator | None) -> list[tuple]:
-    """The examples above; when grading, five report histograms drawn from ``rng`` (k = 2 to 6, ε from 0.2 to 4)."""
+    """The examples above; when grading, five report histograms drawn from ``rng``: k = 2, then four with k from 3
+    to 6 (where binary RR's p differs from k-ary RR's), counts from 1 to 999, ε from 0.2 to 4 (2 significant
+    digits)."""
     if rng is None:
         return _DEBIAS_CASES
     return [
-        (rng.integers(0, 1000, int(k)).tolist(), float(np.round(rng.uniform(0.2, 4.0), 3)))
-        for k in rng.integers(2, 7, 5)
+        (rng.integers(1, 1000, int(k)).tolist(), float(f"{rng.uniform(0.2, 4.0):.2g}"))
+        for k in [2, *rng.integers(3, 7, 4).tolist()]
     ]
+
+
+def _debias_inputs(case: tuple) -> str:
+    counts, epsilon = case
+    return f"report_counts={quote([int(c) for c in counts], 80)}, epsilon={short(epsilon)}"
+
+
+def _judge_one_debias(case: tuple, got: object) -> tuple[str, ...]:
+    counts, epsilon = np.asarray(case[0], dtype=float), case[1]
+    k, n = counts.size, counts.sum()
+    p = np.exp(epsilon) / (np.exp(epsilon) + k - 1)
+    q = 1 / (np.exp(epsilon) + k - 1)
+    return diagnose(
+        got,
+        k_rr_debias_counts(counts, epsilon=epsilon),
+        what=f"the estimate with {_debias_inputs(case)}",
+        rtol=1e-9,
+        hint="E[reports of j] = p·c_j + q·(n − c_j): solve for c_j",
+        mistakes={
+            "binary randomized response's p = e^ε/(1 + e^ε), but there are k categories": (
+                _binary_rr_mistake(counts, epsilon),  # the right estimate when k = 2
+                "with k categories the true one is kept w.p. e^ε/(e^ε + k − 1)",
+            ),
+            "the n·q reports that land on j by chance are not subtracted": (
+                counts / (p - q),
+                "every category also receives reports from the n − c_j people not in it",
+            ),
+            "fractions, not counts": (
+                k_rr_debias_counts(counts, epsilon=epsilon) / n,
+                "return estimated counts; they add up to n",
+            ),
+        },
+    )
 
 
 def _judge_debias(evidence: dict, cases: list[tuple]) -> str:
     results = calls(evidence, parameters=_DEBIAS_PARAMETERS)
-    if len(results) != len(cases):
-        raise Wrong("the check could not read your function's results")
-    for (counts, epsilon), got in zip(cases, results, strict=True):
-        counts = np.asarray(counts, dtype=float)
-        k, n = counts.size, counts.sum()
-        p = np.exp(epsilon) / (np.exp(epsilon) + k - 1)
-        q = 1 / (np.exp(epsilon) + k - 1)
-        diagnose(
-            got,
-            k_rr_debias_counts(counts, epsilon=epsilon),
-            what=f"the estimate from report counts {counts.astype(int).tolist()} at ε = {epsilon}",
-            rtol=1e-9,
-            hint="E[reports of j] = p·c_j + q·(n − c_j): solve for c_j",
-            mistakes={
-                "binary randomized response's p = e^ε/(1 + e^ε), but there are k categories": (
-                    _binary_rr_mistake(counts, epsilon) if k > 2 else np.full(k, np.nan),
-                    "with k categories the true one is kept w.p. e^ε/(e^ε + k − 1)",
-                ),
-                "the n·q reports that land on j by chance are not subtracted": (
-                    counts / (p - q),
-                    "every category also receives reports from the n − c_j people not in it",
-                ),
-                "fractions, not counts": (
-                    k_rr_debias_counts(counts, epsilon=epsilon) / n,
-                    "return estimated counts; they add up to n",
-                ),
-            },
-        )
+    judge_cases(cases, results, _judge_one_debias, inputs=_debias_inputs)
     sizes = [len(counts) for counts, _ in cases]
     return f"unbiased on {len(cases)} report histograms, k = {min(sizes)} to {max(sizes)} categories"
 
@@ -70,6 +90,7 @@ debias_counts = Exercise(
     probe=lambda fn, cases: call_evidence(fn, cases, parameters=_DEBIAS_PARAMETERS),
     judge=_judge_debias,
     cases=_debias_cases,
+    answers=("debias_counts",),
 )
 """Exercise ``debias-counts``: ``fn(report_counts, epsilon)`` returns unbiased true counts from k-ary RR reports."""
 
@@ -79,7 +100,7 @@ SENSITIVITIES: dict[str, Any] = {"num_queries": 50, "n": 1000, "per_person": 5}
 
 
 def _judge_sensitivities(evidence: dict) -> str:
-    answers = value(evidence, "Δ₁ and Δ₂")
+    answers = named_values(evidence, "Δ₁ and Δ₂")
     k, n, s = SENSITIVITIES["num_queries"], SENSITIVITIES["n"], SENSITIVITIES["per_person"]
     l1, l2 = numbers(answers.get("l1"), "l1", shape=()), numbers(answers.get("l2"), "l2", shape=())
     if np.isclose(l1, np.sqrt(s) / n) and np.isclose(l2, s / n):
@@ -124,7 +145,10 @@ def _judge_sensitivities(evidence: dict) -> str:
 
 
 sensitivities = Exercise(
-    "sensitivities", probe=lambda l1, l2: values_evidence(l1=l1, l2=l2), judge=_judge_sensitivities
+    "sensitivities",
+    probe=lambda l1, l2: values_evidence(l1=l1, l2=l2),
+    judge=_judge_sensitivities,
+    answers=("l1", "l2"),
 )
 """Exercise ``sensitivities``: Δ₁ and Δ₂ of the K answers of :data:`SENSITIVITIES` (each type in at most s queries)."""
 
@@ -133,7 +157,7 @@ BETTER_MECHANISM: dict[str, Any] = {"n": 5000, "num_queries": 200, "epsilon": 0.
 
 
 def _judge_better(evidence: dict) -> str:
-    answers = value(evidence, "your answers")
+    answers = named_values(evidence, "your answers")
     n, k, epsilon, delta = (BETTER_MECHANISM[key] for key in ("n", "num_queries", "epsilon", "delta"))
     want_laplace = laplace_variance(sensitivity=k / n, epsilon=epsilon)
     want_gaussian = gaussian_sigma(l2_sensitivity=np.sqrt(k) / n, epsilon=epsilon, delta=delta) ** 2
@@ -171,9 +195,15 @@ def _judge_better(evidence: dict) -> str:
     )
     winner = "gaussian" if want_gaussian < want_laplace else "laplace"
     choice = answers.get("choice")
-    if str(choice).strip().lower() != winner:
+    if type(choice) is not str or choice.strip().lower() not in ("laplace", "gaussian"):
+        shown = repr(choice) if type(choice) is str else "None" if choice is None else "a value that is not a string"
         raise Wrong(
-            f"your errors are right, but you chose {choice!r}",
+            f"choice: expected 'laplace' or 'gaussian', got {quote(shown, 80)}",
+            "answer with one of the two strings",
+        )
+    if choice.strip().lower() != winner:
+        raise Wrong(
+            f"your errors are right, but you chose {quote(repr(choice), 80)}",
             "the better mechanism has the smaller error; answer 'laplace' or 'gaussian'",
         )
     return f"{winner} wins by a factor {max(want_laplace, want_gaussian) / min(want_laplace, want_gaussian):.1f}"
@@ -185,5 +215,6 @@ better_mechanism = Exercise(
         choice=choice, laplace_mse=laplace_mse, gaussian_mse=gaussian_mse
     ),
     judge=_judge_better,
+    answers=("choice", "laplace_mse", "gaussian_mse"),
 )
 """Exercise ``better-mechanism``: which of Laplace and analytic Gaussian wins :data:`BETTER_MECHANISM`, by MSE."""

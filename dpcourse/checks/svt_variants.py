@@ -1,7 +1,14 @@
-"""Checks for the exercises of notebook 05 (the flawed SVT variants)."""
+"""Checks for the exercises of notebook 05 (the flawed SVT variants).
+
+Longer than 400 lines because audit-your-own is two answers judged as one (a mechanism, tested on drawn
+inputs against the distribution of a noisy maximum and six named mistakes, and the student's audit of it,
+run again by the judge), and splitting it from the notebook's other three exercises would break the rule
+of one check module per notebook.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +19,20 @@ from .._validation import ArrayLike, RngLike, as_generator
 from ..audit import audit as run_audit
 from ..audit import exact_variant_loss
 from ..svt_variants import NoiseSpec, svt_standard_spec
-from ._core import Exercise, NotAttempted, Wrong, diagnose, value, value_evidence
+from ._core import (
+    Exercise,
+    Wrong,
+    call_evidence,
+    calls,
+    diagnose,
+    judge_cases,
+    numbers,
+    quote,
+    short,
+    value,
+    value_evidence,
+)
+from ._evidence import jsonable
 
 __all__ = [
     "ALLOCATION",
@@ -24,33 +44,75 @@ __all__ = [
     "spot_the_flaw",
 ]
 
-_FLAWS = {"alg3": "output", "alg4": "query noise", "alg5": "query noise", "alg6": "query noise"}
-# Each hint points at where to look, never at the answer: compare the variant with Alg. 1 line by line.
-_FLAW_HINTS = {
-    "alg3": "set Alg. 3 beside Alg. 1 and compare, line by line, everything each one releases when a query is ⊤",
-    "alg4": "write down the scale of every noise in Alg. 4 and in Alg. 1, and how each one grows with c",
-    "alg5": "list which quantities Alg. 5 perturbs before it compares them, and which it compares as they are",
-    "alg6": "write down how each of Alg. 6's noise scales depends on c, and how many ⊤ it answers before it stops",
+_OPTIONS = ("query noise", "output")
+# The answer key is kept only as salted digests: the check can test an answer, but nothing in a student's kernel
+# reads the key. (With two options per line the check itself tells a guess from the right one; that is the point
+# of a check, and the grader's judge is the same.)
+_SALT = "dpcourse|spot-the-flaw|v1"
+_FLAW_DIGESTS = {
+    "alg3": "a382791f7cab3441dfece0aa9814a40d1ff6ad6523755280b37407a1895e016b",
+    "alg4": "e0c9bb4eeebb9c84f153646214a1cf445f8f0999ee2cabdc70605a9b81946f75",
+    "alg5": "6d8ab18a40971c72288141e60f99f44cd6ec709c26b4d89666fc8a684e409c14",
+    "alg6": "c520747bc4c065e1629c3946198b9b566f201b0b7db427f38855ed18060c8cd1",
 }
+
+
+def _is_flaw(key: str, answer: str) -> bool:
+    return hashlib.sha256(f"{_SALT}|{key}|{answer}".encode()).hexdigest() == _FLAW_DIGESTS[key]
+
+
+def _flaw_hint(key: str) -> str:
+    """Where to look, the same for either wrong answer: it points at both candidate lines, never at one."""
+    number = key.removeprefix("alg")
+    return (
+        f"set Alg. {number} beside Alg. 1 and compare them line by line: the noise each adds to the queries "
+        "(its scale, and how it grows with c) and everything each releases on ⊤; which difference does the proof "
+        "of Alg. 1 rely on?"
+    )
+
+
+def _leak_summary(answers: dict[str, str]) -> str:
+    """``Alg. 3 leaks through its output, Alg. 4–6 through their query noise``, from the (checked) answers."""
+    groups: dict[str, list[int]] = {}
+    for key in _FLAW_DIGESTS:
+        groups.setdefault(answers[key], []).append(int(key.removeprefix("alg")))
+    parts = []
+    for i, (flaw, numbers_) in enumerate(groups.items()):
+        consecutive = numbers_ == list(range(numbers_[0], numbers_[-1] + 1))
+        names = (
+            f"Alg. {numbers_[0]}"
+            if len(numbers_) == 1
+            else f"Alg. {numbers_[0]}–{numbers_[-1]}"
+            if consecutive
+            else "Alg. " + ", ".join(map(str, numbers_))
+        )
+        parts.append(f"{names}{' leaks' if i == 0 else ''} through {'its' if len(numbers_) == 1 else 'their'} {flaw}")
+    return ", ".join(parts)
 
 
 def _judge_spot_the_flaw(evidence: dict) -> str:
     answers = value(evidence, "flaws")
-    if not isinstance(answers, dict):
-        raise Wrong("flaws: give a dict such as {'alg3': 'output', 'alg4': ...}")
-    for key, flaw in _FLAWS.items():
-        given = str(answers.get(key, "")).strip().lower()
-        if given not in ("query noise", "output"):
+    if type(answers) is not dict:
+        raise Wrong("flaws: give a dict such as {'alg3': ..., 'alg4': ...}", "one entry for each of alg3 … alg6")
+    given = {}
+    for key in _FLAW_DIGESTS:
+        answer = answers.get(key)
+        text = answer.strip().lower() if type(answer) is str else None
+        if text not in _OPTIONS:
+            shown = (
+                "no answer" if answer is None else quote(repr(answer), 60) if type(answer) is str else "not a string"
+            )
             raise Wrong(
-                f"{key}: {given or 'no answer'!r} is not one of 'query noise' and 'output'",
+                f"{key}: {shown} is not one of 'query noise' and 'output'",
                 "answer with one of the two strings for each of alg3 … alg6",
             )
-        if given != flaw:
-            raise Wrong(f"{key}: {given!r} is not the line that breaks its proof", _FLAW_HINTS[key])
-    return "Alg. 3 leaks through its output, Alg. 4–6 through their query noise"
+        if not _is_flaw(key, text):
+            raise Wrong(f"{key}: {text!r} is not the line that breaks its proof", _flaw_hint(key))
+        given[key] = text
+    return _leak_summary(given)
 
 
-spot_the_flaw = Exercise("spot-the-flaw", probe=value_evidence, judge=_judge_spot_the_flaw)
+spot_the_flaw = Exercise("spot-the-flaw", probe=value_evidence, judge=_judge_spot_the_flaw, answers=("flaws",))
 """Exercise ``spot-the-flaw``: for each of alg3 … alg6, which line is wrong: "query noise" or "output"?"""
 
 #: Exercise ``counterexample-loss``: the variant, the number of queries m, c and ε.
@@ -76,7 +138,9 @@ def _judge_counterexample(evidence: dict) -> str:
     return f"{expected:.4f}, against a claim of ε = {spec['epsilon']}"
 
 
-counterexample_loss = Exercise("counterexample-loss", probe=value_evidence, judge=_judge_counterexample)
+counterexample_loss = Exercise(
+    "counterexample-loss", probe=value_evidence, judge=_judge_counterexample, answers=("alg4_loss",)
+)
 """Exercise ``counterexample-loss``: the exact privacy loss of Alg. 4's counterexample event (m = 8, c = 2, ε = 1)."""
 
 #: Exercise ``allocation-gain``: SVT-S's total ε, the number of ⊤ c, and whether the queries are monotonic.
@@ -123,14 +187,16 @@ def _judge_allocation_gain(evidence: dict) -> str:
     return f"the even split's comparison noise has {expected:.3f}× the variance of Lyu et al.'s"
 
 
-allocation_gain = Exercise("allocation-gain", probe=value_evidence, judge=_judge_allocation_gain)
+allocation_gain = Exercise(
+    "allocation-gain", probe=value_evidence, judge=_judge_allocation_gain, answers=("variance_gain",)
+)
 """Exercise ``allocation-gain``: Var(νᵢ − ρ) under ε₁ = ε₂ over that under Lyu et al.'s 1 : (2c)^{2/3}.
 
 The setting is ε = 0.5, c = 8.
 """
 
 
-#: Exercise ``audit-your-own``: the mechanism's ε, the neighbours audited, and the probe's fixed run.
+#: Exercise ``audit-your-own``: the mechanism's ε, the neighbours audited, and the probe's documented run.
 AUDIT_YOUR_OWN: dict[str, Any] = {
     "epsilon": 0.5,
     "answers_d": [1.0] * 5,
@@ -139,39 +205,78 @@ AUDIT_YOUR_OWN: dict[str, Any] = {
     "probe_trials": 20_000,
     "probe_seed": 5,
 }
-_LEVELS = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
+_MECHANISM = "(answers, *, trials, rng)"
+_LEVELS = np.array([0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99])
+# An output's quantile at level p, q̂ = np.quantile(out, p), lies between the order statistics X₍ⱼ₎ and X₍ⱼ₊₁₎ with
+# j = ⌊(N − 1)p⌋ + 1, and F(X₍ⱼ₎) ~ Beta(j, N + 1 − j) for the true CDF F. So F(q̂) is accepted when it lies in
+# [Beta(j, N + 1 − j).ppf(a/2), Beta(j + 1, N − j).isf(a/2)]: a false fail has probability at most a per level,
+# 7 levels × 3 cases × a ≈ 2e-7 per check. A scale off by a factor 2 moves F(q̂) at p = 0.5 by about 0.2, some 7
+# times the interval's half-width 5.7·√(0.25/N) ≈ 0.029 at N = 10,000 (the tests check each mistake is named).
+_LEVEL = 1e-8
 
 
-def _probe_audit_your_own(mechanism: object, result: object) -> dict:
-    """Run the student's mechanism once on fixed answers (its quantiles are the evidence) and read the audit."""
-    if mechanism is Ellipsis and result is Ellipsis:
-        return {"not_attempted": True}
-    if not callable(mechanism):
-        return {"not_callable": type(mechanism).__name__}
+def _audit_cases(rng: np.random.Generator | None) -> list[tuple]:
+    """The documented run; when grading, three drawn from ``rng``: 3 to 8 answers from −5 to 5 (one decimal),
+    10,000 to 30,000 trials, and the seed passed as ``rng``."""
     spec = AUDIT_YOUR_OWN
-    try:
-        out = np.asarray(
-            mechanism(np.array(spec["probe_answers"]), trials=spec["probe_trials"], rng=spec["probe_seed"]), dtype=float
+    if rng is None:
+        return [(tuple(spec["probe_answers"]), spec["probe_trials"], spec["probe_seed"])]
+    return [
+        (
+            tuple(np.round(rng.uniform(-5.0, 5.0, int(rng.integers(3, 9))), 1).tolist()),
+            int(rng.integers(10, 31)) * 1000,
+            int(rng.integers(10**6)),
         )
-    except NotImplementedError:
-        return {"not_attempted": True}
-    except Exception as err:  # noqa: BLE001 - the student's code may raise anything; that is the evidence
-        return {"raised": f"{type(err).__name__}: {str(err)[:160]}"}
-    evidence = {"shape": list(out.shape), "integers": bool(np.all(out == np.round(out)))}
-    if out.size:
-        evidence["quantiles"] = [float(x) for x in np.quantile(out.ravel(), _LEVELS)]
-    fields = ("flagged", "p_value", "epsilon_lower_bound", "claimed_epsilon", "trials", "answers_d", "answers_d_prime")
-    if all(hasattr(result, f) for f in fields):
-        evidence["audit"] = {
-            f: (
-                np.asarray(getattr(result, f)).tolist()
-                if f.startswith("answers")
-                else (bool(getattr(result, f)) if f == "flagged" else float(getattr(result, f)))
-            )
-            for f in fields
-        }
+        for _ in range(3)
+    ]
+
+
+def _audit_inputs(case: tuple) -> str:
+    answers, trials, seed = case
+    return f"answers=[{', '.join(short(a) for a in answers)}], trials={trials}, rng={seed}"
+
+
+def _summarise_outputs(mechanism: Callable, case: tuple) -> dict:
+    """What the check needs of the mechanism's outputs on one case: their shape, whether they are whole numbers,
+    and their quantiles at :data:`_LEVELS` (read exactly, as every answer is)."""
+    answers, trials, seed = case
+    out = jsonable(mechanism(np.array(answers), trials=trials, rng=seed))
+    try:
+        array = numbers(out, "noisy_max_value's output")
+    except Wrong as wrong:
+        return {"refused": wrong.message}
+    summary: dict[str, Any] = {"shape": list(array.shape), "integers": bool(np.all(array == np.round(array)))}
+    if array.size:
+        summary["quantiles"] = np.quantile(array.ravel(), _LEVELS).tolist()
+    return summary
+
+
+_AUDIT_FIELDS = (
+    "flagged",
+    "p_value",
+    "epsilon_lower_bound",
+    "claimed_epsilon",
+    "trials",
+    "answers_d",
+    "answers_d_prime",
+)
+
+
+def _probe_audit_your_own(mechanism: object, result: object, cases: list[tuple]) -> dict:
+    """Run the student's mechanism on each case (the quantiles of its outputs are the evidence) and read the audit."""
+    if mechanism is Ellipsis:
+        return {"not_attempted": True} if result is Ellipsis else {"mechanism_missing": True}
+    evidence = call_evidence(
+        mechanism,
+        cases,
+        parameters=_MECHANISM,
+        arguments=lambda case: ((np.array(case[0]),), {"trials": case[1], "rng": case[2]}),
+        call=_summarise_outputs,
+    )
+    if all(hasattr(result, f) for f in _AUDIT_FIELDS):
+        evidence["audit"] = {f: jsonable(getattr(result, f)) for f in _AUDIT_FIELDS}
     else:
-        evidence["audit"] = {"unsupported": type(result).__name__}
+        evidence["audit"] = {"unsupported": quote(type(result).__name__, 60)}
     return evidence
 
 
@@ -179,73 +284,104 @@ def _max_cdf(x: np.ndarray, answers: np.ndarray, scale: float) -> np.ndarray:
     return np.prod([stats.laplace.cdf(x - a, scale=scale) for a in answers], axis=0)
 
 
-def _judge_audit_your_own(evidence: dict) -> str:
+def _fits(cdf_at_quantiles: np.ndarray, trials: int) -> bool:
+    j = np.floor((trials - 1) * _LEVELS) + 1
+    low = stats.beta.ppf(_LEVEL / 2, j, trials + 1 - j)
+    high = stats.beta.isf(_LEVEL / 2, np.minimum(j + 1, trials), np.maximum(trials - j, 1))
+    return bool(np.all((low <= cdf_at_quantiles) & (cdf_at_quantiles <= high)))
+
+
+def _judge_one_mechanism(case: tuple, got: object) -> None:
+    answers, trials, _ = case
+    answers = np.array(answers)
+    b = 2 / AUDIT_YOUR_OWN["epsilon"]
+    if type(got) is not dict:
+        raise Wrong("the check could not read noisy_max_value's outputs")
+    if "refused" in got:
+        raise Wrong(f"with {_audit_inputs(case)}: {quote(got['refused'])}", "return a NumPy array of floats")
+    shape = got.get("shape")
+    if shape not in ([trials], [trials, 1]):
+        raise Wrong(
+            f"noisy_max_value with {_audit_inputs(case)} returned shape {quote(shape, 60)}",
+            "return one number per run: shape (trials,), the largest noisy answer of each row",
+        )
+    quantiles = numbers(got.get("quantiles"), "the outputs' quantiles", (len(_LEVELS),))
+    if got.get("integers") is True and quantiles.min() >= 0 and quantiles.max() < answers.size:
+        raise Wrong(
+            f"with {_audit_inputs(case)}, noisy_max_value returns whole numbers between 0 and m − 1: it looks like "
+            "the index of the maximum",
+            "return the noisy maximum itself (np.max), not its position (np.argmax): that is the flaw to audit",
+            "the index of the maximum",
+        )
+    if _fits(_max_cdf(quantiles, answers, b), trials):
+        return
+    for mistake, cdf, hint in (
+        (
+            "Lap(1/ε) = Lap(2) noise: half the scale (or ε left out of 2/ε)",
+            _max_cdf(quantiles, answers, 1 / 0.5),
+            "the noise is Lap(2/ε): ε divides 2",
+        ),
+        ("Lap(2ε) = Lap(1) noise: ε multiplied instead of divided", _max_cdf(quantiles, answers, 1.0), "ε divides 2"),
+        ("Lap(ε) noise", _max_cdf(quantiles, answers, 0.5), "the noise is Lap(2/ε), not Lap(ε)"),
+        ("Lap(ε/2) noise", _max_cdf(quantiles, answers, 0.25), "the noise is Lap(2/ε), not Lap(ε/2)"),
+        ("Lap(4/ε) = Lap(8) noise: twice the scale", _max_cdf(quantiles, answers, 8.0), "the noise is Lap(2/ε)"),
+        (
+            "one noise per run, shared by all the answers",
+            stats.laplace.cdf(quantiles - answers.max(), scale=b),
+            "draw independent noise for every answer: size=(trials, len(answers))",
+        ),
+    ):
+        if _fits(cdf, trials):
+            raise Wrong(
+                f"with {_audit_inputs(case)}, noisy_max_value's outputs are distributed as with {mistake}",
+                hint,
+                mistake,
+            )
+    raise Wrong(
+        f"with {_audit_inputs(case)}, noisy_max_value's outputs do not follow the maximum of the answers plus "
+        "Lap(2/ε) noise",
+        "add np.random.default_rng(rng).laplace(0, 2/ε, size=(trials, len(answers))) and take the max of each row",
+    )
+
+
+def _judge_audit_your_own(evidence: dict, cases: list[tuple]) -> str:
     spec = AUDIT_YOUR_OWN
-    if evidence.get("not_attempted"):
-        raise NotAttempted
+    if evidence.get("mechanism_missing"):
+        raise Wrong(
+            "noisy_max_value is still the stub `...`, but noisy_max_result is given",
+            "write noisy_max_value first, then audit it",
+        )
     if "not_callable" in evidence:
         raise Wrong(
-            f"noisy_max_value: expected a function, got a {evidence['not_callable']}",
+            f"noisy_max_value: expected a function, got a {quote(evidence['not_callable'], 60)}",
             "define it with def noisy_max_value(answers, *, trials, rng):",
         )
-    if "raised" in evidence:
+    try:  # the mechanism and the audit are one answer: all or nothing, whatever share of the cases is right
+        judge_cases(cases, calls(evidence, parameters=_MECHANISM), _judge_one_mechanism, inputs=_audit_inputs)
+    except Wrong as wrong:
+        raise Wrong(wrong.message, wrong.hint, wrong.mistake) from None
+    audit = evidence.get("audit")
+    if type(audit) is not dict or "unsupported" in audit:
+        got = quote(audit.get("unsupported"), 60) if type(audit) is dict else "nothing readable"
         raise Wrong(
-            f"noisy_max_value raised {evidence['raised']}",
-            "call it yourself: noisy_max_value(np.array([0.0, 3.0]), trials=5, rng=0)",
-        )
-    n = spec["probe_trials"]
-    if evidence.get("shape") not in ([n], [n, 1]):
-        raise Wrong(
-            f"noisy_max_value(answers, trials={n}, rng=…) returned shape {tuple(evidence.get('shape', []))}",
-            f"return one number per run: shape ({n},), the largest noisy answer of each row",
-        )
-    answers = np.array(spec["probe_answers"])
-    if evidence["integers"] and min(evidence["quantiles"]) >= 0 and max(evidence["quantiles"]) < answers.size:
-        raise Wrong(
-            "noisy_max_value returns whole numbers between 0 and m − 1: it looks like the index of the maximum",
-            "return the noisy maximum itself (np.max), not its position (np.argmax): that is the flaw to audit",
-        )
-    got = np.array(evidence["quantiles"])
-    tolerance = 5 * np.sqrt(np.array(_LEVELS) * (1 - np.array(_LEVELS)) / n) + 1e-3
-
-    def matches(scale: float) -> bool:
-        return bool(np.all(np.abs(_max_cdf(got, answers, scale) - np.array(_LEVELS)) <= tolerance))
-
-    b = 2 / spec["epsilon"]
-    if not matches(b):
-        for mistake, scale in (
-            ("Lap(1/ε) noise", 1 / spec["epsilon"]),
-            ("Lap(ε) noise", spec["epsilon"]),
-            ("Lap(ε/2) noise", spec["epsilon"] / 2),
-        ):
-            if matches(scale):
-                raise Wrong(
-                    f"noisy_max_value's outputs are distributed as with {mistake}",
-                    f"the noise is Lap(2/ε) = Lap({b:g})",
-                )
-        raise Wrong(
-            "noisy_max_value's outputs do not follow the maximum of the answers plus Lap(2/ε) noise",
-            f"add np.random.default_rng(rng).laplace(0, {b:g}, size=(trials, len(answers))) and take the max of each "
-            "row",
-        )
-    audit = evidence.get("audit", {})
-    if "unsupported" in audit:
-        raise Wrong(
-            f"noisy_max_result: expected the result of audit.audit, got a {audit['unsupported']}",
+            f"noisy_max_result: expected the result of audit.audit, got a {got}",
             "run the auditor on your mechanism with the neighbours the exercise names, and pass what it returns",
         )
-    pair = sorted([audit["answers_d"], audit["answers_d_prime"]])
+    pair = sorted(
+        [numbers(audit.get("answers_d"), "answers_d").tolist(), numbers(audit.get("answers_d_prime"), "").tolist()]
+    )
     if pair != sorted([spec["answers_d"], spec["answers_d_prime"]]):
         raise Wrong("noisy_max_result audits other inputs", "audit it on [1.0] * 5 and [2.0] * 5")
-    if not np.isclose(audit["claimed_epsilon"], spec["epsilon"]):
-        raise Wrong(f"noisy_max_result tests ε = {audit['claimed_epsilon']:g}", "the claim to test is ε = 0.5")
+    claimed = float(numbers(audit.get("claimed_epsilon"), "noisy_max_result.claimed_epsilon", ()))
+    if not np.isclose(claimed, spec["epsilon"]):
+        raise Wrong(f"noisy_max_result tests ε = {short(claimed)}", "the claim to test is ε = 0.5")
     # What the kernel reports about its audit is not evidence: the audit is run again here, on the mechanism
     # whose outputs were just checked, with the student's number of test runs and a seed of the judge's.
-    trials = audit["trials"]
+    trials = float(numbers(audit.get("trials"), "noisy_max_result.trials", (), whole=True))
     if not 100 <= trials <= 1_000_000:
         raise Wrong(f"noisy_max_result was run with {trials:,.0f} test runs", "use between 10² and 10⁶ test runs")
     again = run_audit(
-        _noisy_max_value(b),
+        _noisy_max_value(2 / spec["epsilon"]),
         spec["answers_d"],
         spec["answers_d_prime"],
         epsilon=spec["epsilon"],
@@ -258,7 +394,7 @@ def _judge_audit_your_own(evidence: dict) -> str:
             "again by the check)",
             "give the auditor more runs",
         )
-    if not audit["flagged"]:
+    if audit.get("flagged") is not True:
         raise Wrong(
             "your audit result says the claim holds, but the same audit, run again, flags it",
             "pass the result of audit.audit itself, unchanged",
@@ -279,5 +415,11 @@ def _noisy_max_value(scale: float) -> Callable[..., np.ndarray]:
     return mechanism
 
 
-audit_your_own = Exercise("audit-your-own", probe=_probe_audit_your_own, judge=_judge_audit_your_own)
+audit_your_own = Exercise(
+    "audit-your-own",
+    probe=_probe_audit_your_own,
+    judge=_judge_audit_your_own,
+    cases=_audit_cases,
+    answers=("noisy_max_value", "noisy_max_result"),
+)
 """Exercise ``audit-your-own``: StatDP's report noisy max that releases the maximum's value, audited at ε = 0.5."""

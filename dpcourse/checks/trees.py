@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import factorization, queries
 from ..strategies import Strategy
-from ._core import Exercise, Wrong, diagnose, value, value_evidence, values_evidence
+from ._core import Exercise, Wrong, diagnose, named_values, numbers, quote, value, value_evidence, values_evidence
 
 __all__ = ["DECOMPOSITION", "SMALL_ERROR_EPSILON", "STRATEGY", "decomposition", "small_error", "strategy_sensitivities"]
 
@@ -19,7 +19,7 @@ STRATEGY: dict[str, Any] = {"d": 64, "branching": 4}
 
 
 def _judge_strategy(evidence: dict) -> str:
-    answers = value(evidence, "your answers")
+    answers = named_values(evidence, "your answers")
     d, b = STRATEGY["d"], STRATEGY["branching"]
     levels = round(np.log(d) / np.log(b))
     prefix = factorization.prefix_strategy(d).l1_sensitivity
@@ -63,6 +63,7 @@ strategy_sensitivities = Exercise(
     "strategy-sensitivity",
     probe=lambda prefix_l1, tree_l1: values_evidence(prefix_l1=prefix_l1, tree_l1=tree_l1),
     judge=_judge_strategy,
+    answers=("prefix_l1", "tree_l1"),
 )
 """Exercise ``strategy-sensitivity``: ‖A‖₁ of the prefix strategy and of the 4-ary tree (:data:`STRATEGY`)."""
 
@@ -85,10 +86,13 @@ def _judge_decomposition(evidence: dict) -> str:
     nodes = value(evidence, "nodes")
     d, s, t = DECOMPOSITION["d"], DECOMPOSITION["s"], DECOMPOSITION["t"]
     tree = factorization.hierarchical_strategy(d, 2)
-    try:
-        given = sorted((int(level), int(index)) for level, index in nodes)
-    except (TypeError, ValueError):
-        raise Wrong("nodes: give a list of (level, index) pairs", "for example [(0, 3), (2, 1)]") from None
+    pairs = numbers(nodes, "nodes", whole=True)
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or pairs.shape[0] > 4 * d:
+        raise Wrong(
+            f"nodes: give a list of at most {4 * d} (level, index) pairs, got shape {pairs.shape}",
+            "for example [(0, 3), (2, 1)]",
+        )
+    given = sorted((int(level), int(index)) for level, index in pairs)
     target = list(range(s, t + 1))
     covered = _covered_cells(tree, given)
     if covered != target and _covered_cells(tree, [(index, level) for level, index in given]) == target:
@@ -98,7 +102,7 @@ def _judge_decomposition(evidence: dict) -> str:
     if covered is None:
         bad = next(pair for pair in given if _covered_cells(tree, [pair]) is None)
         raise Wrong(
-            f"there is no node {bad} in the tree over {d} cells",
+            f"there is no node {quote(bad, 60)} in the tree over {d} cells",
             f"levels run from 0 (leaves) to {len(tree.level_sizes) - 1} (root); level ℓ has {d}/2^ℓ nodes",
         )
     if covered != target:
@@ -108,7 +112,7 @@ def _judge_decomposition(evidence: dict) -> str:
                 "an off-by-one at one end of the interval",
             )
         raise Wrong(
-            f"your nodes cover the cells {covered}, not exactly [{s}, {t}]",
+            f"your nodes cover the cells {quote(covered, 120)}, not exactly [{s}, {t}]",
             "node (ℓ, j) covers the cells j·2^ℓ … (j + 1)·2^ℓ − 1; each cell must be covered once",
         )
     best = factorization.canonical_decomposition(tree, s, t)
@@ -120,7 +124,7 @@ def _judge_decomposition(evidence: dict) -> str:
     return f"{len(best)} nodes, so the interval's answer sums {len(best)} noisy counts"
 
 
-decomposition = Exercise("decomposition", probe=value_evidence, judge=_judge_decomposition)
+decomposition = Exercise("decomposition", probe=value_evidence, judge=_judge_decomposition, answers=("nodes",))
 """Exercise ``decomposition``: the canonical nodes (level, index) whose intervals partition [3, 12], d = 16."""
 
 #: Exercise ``small-error``: ε of the Laplace noise.
@@ -149,5 +153,5 @@ def _judge_small_error(evidence: dict) -> str:
     return f"{expected:.4g} = 2·(2/ε)²·trace(WᵀW(AᵀA)⁻¹)/3"
 
 
-small_error = Exercise("small-error", probe=value_evidence, judge=_judge_small_error)
+small_error = Exercise("small-error", probe=value_evidence, judge=_judge_small_error, answers=("small_error",))
 """Exercise ``small-error``: the mean squared error per query of the 2-leaf tree with root on all-range queries."""

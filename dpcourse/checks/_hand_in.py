@@ -1,0 +1,139 @@
+"""The hand-in status at the end of a notebook: every check of the notebook on the student's current answers.
+
+The last cell of each notebook runs ``hand_in_status("01_laplace_utility")``: each exercise of that notebook
+is judged (as its check cell would judge it, on the documented examples) with the values its answer names
+have now in the student's namespace; a name that is not defined counts as not attempted.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any
+
+from .._validation import check_choice
+from ._core import FAILED, NOT_ATTEMPTED, PASSED, Exercise, Verdict, quote
+
+__all__ = ["NOTEBOOKS", "HandInStatus", "hand_in_status", "notebook_exercises"]
+
+#: Notebook stem → the check module of its exercises.
+NOTEBOOKS: dict[str, str] = {
+    "01_laplace_utility": "laplace",
+    "02_rr_vs_laplace": "release",
+    "03_threshold_query_trees": "trees",
+    "04_above_threshold_proof": "above_threshold",
+    "05_flawed_svt_variants": "svt_variants",
+    "06_private_mw": "pmw",
+}
+_SHOWN_MESSAGE = 100
+
+
+def notebook_exercises(notebook: str) -> tuple[Exercise, ...]:
+    """The exercises of a notebook (its stem, with or without ``.ipynb``), in the order of the notebook."""
+    stem = check_choice(notebook.removesuffix(".ipynb"), "notebook", sorted(NOTEBOOKS))
+    module = import_module(f"{__package__}.{NOTEBOOKS[stem]}")
+    return tuple(item for item in vars(module).values() if isinstance(item, Exercise))
+
+
+@dataclass(frozen=True)
+class HandInStatus:
+    """Every exercise of one notebook judged on the current answers; shows as a short block.
+
+    ``exercises`` holds one :class:`Verdict` per exercise, in the notebook's order; ``passed`` and ``total``
+    count them.
+
+    Examples
+    --------
+    >>> status = hand_in_status("01_laplace_utility", {"K_max": 538})
+    >>> (status.passed, status.total)
+    (1, 3)
+    >>> print(status.lines()[0])
+    1 of 3 exercises pass: not attempted: exact-tail-level, icu-sensitivity
+    """
+
+    notebook: str
+    exercises: tuple[Verdict, ...]
+
+    @property
+    def passed(self) -> int:
+        return sum(verdict.status == PASSED for verdict in self.exercises)
+
+    @property
+    def total(self) -> int:
+        return len(self.exercises)
+
+    @property
+    def score(self) -> float:
+        """The sum of the exercises' scores (partial credit where a course gives it)."""
+        return sum(verdict.score for verdict in self.exercises)
+
+    def lines(self) -> list[str]:
+        """The summary line and the line that says which file to hand in."""
+        file = f"`{self.notebook}.ipynb`"
+        if self.passed == self.total:
+            return [f"✓ {self.passed} of {self.total} exercises pass; hand in this file as {file}"]
+        failed = [
+            f"{v.exercise} fails ({quote(v.message, _SHOWN_MESSAGE)})" for v in self.exercises if v.status == FAILED
+        ]
+        missing = [v.exercise for v in self.exercises if v.status == NOT_ATTEMPTED]
+        parts = [*failed, *(["not attempted: " + ", ".join(missing)] if missing else [])]
+        return [
+            f"{self.passed} of {self.total} exercises pass: " + "; ".join(parts),
+            f"  When you are done, hand in this file as {file}; the check cells above say what is missing.",
+        ]
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(str(self))
+
+    def _repr_html_(self) -> str:
+        colour = "#1b7837" if self.passed == self.total else "#555555"
+        body = "<br>".join(html.escape(line) for line in self.lines())
+        return f'<div style="border-left: 4px solid {colour}; padding: 2px 8px; font-family: monospace">{body}</div>'
+
+
+def _user_namespace() -> Mapping[str, object]:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with the workbook
+        shell = None
+    else:
+        shell = get_ipython()
+    if shell is None:
+        raise ValueError("namespace must be given (e.g. namespace=globals()) when no IPython kernel is running")
+    return shell.user_ns
+
+
+def hand_in_status(notebook: str, namespace: Mapping[str, object] | None = None) -> HandInStatus:
+    """Judge every exercise of ``notebook`` on the answers in ``namespace`` (None: the IPython user namespace).
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook's stem, e.g. ``"01_laplace_utility"`` (a trailing ``.ipynb`` is ignored).
+    namespace : mapping, optional
+        Where the answers are: each exercise's :attr:`~dpcourse.checks._core.Exercise.answers` are looked up in
+        it; an exercise with any answer missing is not attempted. None reads IPython's ``user_ns``.
+
+    Returns
+    -------
+    HandInStatus
+        One verdict per exercise, judged as the check cells judge a student's own run.
+    """
+    exercises = notebook_exercises(notebook)
+    stem = notebook.removesuffix(".ipynb")
+    found = _user_namespace() if namespace is None else namespace
+    if not isinstance(found, Mapping):
+        raise TypeError(f"namespace must be a mapping of names to values (e.g. globals()), got {type(found).__name__}")
+    verdicts = []
+    for exercise in exercises:
+        if not exercise.answers or any(name not in found for name in exercise.answers):
+            verdicts.append(Verdict(exercise.exercise, NOT_ATTEMPTED))
+            continue
+        answers = [found[name] for name in exercise.answers]
+        verdicts.append(exercise.verdict(exercise.evidence(*answers)))
+    return HandInStatus(stem, tuple(verdicts))
