@@ -355,6 +355,19 @@ def test_a_released_notebook_runs_top_to_bottom(notebook, tmp_path):
     for cell in checks:
         text = "".join(o.get("text", "") + str(o.get("data", {}).get("text/plain", "")) for o in cell.outputs)
         assert "not attempted" in text, (cell.id, text)
+    # the last cell: where the student stands, and which file to hand in (issue 28)
+    (hand_in,) = [c for c in nb.cells if "hand-in" in c.metadata.get("tags", [])]
+    assert nb.cells[-1] is hand_in
+    text = "".join(str(o.get("data", {}).get("text/plain", "")) for o in hand_in.outputs)
+    total = len(checks)
+    assert f"0 of {total} exercises pass" in text and "not attempted" in text and f"{notebook.name}" in text, text
+
+
+def test_the_hand_in_cell_is_last_and_its_stored_output_is_cleared_in_the_release(released):
+    for original, student in released:
+        assert "hand-in" in original.cells[-1].metadata.get("tags", [])
+        assert "exercises pass" in str(original.cells[-1].outputs)  # the solutions' status, stored
+        assert student.cells[-1].outputs == []
 
 
 @pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs the git checkout")
