@@ -2,17 +2,25 @@
 
 Each submission is a full run of notebook 01 in its own kernel, so the times are whole seconds;
 one timing each (best of one) is what an instructor sees. The sandbox's overhead is bubblewrap
-against the same worker run without it, per notebook.
+against the same worker run without it, per notebook. Gradescope's ``run_autograder`` (as written in the
+zip of ``gradescope build``, run with bash) is timed against ``grade`` on the same submission.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 import nbformat
 
+from dpcourse.classroom.autograder import build_autograder
 from dpcourse.classroom.grade import grade
 from dpcourse.classroom.release import release_notebook
 from dpcourse.classroom.sandbox import SandboxUnavailable, choose_sandbox
@@ -40,6 +48,24 @@ def _seconds(paths, **kwargs) -> float:
     rows = grade(paths, **kwargs)
     assert all(r.status in ("passed", "not attempted") for r in rows), rows
     return time.perf_counter() - start
+
+
+def _through_autograder(folder: Path, submission: Path) -> float:
+    """Seconds of one ``run_autograder`` (the zip's script, with bash) on ``submission``, in a Gradescope layout."""
+    root = folder / "autograder"
+    (root / "source").mkdir(parents=True)
+    with zipfile.ZipFile(build_autograder(folder / "autograder.zip", source=SOURCE.parent)) as archive:
+        archive.extractall(root / "source")
+    (root / "submission").mkdir()
+    shutil.copy(submission, root / "submission" / submission.name)
+    env = {**os.environ, "DPCOURSE_AUTOGRADER_ROOT": str(root), "DPCOURSE_AUTOGRADER_PYTHON": sys.executable}
+    start = time.perf_counter()
+    subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, cwd=root, capture_output=True,
+                   timeout=1800, check=True)  # fmt: skip
+    seconds = time.perf_counter() - start
+    tests = json.loads((root / "results" / "results.json").read_text())["tests"]
+    assert all(t["status"] == "passed" for t in tests if t["name"].startswith("01 ")), tests
+    return seconds
 
 
 def run() -> Section:
@@ -71,6 +97,15 @@ def run() -> Section:
                 "one notebook in bubblewrap",
                 f"{sandboxed:.2f} s",
                 f"{sandboxed / bare:.3g}× the same run unconfined, --sandbox none ({bare:.2f} s)",
+            )
+        )
+        gradescope = _through_autograder(Path(tmp) / "gradescope", paths[0])
+        direct = _seconds(paths[:1], jobs=1)
+        section.rows.append(
+            (
+                "one notebook through Gradescope's run_autograder",
+                f"{gradescope:.2f} s",
+                f"{gradescope / direct:.3g}× the same submission through grade ({direct:.2f} s)",
             )
         )
     return section

@@ -1,5 +1,5 @@
-"""``python -m dpcourse release OUTDIR``, ``python -m dpcourse collect KIND INPUT --out DIR`` and
-``python -m dpcourse grade SUBMISSIONS… --report grades.csv``.
+"""``python -m dpcourse release OUTDIR``, ``python -m dpcourse collect KIND INPUT --out DIR``,
+``python -m dpcourse grade SUBMISSIONS… --report grades.csv`` and ``python -m dpcourse gradescope build|run``.
 
 The commands live in :mod:`dpcourse.classroom.cli`.
 """

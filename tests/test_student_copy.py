@@ -44,11 +44,18 @@ def _check_reads(nb, exercise):
 # --- the six notebooks ---------------------------------------------------------------------------
 
 
+def _without_may_raise(metadata):
+    tags = [t for t in metadata.get("tags", []) if t != student_copy.ANSWER_MAY_RAISE]
+    return {**metadata, "tags": tags} if "tags" in metadata else metadata
+
+
 def test_release_keeps_every_cell_its_id_and_metadata(released):
     for original, student in released:
         assert [(c.cell_type, c.get("id"), c.metadata) for c in original.cells] == [
-            (c.cell_type, c.get("id"), c.metadata) for c in student.cells
+            (c.cell_type, c.get("id"), _without_may_raise(c.metadata)) for c in student.cells
         ]
+        answers = [c for c in student.cells if _role(c) == "solution"]
+        assert answers and all(student_copy.ANSWER_MAY_RAISE in c.metadata["tags"] for c in answers)
         assert student.metadata == original.metadata
         assert student_copy.exercises(student) == student_copy.exercises(original)
         assert len(student_copy.exercises(student)) >= 3
@@ -361,6 +368,24 @@ def test_a_released_notebook_runs_top_to_bottom(notebook, tmp_path):
     text = "".join(str(o.get("data", {}).get("text/plain", "")) for o in hand_in.outputs)
     total = len(checks)
     assert f"0 of {total} exercises pass" in text and "not attempted" in text and f"{notebook.name}" in text, text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_a_typo_in_the_first_answer_leaves_run_all_running_and_the_check_says_it_raised(notebook, tmp_path):
+    """Issue 29: nbclient, like JupyterLab's Run All, goes on past the answer cell (its raises-exception tag)."""
+    from nbclient import NotebookClient
+
+    student_copy.release(notebook.parent, tmp_path)
+    nb = nbformat.read(tmp_path / notebook.name, as_version=4)
+    first = next(i for i, c in enumerate(nb.cells) if _role(c) == "solution")
+    nb.cells[first].source = "typo_check = epsilon_offic * 2  # a misspelt name\n" + nb.cells[first].source
+    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    check = next(c for c in nb.cells[first + 1 :] if _role(c) == "check")
+    text = "".join(o.get("text", "") + str(o.get("data", {}).get("text/plain", "")) for o in check.outputs)
+    assert "your answer cell raised NameError" in text and "epsilon_offic" in text, text
+    assert all(c.execution_count is not None for c in nb.cells if c.cell_type == "code"), "a cell did not run"
+    assert "exercises pass" in str(nb.cells[-1].outputs)
 
 
 def test_the_hand_in_cell_is_last_and_its_stored_output_is_cleared_in_the_release(released):

@@ -27,6 +27,7 @@ from importlib import import_module
 from .._validation import check_choice
 from ._core import CheckFailed, Exercise, Verdict
 from ._hand_in import NOTEBOOKS, HandInStatus, hand_in_status
+from ._kernel import install as _install_kernel_handler
 
 __all__ = [
     "NOTEBOOKS",
@@ -41,6 +42,8 @@ __all__ = [
 ]
 
 MODULES = ("laplace", "release", "trees", "above_threshold", "svt_variants", "pmw")
+
+_install_kernel_handler()  # in a notebook: a check whose answer cell raised says so (see _kernel)
 
 
 def all_exercises() -> dict[str, Exercise]:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -238,7 +239,41 @@ class Exercise:
         if _COLLECTOR is not None:
             _COLLECTOR.append({"exercise": self.exercise, "evidence": json.loads(json.dumps(evidence, default=str))})
             return
+        raised = self.answer_cell_error()
+        if raised is not None:  # the names still hold an earlier run's values: never judge those
+            show(
+                Verdict(
+                    self.exercise,
+                    FAILED,
+                    f"your answer cell raised {raised}, so the check did not judge it",
+                    "fix the answer cell, then run it and this check again",
+                    "the answer cell raised",
+                )
+            )
+            return
         show(self.verdict(evidence))
+
+    def answer_cell_error(self) -> str | None:
+        """The error of the cell run just before this check, when that cell is this exercise's answer cell.
+
+        In a live kernel, a typo in the answer cell leaves the answer's name bound to its value from an
+        earlier run (or to the stub); the check must say the cell raised rather than judge that value.
+        The answer cell is recognised by its source naming one of :attr:`answers`.
+        """
+        try:
+            from IPython import get_ipython
+        except ImportError:  # pragma: no cover - IPython comes with the workbook
+            return None
+        shell = get_ipython()
+        last = getattr(shell, "last_execution_result", None)
+        error = getattr(last, "error_in_exec", None)
+        if error is None:
+            return None
+        source = str(getattr(getattr(last, "info", None), "raw_cell", "") or "")
+        if self.answers and not any(re.search(rf"\b{re.escape(name)}\b", source) for name in self.answers):
+            return None
+        text = str(error).strip().splitlines()
+        return f"{type(error).__name__}: {quote(text[0]) if text else ''}".rstrip(": ")
 
 
 def show(shown: object) -> None:

@@ -1,4 +1,4 @@
-"""The instructor's command line: ``python -m dpcourse release …``, ``collect …`` and ``grade …``.
+"""The instructor's command line: ``python -m dpcourse release …``, ``collect …``, ``grade …`` and ``gradescope …``.
 
 ``grade`` exit status: 0 when grading worked (whatever the students scored, and whatever their kernels
 did), 2 for bad arguments, an unreadable source or course file, or no working sandbox (then nothing ran
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from . import gradebook
+from .autograder import add_gradescope_command
 from .collect import add_collect_command
 from .course import Course, CourseError, load_course
 from .grade import AS_ROOT, UNCONFINED, grade, parse_shard, submissions_root
@@ -315,5 +316,6 @@ def main(argv: list[str] | None = None) -> int:
     add_release_command(commands)
     add_collect_command(commands)
     add_grade_command(commands)
+    add_gradescope_command(commands)
     args = parser.parse_args(argv)
     return int(args.run(args))

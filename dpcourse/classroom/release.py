@@ -12,7 +12,10 @@ What a release does to a notebook (:func:`release_notebook`):
 - the outputs of solution cells, check cells, the hand-in cell (tag ``hand-in``, which runs every
   check on the student's current answers) and every cell that reads a name a solution cell
   assigns (and, in turn, names those cells assign) are cleared; text, figures and panels that
-  do not depend on an answer keep theirs. Cell ids and metadata are kept (grading matches on them).
+  do not depend on an answer keep theirs. Cell ids and metadata are kept (grading matches on them),
+  except that each answer cell and each check cell gets the tag ``raises-exception``: a typo in an
+  answer shows its error and *Run All* goes on (JupyterLab and nbclient honour the tag), and the
+  check below it says the answer raised instead of judging the value an earlier run left.
 
 :func:`release` writes a folder of them and refuses, with a :class:`ReleaseError`, to write over
 solution notebooks or over a notebook a student has changed. Reachable as
@@ -47,6 +50,8 @@ __all__ = [
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 #: the tag of each notebook's last cell, which runs every check of the notebook on the current answers
 HAND_IN_TAG = "hand-in"
+#: the tag a student's answer cells get, so that an answer that raises does not stop Run All
+ANSWER_MAY_RAISE = "raises-exception"
 PROJECT = Path(__file__).resolve().parents[2]
 STUB_VALUE = "...  # your answer"
 
@@ -278,6 +283,10 @@ def release_notebook(nb: NotebookNode, name: str = "notebook") -> NotebookNode:
             check_tree = None if check_index is None else _parse(nb.cells[check_index].source)
             wanted = None if check_tree is None else _read_names(check_tree)
             cell.source = _stub_solution(original, exercise or "exercise", wanted, where)
+        # A typo in an answer must not stop Run All: JupyterLab and nbclient go on past cells with this tag, and
+        # the check then says the answer raised (dpcourse.checks._kernel) instead of judging a stale value.
+        if (is_solution or "check" in tags) and ANSWER_MAY_RAISE not in tags:
+            cell.metadata["tags"] = [*tags, ANSWER_MAY_RAISE]
         dependent = is_solution or is_check or tree is None
         for statement in tree.body if tree is not None else []:
             bound = set(_bound_names(statement))

@@ -68,6 +68,7 @@ __all__ = [
     "Limits",
     "RunResult",
     "SandboxUnavailable",
+    "UNCONFINED_USER_ENV",
     "bind_failure",
     "bwrap_path",
     "MIN_MEMORY_BYTES",
@@ -86,6 +87,10 @@ _RESULT_CAP = 32_000_000
 _STDERR_CAP = 20_000
 _GRACE_SECONDS = 30  # beyond the notebook's own limit: kernel start-up and shut-down
 _NOBODY = "nobody"
+#: Environment variable naming the user an unconfined run drops to when the grader is root (default ``nobody``).
+#: The Gradescope autograder (:mod:`.autograder`) sets it to the user its ``setup.sh`` creates, whose every
+#: process it can then kill after grading without touching anyone else's.
+UNCONFINED_USER_ENV = "DPCOURSE_UNCONFINED_USER"
 _MiB = 1024**2
 #: The smallest ``--memory`` a run can be given. Measured (bubblewrap 0.8, Python 3.11, x86_64; as root
 #: with a control group and as an ordinary user without one) by grading the solutions of notebooks 01
@@ -257,12 +262,12 @@ def _probe(executable: str) -> str | None:
 
 @functools.cache
 def unconfined_user() -> pwd.struct_passwd | None:
-    """The user an unconfined run drops to: ``nobody`` when the grader is root and ``nobody`` can run this
-    Python and import the package; None (run as the grader's own user) otherwise."""
+    """The user an unconfined run drops to: ``nobody`` (or ``$DPCOURSE_UNCONFINED_USER``) when the grader is root
+    and that user can run this Python and import the package; None (run as the grader's own user) otherwise."""
     if os.geteuid() != 0:
         return None
     try:
-        user = pwd.getpwnam(_NOBODY)
+        user = pwd.getpwnam(os.environ.get(UNCONFINED_USER_ENV) or _NOBODY)
     except KeyError:
         return None
     check = [sys.executable, "-c", "import dpcourse.classroom.worker"]

@@ -1,0 +1,823 @@
+"""Grading on Gradescope: ``python -m dpcourse gradescope build`` writes the autograder's zip, and the zip's
+``run_autograder`` grades one submission with the same grader as ``python -m dpcourse grade``.
+
+**The zip** follows Gradescope's autograder specification: ``setup.sh`` and ``run_autograder`` at its
+root, beside the instructor's notebooks of one assignment (``notebooks/``), the course file, the pinned
+``requirements.txt``, the dpcourse source tree (``package/``) and :data:`CONFIG` (the assignment, the outline
+of the whole course, the visibility chosen and the limits). ``setup.sh`` runs once when Gradescope builds
+the image: it installs Python >= 3.11, the pins and the package into ``/autograder/venv`` and creates the
+unprivileged user :data:`DEFAULT_USER`. Nothing is fetched when a submission is graded.
+
+**A run** (:func:`run_autograder`): the student's files are in ``<root>/submission``, Gradescope's
+``submission_metadata.json`` beside it (``created_at``, ``assignment.due_date``, ``users``), the result goes
+to ``<root>/results/results.json`` (``<root>`` is ``$DPCOURSE_AUTOGRADER_ROOT``, by default
+``/autograder``). The notebooks found are copied (regular files only, never through a link) into a private
+folder and graded by :func:`~.grade.grade`: the same plan, nonces, seeds, judges, limits and statuses,
+with the course file's points, partial and extra credit, late policy and extensions
+(:func:`~.gradebook.course_totals`). Each exercise is one test, named ``"01 · exact-tail-level"``; the
+overall output lists the notebooks graded, what to upload when one is missing, the files ignored and why,
+the integrity notes and the lateness. Whatever happens, ``results.json`` is written: a failure of the
+grader itself becomes a result saying so.
+
+**The student's code cannot touch the result.** The kernel runs in bubblewrap where the container allows
+it; otherwise (Gradescope's containers usually refuse its namespaces) as :data:`DEFAULT_USER` (or
+``$DPCOURSE_UNCONFINED_USER``), never as root: the run refuses to grade if it cannot drop to that user.
+That user cannot read the solutions (``<root>/source`` is made 0700 root) nor write ``<root>/results``
+(0755 root); after grading, before ``results.json`` is written (atomically, as root, last), every process of
+that user is stopped and killed (:func:`kill_user_processes`), so nothing the submission left behind
+outlives its run.
+
+Longer than 400 lines because the zip and its run are one contract (the layout, :data:`CONFIG`, the
+scripts' variables) that a split would spread over modules which must change together, and because the
+run's safety (staging, dropping privileges, killing what is left, writing last) reads best in one place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import pwd
+import re
+import shutil
+import signal
+import stat
+import sys
+import tempfile
+import time
+import traceback
+import zipfile
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .course import Assignment, Course, CourseError, Lateness, duration_text, load_course
+from .grade import UNCONFINED, grade
+from .gradebook import RosterEntry, SubmissionTime, _row_points, course_totals
+from .plan import MAX_NOTEBOOK_BYTES, load_sources, read_outline
+from .release import PROJECT
+from .reports import GradeRow, atomic_text, points_text
+from .sandbox import UNCONFINED_USER_ENV, Limits, SandboxUnavailable, choose_sandbox, unconfined_user
+
+__all__ = [
+    "CONFIG",
+    "DEFAULT_USER",
+    "PYTHON_ENV",
+    "ROOT_ENV",
+    "VISIBILITIES",
+    "AutograderError",
+    "Staged",
+    "add_gradescope_command",
+    "autograder_root",
+    "build_autograder",
+    "kill_user_processes",
+    "results_json",
+    "run_autograder",
+    "stage_submission",
+    "test_name",
+]
+
+#: Environment variable that moves the whole Gradescope layout (``/autograder``), for tests and local runs.
+ROOT_ENV = "DPCOURSE_AUTOGRADER_ROOT"
+#: Environment variable ``run_autograder`` takes the grader's Python from (default ``<root>/venv/bin/python``).
+PYTHON_ENV = "DPCOURSE_AUTOGRADER_PYTHON"
+#: The user ``setup.sh`` creates and the kernels run as when bubblewrap cannot run.
+DEFAULT_USER = "dpcourse-student"
+#: The build's settings, at the zip's root (``<root>/source/autograder.json`` at run time).
+CONFIG = "autograder.json"
+#: Gradescope's visibility settings, for the result and for the autograder's stdout.
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
+#: The folder name a submission is graded under (the gradebook's student id when no extension names the student).
+STUDENT = "student"
+_FORMAT = 1
+_TEMPLATES = "autograder_files"
+_SCRIPTS = ("setup.sh", "run_autograder")
+#: Files of a submission considered at most (a zip of thousands of files is refused beyond this, with a note).
+MAX_FILES = 200
+_SHOWN = 120  # characters of a student's file name quoted back to them
+
+
+class AutograderError(RuntimeError):
+    """The autograder cannot grade safely here (no sandbox and no unprivileged user, a broken zip)."""
+
+
+def autograder_root() -> Path:
+    """``$DPCOURSE_AUTOGRADER_ROOT``, else ``/autograder``."""
+    return Path(os.environ.get(ROOT_ENV) or "/autograder")
+
+
+# --------------------------------------------------------------------------- building the zip
+
+
+def _template(name: str) -> bytes:
+    return (resources.files("dpcourse.classroom") / _TEMPLATES / name).read_bytes()
+
+
+def _package_files() -> list[tuple[Path, str]]:
+    """The dpcourse source tree as (file, name in the zip): ``package/pyproject.toml``, ``package/dpcourse/…``."""
+    import dpcourse
+
+    package = Path(dpcourse.__file__).resolve().parent
+    project = package.parent
+    needed = [project / "pyproject.toml", project / "README.md"]
+    missing = [str(p) for p in needed if not p.is_file()]
+    if missing:
+        raise ValueError(
+            "gradescope build needs the dpcourse source tree (a checkout of the workbook); missing: "
+            + ", ".join(missing)
+        )
+    files = [(p, f"package/{p.name}") for p in needed]
+    for path in sorted(package.rglob("*")):
+        relative = path.relative_to(project)
+        if path.is_file() and "__pycache__" not in relative.parts and path.suffix not in (".pyc", ".pyo"):
+            files.append((path, f"package/{relative.as_posix()}"))
+    return files
+
+
+def _chosen_assignment(
+    course_path: Path | None, key: str | None, outline: Mapping[str, Mapping[str, float]]
+) -> tuple[Assignment, Course | None]:
+    if course_path is None:
+        if key is not None:
+            raise ValueError("--assignment needs --course (without a course file every notebook of --source is graded)")
+        return _all_notebooks(outline), None
+    course = load_course(course_path, outline)
+    keys = [a.key for a in course.assignments]
+    if key is None:
+        if len(keys) != 1:
+            raise ValueError(f"--assignment is needed: {course_path} has several assignments ({', '.join(keys)})")
+        key = keys[0]
+    try:
+        return course.assignment(key), course
+    except KeyError:
+        raise ValueError(f"--assignment {key!r} is not in {course_path} (allowed: {', '.join(keys)})") from None
+
+
+def _all_notebooks(outline: Mapping[str, Mapping[str, float]]) -> Assignment:
+    """No course file: one assignment of every notebook, with the notebooks' own points and no due time."""
+    points = {(nb, ex): float(p) for nb, exercises in outline.items() for ex, p in exercises.items()}
+    return Assignment("notebooks", "all notebooks", tuple(outline), None, points)
+
+
+def build_autograder(
+    out: Path | str,
+    *,
+    source: Path | str = PROJECT / "notebooks",
+    course: Path | str | None = None,
+    assignment: str | None = None,
+    visibility: str = "visible",
+    stdout_visibility: str = "hidden",
+    limits: Limits | None = None,
+    requirements: Path | str = PROJECT / "requirements.txt",
+) -> Path:
+    """Write Gradescope's autograder zip for one assignment to ``out``; returns ``out``.
+
+    Parameters
+    ----------
+    out : path of the zip to write (atomically; its folder is created).
+    source : the instructor's notebooks, with their solutions (the whole course: the course file is checked
+        against all of them).
+    course : the course file; without it, every notebook of ``source`` is one assignment.
+    assignment : the course file's assignment key (needed when it has several; refused without ``course``).
+    visibility, stdout_visibility : one of :data:`VISIBILITIES` (Gradescope's ``visibility`` of the result and
+        its tests, and of the autograder's stdout, which is meant for the instructor).
+    limits : cell and notebook timeouts, memory (default :class:`~.sandbox.Limits`).
+    requirements : the pinned requirements ``setup.sh`` installs.
+
+    Raises
+    ------
+    ValueError
+        A visibility not in :data:`VISIBILITIES`, an assignment the course does not have, ``source`` without
+        notebooks or with student copies only, a missing requirements file or source tree;
+        :class:`~.course.CourseError` (a ValueError) for a course file that cannot be used.
+    """
+    for name, value in (("visibility", visibility), ("stdout_visibility", stdout_visibility)):
+        if value not in VISIBILITIES:
+            raise ValueError(f"{name} must be one of {', '.join(VISIBILITIES)}; got {value!r}")
+    limits = limits or Limits()
+    source, requirements = Path(source), Path(requirements)
+    outline = read_outline(source)
+    load_sources(source)  # refuses student copies (no solutions) and malformed exercises
+    chosen, _ = _chosen_assignment(Path(course) if course is not None else None, assignment, outline)
+    if not requirements.is_file():
+        raise ValueError(f"requirements {requirements}: no such file (setup.sh installs its exact pins)")
+    config = {
+        "format": _FORMAT,
+        "assignment": chosen.key,
+        "name": chosen.name,
+        "notebooks": list(chosen.notebooks),
+        "outline": outline,
+        "course": "course.toml" if course is not None else None,
+        "visibility": visibility,
+        "stdout_visibility": stdout_visibility,
+        "limits": dataclasses.asdict(limits),
+        "built_at": datetime.now().astimezone().isoformat(timespec="seconds"),
+    }
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    handle = tempfile.NamedTemporaryFile(dir=out.parent, prefix=f".{out.name}.", delete=False)
+    handle.close()
+    try:
+        with zipfile.ZipFile(handle.name, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for script in _SCRIPTS:
+                info = zipfile.ZipInfo(script)
+                info.external_attr = (stat.S_IFREG | 0o755) << 16
+                info.compress_type = zipfile.ZIP_DEFLATED
+                archive.writestr(info, _template(script))
+            archive.writestr(CONFIG, json.dumps(config, indent=1) + "\n")
+            archive.write(requirements, "requirements.txt")
+            if course is not None:
+                archive.write(course, "course.toml")
+            for notebook in chosen.notebooks:
+                archive.write(source / f"{notebook}.ipynb", f"notebooks/{notebook}.ipynb")
+            for path, name in _package_files():
+                archive.write(path, name)
+        os.replace(handle.name, out)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+    return out
+
+
+# --------------------------------------------------------------------------- reading a submission
+
+
+@dataclasses.dataclass(frozen=True)
+class Staged:
+    """A submission copied for grading: the notebooks (in the private folder) and the files left out, with why."""
+
+    notebooks: tuple[Path, ...]
+    ignored: tuple[tuple[str, str], ...]
+
+
+def _shown(name: str) -> str:
+    printable = "".join(c if c.isprintable() else "?" for c in name)
+    return printable if len(printable) <= _SHOWN else printable[: _SHOWN - 1] + "…"
+
+
+def _copy_regular(path: Path, target: Path) -> str | None:
+    """Copy the regular file ``path`` (never through a link) to ``target``; None, or why it was not copied."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        return f"could not be opened ({err.strerror})"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return "not a regular file"
+        if info.st_size > MAX_NOTEBOOK_BYTES:
+            return f"larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB"
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_NOTEBOOK_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        return f"larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB"
+    target.write_bytes(data)
+    os.utime(target, (info.st_mtime, info.st_mtime))
+    return None
+
+
+def _why_skipped(relative: Path) -> str | None:
+    parts = relative.parts
+    if any(p == "__MACOSX" or p.startswith("._") for p in parts):
+        return "macOS metadata, not a notebook"
+    if any(p == ".ipynb_checkpoints" for p in parts):
+        return "Jupyter's checkpoint copy, not your notebook"
+    if any(p.startswith(".") for p in parts):
+        return "a hidden file"
+    if relative.suffix.lower() != ".ipynb":
+        return "not a notebook (.ipynb)"
+    return None
+
+
+def stage_submission(submission: Path | str, folder: Path | str) -> Staged:
+    """Copy the notebooks of ``submission`` (searched in sub-folders too, links never followed) into ``folder``.
+
+    Only regular ``.ipynb`` files of at most :data:`~.plan.MAX_NOTEBOOK_BYTES` are copied, under their own
+    names (keeping their modification times, which :func:`~.plan.pick_graded` reads); every other file
+    (links, other kinds of file, checkpoints, hidden and macOS files, a second file of the same name in
+    another folder, files beyond :data:`MAX_FILES`) is listed in ``ignored`` with the reason.
+    """
+    submission, folder = Path(submission), Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    notebooks: list[Path] = []
+    ignored: list[tuple[str, str]] = []
+    seen = 0
+    walked = sorted(os.walk(submission, followlinks=False), key=lambda entry: (entry[0].count(os.sep), entry[0]))
+    for directory, subfolders, files in walked:
+        for name in sorted(files) + sorted(d for d in subfolders if os.path.islink(os.path.join(directory, d))):
+            path = Path(directory) / name
+            relative = path.relative_to(submission)
+            shown = _shown(relative.as_posix())
+            seen += 1
+            if seen > MAX_FILES:
+                ignored.append((shown, f"more than {MAX_FILES} files were handed in; the rest were not read"))
+                return Staged(tuple(notebooks), tuple(ignored))
+            if path.is_symlink():
+                ignored.append((shown, "a link, not a file"))
+                continue
+            why = _why_skipped(relative)
+            target = folder / name
+            if why is None and target.exists():
+                why = f"another file named {_shown(name)} was graded instead"
+            if why is None:
+                why = _copy_regular(path, target)
+            if why is None:
+                notebooks.append(target)
+            else:
+                ignored.append((shown, why))
+    return Staged(tuple(notebooks), tuple(ignored))
+
+
+def _metadata(path: Path) -> dict[str, Any]:
+    """Gradescope's ``submission_metadata.json``; ``{}`` when missing or unreadable (a local run)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _moment(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
+def _identities(metadata: Mapping[str, Any]) -> list[str]:
+    """The ids a course file may name the submitters by: ``sid``, e-mail, its local part, name, Gradescope id."""
+    found: list[str] = []
+    users = metadata.get("users")
+    for user in users if isinstance(users, list) else []:
+        if not isinstance(user, dict):
+            continue
+        given = user.get("email")
+        email = given if isinstance(given, str) else ""
+        for value in (user.get("sid"), email, email.partition("@")[0], user.get("name"), user.get("id")):
+            text = str(value) if isinstance(value, str | int) and not isinstance(value, bool) else ""
+            if text and text not in found:
+                found.append(text)
+    return found
+
+
+# --------------------------------------------------------------------------- the result
+
+
+def test_name(notebook: str, exercise: str) -> str:
+    """``"01 · exact-tail-level"``: the notebook's number (its whole stem when it has none) and the exercise id."""
+    number = re.match(r"\d+", notebook)
+    return f"{number.group(0) if number else notebook} · {exercise}"
+
+
+def _student_notes(integrity: str, dropped: str) -> list[str]:
+    return [note for note in integrity.split("; ") if note and note != dropped]
+
+
+def _test_output(row: GradeRow | None, notebook: str) -> str:
+    if row is None:
+        return f"Not graded: no notebook {notebook}.ipynb was found in your submission (see the overall output)."
+    lines = [row.message or row.status]
+    if row.status == "failed" and row.mistake:
+        lines.append(f"Mistake: {row.mistake}")
+    if row.status == "failed" and row.hint:
+        lines.append(f"Hint: {row.hint}")
+    if row.status not in ("passed", "failed"):
+        lines.insert(0, f"({row.status})")
+    return "\n".join(lines)
+
+
+def _lateness_line(lateness: Lateness | None, penalty: float, maximum: float) -> str | None:
+    if lateness is None or lateness.due is None:
+        return None
+    due = lateness.due.isoformat(timespec="minutes")
+    if lateness.late_by is None:
+        return f"Marked late (due {due}): −{points_text(penalty)} points."
+    span = duration_text(lateness.late_by)
+    if lateness.within_grace:
+        return f"Handed in {span} after the due time ({due}), within the grace period: no penalty."
+    if not lateness.accepted:
+        return f"Handed in {span} late (due {due}). Late work is not accepted: it scores 0."
+    if lateness.fraction == 0:
+        return f"Handed in {span} late (due {due}); no points are deducted for lateness."
+    days = f"{lateness.days} started day{'s' if lateness.days != 1 else ''}"
+    if penalty == 0:
+        return f"Handed in {span} late (due {due}): {days}; no points were earned, so none are deducted."
+    return (
+        f"Handed in {span} late (due {due}): {days}, {100 * lateness.fraction:.4g} % of the assignment's "
+        f"{points_text(maximum)} points: −{points_text(penalty)} points."
+    )
+
+
+def results_json(
+    rows: Sequence[GradeRow],
+    course: Course,
+    assignment: Assignment,
+    *,
+    student: str = STUDENT,
+    submitted_at: datetime | None = None,
+    ignored: Sequence[tuple[str, str]] = (),
+    visibility: str = "visible",
+    stdout_visibility: str = "hidden",
+    dropped_note: str = "",
+) -> dict[str, Any]:
+    """Gradescope's ``results.json`` for one submission's grade rows.
+
+    One test per exercise of ``assignment`` (its points as the course gives them), ``passed`` or ``failed``
+    (an errored, not attempted or missing exercise is ``failed``, its output saying which); the top-level
+    ``score`` is the course's: extra and partial credit, less the late penalty. ``dropped_note`` is an
+    integrity note left out of what students see (the unconfined run's, expected on Gradescope).
+    """
+    outline = {nb: [ex for n, ex in assignment.points if n == nb] for nb in assignment.notebooks}
+    times = {(student, nb): SubmissionTime(submitted_at, None) for nb in assignment.notebooks}
+    rows = [dataclasses.replace(r, student=student) for r in rows]
+    graded_rows = [r for r in rows if r.exercise != "-"]
+    totals = course_totals(
+        graded_rows,
+        {nb: {ex: assignment.points[(nb, ex)] for ex in exercises} for nb, exercises in outline.items()},
+        [RosterEntry(student)],
+        course=course,
+        submissions={k: v for k, v in times.items() if any(r.notebook == k[1] for r in graded_rows)},
+    )
+    score = totals.scores[student][assignment.key]
+    by_key = {(r.notebook, r.exercise): r for r in graded_rows}
+    tests = []
+    for notebook, exercises in outline.items():
+        for exercise in exercises:
+            row = by_key.get((notebook, exercise))
+            extra = (notebook, exercise) in assignment.extra_credit
+            tests.append(
+                {
+                    "name": test_name(notebook, exercise) + (" (extra credit)" if extra else ""),
+                    "score": round(_row_points(row, assignment), 6) if row is not None else 0.0,
+                    "max_score": 0.0 if extra else assignment.points[(notebook, exercise)],
+                    "status": "passed" if row is not None and row.status == "passed" else "failed",
+                    "output": _test_output(row, notebook),
+                    "output_format": "text",
+                    "visibility": visibility,
+                }
+            )
+    lines = [f"{assignment.name}: {points_text(round(score.points, 6))} of {points_text(assignment.maximum)} points."]
+    graded = [nb for nb in assignment.notebooks if any(r.notebook == nb for r in graded_rows)]
+    missing = [nb for nb in assignment.notebooks if nb not in graded]
+    for notebook in graded:
+        lines.append(f"Graded: {notebook}.ipynb")
+    for notebook in missing:
+        lines.append(
+            f"Missing: no gradable notebook {notebook}.ipynb was found. Upload your {notebook}.ipynb (in JupyterLab: "
+            "right-click it, Download) and submit again; its exercises score 0 until then."
+        )
+    for row in rows:
+        if row.exercise == "-":
+            lines.append(f"Not graded: {_shown(row.notebook)}.ipynb: {row.message}")
+    for name, why in ignored:
+        lines.append(f"Ignored: {name}: {why}")
+    notes = sorted({n for r in graded_rows for n in _student_notes(r.integrity, dropped_note)})
+    lines += [f"Note: {note}" for note in notes]
+    late = _lateness_line(score.lateness, score.penalty, assignment.maximum)
+    if late:
+        lines.append(late)
+    return {
+        "score": round(score.points, 6),
+        "output": "\n".join(lines),
+        "output_format": "text",
+        "test_output_format": "text",
+        "visibility": visibility,
+        "stdout_visibility": stdout_visibility,
+        "tests": tests,
+    }
+
+
+def _failure_result(message: str, config: Mapping[str, Any] | None) -> dict[str, Any]:
+    visibility = (config or {}).get("visibility", "visible")
+    return {
+        "score": 0.0,
+        "output": f"The autograder could not grade this submission: {message} This is not a judgement of your "
+        "work; please tell your instructor.",
+        "output_format": "text",
+        "visibility": visibility if visibility in VISIBILITIES else "visible",
+        "stdout_visibility": "hidden",
+        "tests": [],
+    }
+
+
+# --------------------------------------------------------------------------- running as Gradescope does
+
+
+def _user_pids(uid: int) -> list[int]:
+    """The live processes of ``uid`` (zombies left out: they run nothing and only their parent can reap them)."""
+    pids = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if entry.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                state = Path(entry.path, "stat").read_text().rpartition(")")[2].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state not in ("Z", "X"):
+                pids.append(int(entry.name))
+    return pids
+
+
+def kill_user_processes(uid: int, *, rounds: int = 200) -> int:
+    """Stop, then kill, every process of ``uid`` until none is left; returns how many were killed.
+
+    Stopping first keeps a process from forking replacements while the others are being killed. Refuses
+    ``uid`` 0 and the caller's own user (``ValueError``): only a user whose processes are all the
+    submission's may be emptied this way.
+    """
+    if uid in (0, os.getuid(), os.geteuid()):
+        raise ValueError(f"uid must be an unprivileged user other than the grader's; got {uid}")
+    killed: set[int] = set()
+    for _ in range(rounds):
+        pids = _user_pids(uid)
+        if not pids:
+            return len(killed)
+        for signum in (signal.SIGSTOP, signal.SIGKILL):
+            for pid in pids:
+                try:
+                    os.kill(pid, signum)
+                except (ProcessLookupError, PermissionError):
+                    continue
+        killed.update(pids)
+        time.sleep(0.02)
+    remaining = _user_pids(uid)
+    if remaining:
+        raise AutograderError(f"{len(remaining)} processes of uid {uid} survived being killed")
+    return len(killed)
+
+
+def _remove_user_files(uid: int, places: Sequence[str] = ("/tmp", "/var/tmp", "/dev/shm")) -> int:
+    """Delete what ``uid`` left at the top of the shared scratch folders (its processes are dead by now), so that
+    a submission that filled the disk cannot keep ``results.json`` from being written; returns how many."""
+    removed = 0
+    for place in places:
+        try:
+            entries = list(os.scandir(place))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path)  # fd-based on Linux: never follows a link out
+                else:
+                    os.unlink(entry.path)
+                removed += 1
+            except OSError:
+                continue
+    return removed
+
+
+def _lock_down(root: Path) -> None:
+    """As root: the solutions readable by root alone, the results folder root's, a stale result gone."""
+    results = root / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    (results / "results.json").unlink(missing_ok=True)
+    if os.geteuid() == 0:
+        os.chown(results, 0, 0)
+        os.chmod(results, 0o755)
+        os.chmod(root / "source", 0o700)
+
+
+def _sandbox(user_name: str) -> str:
+    """``"bwrap"`` where it works; else ``"none"`` as ``user_name``; :class:`AutograderError` if neither is safe."""
+    try:
+        return choose_sandbox("bwrap")
+    except SandboxUnavailable as err:
+        print(f"autograder: {err}")
+    if os.geteuid() != 0:
+        raise AutograderError(
+            "bubblewrap does not work here and the grader is not root, so the submission's code could not be kept "
+            "from the result"
+        )
+    os.environ[UNCONFINED_USER_ENV] = user_name
+    user = unconfined_user()
+    if user is None or user.pw_name != user_name:
+        raise AutograderError(
+            f"bubblewrap does not work here and the kernel cannot run as the user {user_name!r} (setup.sh creates it; "
+            "it must be able to run the grader's Python)"
+        )
+    print(f"autograder: the kernel runs unconfined as {user_name} (uid {user.pw_uid})")
+    return "none"
+
+
+def _course_of(config: Mapping[str, Any], source: Path, due_fallback: datetime | None) -> tuple[Course, Assignment]:
+    outline = config["outline"]
+    if config.get("course"):
+        course = load_course(source / str(config["course"]), outline)
+        return course, course.assignment(str(config["assignment"]))
+    assignment = dataclasses.replace(_all_notebooks(outline), due=due_fallback)
+    return Course((assignment,)), assignment
+
+
+def _limits(config: Mapping[str, Any]) -> Limits:
+    stored = config.get("limits")
+    known = {f.name for f in dataclasses.fields(Limits)}
+    return Limits(**{k: v for k, v in stored.items() if k in known}) if isinstance(stored, dict) else Limits()
+
+
+def _student_for(course: Course, assignment: Assignment, identities: Sequence[str]) -> str:
+    """The course's id for this submission: the identity with the latest extension for ``assignment``, if any."""
+    extended = [i for i in identities if assignment.key in course.extensions.get(i, {})]
+    if not extended:
+        return STUDENT
+    return max(extended, key=lambda i: course.extensions[i][assignment.key])
+
+
+def _grade_submission(root: Path, config: Mapping[str, Any], user_name: str, work: Path) -> dict[str, Any]:
+    source = root / "source"
+    metadata = _metadata(root / "submission_metadata.json")
+    listed = metadata.get("assignment")
+    gradescope_due = _moment(listed.get("due_date")) if isinstance(listed, dict) else None
+    course, assignment = _course_of(config, source, gradescope_due)
+    submitted_at = _moment(metadata.get("created_at"))
+    if assignment.due is not None and gradescope_due is not None and gradescope_due != assignment.due:
+        print(f"autograder: Gradescope's due date {gradescope_due} differs from the course file's {assignment.due}")
+    student = _student_for(course, assignment, _identities(metadata))
+    staged = stage_submission(root / "submission", work / STUDENT)
+    mode = _sandbox(user_name)
+    rows: list[GradeRow] = []
+    if staged.notebooks:
+        rows = grade(
+            list(staged.notebooks),
+            source=source / "notebooks",
+            jobs=1,
+            limits=_limits(config),
+            sandbox=mode,
+            partial_credit={nb: course.partial_credit(nb) for nb in assignment.notebooks},
+        )
+    print(f"autograder: {len(staged.notebooks)} notebooks graded ({mode}), {len(staged.ignored)} files ignored")
+    for row in rows:
+        print(f"  {row.notebook} {row.exercise}: {row.status} {points_text(row.points)}/{points_text(row.max_points)}")
+    return results_json(
+        rows,
+        course,
+        assignment,
+        student=student,
+        submitted_at=submitted_at,
+        ignored=staged.ignored,
+        visibility=str(config.get("visibility", "visible")),
+        stdout_visibility=str(config.get("stdout_visibility", "hidden")),
+        dropped_note=UNCONFINED,
+    )
+
+
+def _read_config(source: Path) -> dict[str, Any]:
+    try:
+        config = json.loads((source / CONFIG).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise AutograderError(f"the autograder's {CONFIG} cannot be read ({err}): rebuild the zip") from None
+    if not isinstance(config, dict) or config.get("format") != _FORMAT:
+        raise AutograderError(f"the autograder's {CONFIG} is not of format {_FORMAT}: rebuild the zip")
+    return config
+
+
+def run_autograder(root: Path | str | None = None) -> dict[str, Any]:
+    """Grade ``<root>/submission`` and write ``<root>/results/results.json`` (always); returns what was written.
+
+    ``root`` defaults to :func:`autograder_root`. Must run as root on Gradescope (see the module's text).
+    """
+    root = Path(root) if root is not None else autograder_root()
+    started = time.monotonic()
+    user_name = os.environ.get(UNCONFINED_USER_ENV) or DEFAULT_USER
+    config: dict[str, Any] | None = None
+    result: dict[str, Any]
+    work = Path(tempfile.mkdtemp(prefix="dpcourse-autograder-"))  # 0700, the grader's
+    try:
+        _lock_down(root)
+        config = _read_config(root / "source")
+        result = _grade_submission(root, config, user_name, work)
+    except (AutograderError, CourseError) as err:
+        print(f"autograder: {err}")
+        result = _failure_result(str(err), config)
+    except Exception as err:  # noqa: BLE001 - whatever failed, the student gets a result saying so
+        traceback.print_exc(file=sys.stdout)
+        result = _failure_result(f"the grader failed ({type(err).__name__}).", config)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    try:
+        uid = pwd.getpwnam(user_name).pw_uid
+    except KeyError:
+        uid = None
+    if uid is not None and uid not in (0, os.getuid(), os.geteuid()):
+        try:
+            killed = kill_user_processes(uid)
+            if killed:
+                print(f"autograder: killed {killed} leftover processes of {user_name}")
+            if _remove_user_files(uid):
+                print(f"autograder: removed the files {user_name} left in /tmp, /var/tmp and /dev/shm")
+        except AutograderError as err:
+            print(f"autograder: {err}")
+            result = _failure_result("a process of the submission could not be stopped.", config)
+    result["execution_time"] = max(0, math.ceil(time.monotonic() - started))
+    text = json.dumps(result, indent=1, ensure_ascii=False) + "\n"
+    atomic_text(root / "results" / "results.json", text)
+    return result
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def add_gradescope_command(commands: Any) -> None:
+    """Register ``gradescope`` (sub-commands ``build`` and ``run``) on an argparse sub-command set."""
+    parser = commands.add_parser(
+        "gradescope",
+        help="build Gradescope's autograder zip, or run it on one submission",
+        description="Grade on Gradescope with the same grader as `grade` (README: Grading on Gradescope).",
+    )
+    actions = parser.add_subparsers(dest="gradescope_command", required=True)
+    build = actions.add_parser("build", help="write autograder.zip for one assignment")
+    build.add_argument("--out", type=Path, required=True, help="the zip to write (upload it to Gradescope)")
+    build.add_argument(
+        "--source", type=Path, default=PROJECT / "notebooks", help="the instructor's notebooks (default: notebooks/)"
+    )
+    build.add_argument("--course", type=Path, default=None, metavar="TOML", help="the course file (README)")
+    build.add_argument(
+        "--assignment", default=None, help="the course file's assignment to grade (needed when it has several)"
+    )
+    build.add_argument(
+        "--visibility",
+        choices=VISIBILITIES,
+        default="visible",
+        help="when students see their result (Gradescope's setting; e.g. after_due_date)",
+    )
+    build.add_argument(
+        "--stdout-visibility", choices=VISIBILITIES, default="hidden", help="the autograder's log (default hidden)"
+    )
+    build.add_argument("--cell-timeout", type=_positive_float, default=Limits.cell_timeout, help="seconds per cell")
+    build.add_argument(
+        "--notebook-timeout",
+        type=_positive_float,
+        default=Limits.notebook_timeout,
+        help="seconds per notebook (keep their sum under Gradescope's autograder timeout)",
+    )
+    build.add_argument(
+        "--requirements", type=Path, default=PROJECT / "requirements.txt", help="the pins setup.sh installs"
+    )
+    build.set_defaults(run=_run_build)
+    run = actions.add_parser("run", help="grade <root>/submission as Gradescope's run_autograder does")
+    run.add_argument(
+        "--root", type=Path, default=None, help=f"the layout's root (default ${ROOT_ENV}, else /autograder)"
+    )
+    run.set_defaults(run=_run_run)
+
+
+def _run_build(args: argparse.Namespace) -> int:
+    try:
+        limits = Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.notebook_timeout)
+        out = build_autograder(
+            args.out,
+            source=args.source,
+            course=args.course,
+            assignment=args.assignment,
+            visibility=args.visibility,
+            stdout_visibility=args.stdout_visibility,
+            limits=limits,
+            requirements=args.requirements,
+        )
+    except (OSError, ValueError) as err:
+        print(f"gradescope build: {err}", file=sys.stderr)
+        return 2
+    print(f"autograder written to {out}: upload it in the assignment's Configure Autograder page")
+    return 0
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    result = run_autograder(args.root)
+    print(f"autograder: score {result.get('score')}; results.json written")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m dpcourse.classroom.autograder build|run``: what ``run_autograder`` calls."""
+    parser = argparse.ArgumentParser(prog="python -m dpcourse.classroom.autograder")
+    commands = parser.add_subparsers(dest="command", required=True)
+    add_gradescope_command(commands)
+    args = parser.parse_args(["gradescope", *(argv if argv is not None else sys.argv[1:])])
+    return int(args.run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
