@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import IO, Any
 
-__all__ = ["COMMAND", "JUDGE_SECONDS", "MAX_RECORDS", "JudgePool", "main"]
+__all__ = ["COMMAND", "JUDGE_SECONDS", "MAX_RECORDS", "JudgePool", "OverBudget", "main"]
 
 #: a judge's wall-clock budget for one exercise of one submission (the slowest honest one takes about 3 s)
 JUDGE_SECONDS = 60.0
@@ -78,6 +78,10 @@ def main() -> int:
 COMMAND = (sys.executable, "-P", "-m", "dpcourse.classroom.judge")
 
 
+class OverBudget(str):
+    """Why there is no verdict when the judge ran past its budget: the submission's doing, not the grader's."""
+
+
 class _JudgeProcess:
     """One judge process and a thread that reads its answers."""
 
@@ -103,7 +107,7 @@ class _JudgeProcess:
             pass
         self.answers.put(None)
 
-    def ask(self, request: str, timeout: float) -> dict[str, Any] | str:
+    def ask(self, request: str, timeout: float) -> dict[str, Any] | str:  # a str: why there is no answer
         """The answer to ``request``, or why there is none (the process died, or ran past ``timeout``: killed)."""
         try:
             assert self.process.stdin is not None
@@ -112,7 +116,7 @@ class _JudgeProcess:
             line = self.answers.get(timeout=timeout)
         except queue.Empty:
             self.close()
-            return f"judging your answer ran past its budget of {timeout:g} s (the grader stopped it)"
+            return OverBudget(f"judging your answer ran past its budget of {timeout:g} s (the grader stopped it)")
         except (OSError, ValueError):
             line = None
         if line is None:
@@ -140,8 +144,9 @@ class _JudgeProcess:
 class JudgePool:
     """Judge processes shared by a batch's threads; use as a context manager.
 
-    :meth:`judge` returns the verdicts of one exercise's records, or a sentence saying why there are none
-    (the judge ran past its budget, or failed). ``size`` processes at most (started on first use),
+    :meth:`judge` returns the verdicts of one exercise's records, or a sentence saying why there are none:
+    an :class:`OverBudget` when the judge ran past its budget (the evidence asked for too much), a plain
+    ``str`` when the judge failed (the grader's problem). ``size`` processes at most (started on first use),
     ``seconds`` per request, ``command`` the process to run (:data:`COMMAND`).
     """
 

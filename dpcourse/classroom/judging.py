@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .judge import MAX_RECORDS, JudgePool
+from .judge import MAX_RECORDS, JudgePool, OverBudget
 from .plan import Plan, PlannedExercise
 from .reports import GradeRow
 
@@ -157,9 +157,9 @@ def _judge_one(
     if len(records) > MAX_RECORDS:
         return row("errored", f"the check ran {len(records)} times in one run (an honest check cell runs it once)")
     verdicts = judges.judge(ex.exercise, plan.seeds[ex.exercise], [r.get("evidence") for r in records])
+    if isinstance(verdicts, OverBudget):
+        return row("errored", verdicts)
     if isinstance(verdicts, str):
-        if "budget" in verdicts:
-            return row("errored", verdicts)
         return row("errored", f"{INFRASTRUCTURE}: {verdicts}")
     if len(verdicts) != len(records):
         return row("errored", f"{INFRASTRUCTURE}: the judge of {ex.exercise!r} answered {len(verdicts)} times")
