@@ -74,6 +74,14 @@ def at_same_scale(answers, threshold, epsilon, rng):
     return None
 
 
+def at_swapped_scales(answers, threshold, epsilon, rng):
+    noisy_threshold = threshold + rng.laplace(0.0, 4.0 / epsilon)  # the queries' scale on the threshold
+    for i, answer in enumerate(answers):
+        if answer + rng.laplace(0.0, 2.0 / epsilon) >= noisy_threshold:  # and the threshold's on the queries
+            return i
+    return None
+
+
 def at_halved(answers, threshold, epsilon, rng):
     return at_reference(answers, threshold, 2 * epsilon, rng)
 
@@ -249,6 +257,7 @@ CASES = {
             ((at_epsilon_left_out,), "ε is left out"),
             ((at_epsilon_multiplied,), "multiplied by ε"),
             ((at_fresh_threshold,), "fresh noise for every query"),
+            ((at_swapped_scales,), "scales are swapped"),
         ],
     ),
     "small-pmf": (

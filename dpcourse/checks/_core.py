@@ -105,19 +105,28 @@ class Verdict:
     def passed(self) -> bool:
         return self.status == PASSED
 
-    def lines(self) -> list[str]:
-        """The block a student sees, one short line each."""
+    def _spans(self) -> list[list[tuple[str, bool]]]:
+        """The block as lines of ``(text, is_code)`` spans: code is quoted in plain text and ``<code>`` in HTML."""
         if self.status == PASSED:
-            return [f"✓ {self.exercise}: correct{'. ' + self.message if self.message else ''}"]
+            return [[(f"✓ {self.exercise}: correct{'. ' + self.message if self.message else ''}", False)]]
         if self.status == NOT_ATTEMPTED:
             return [
-                f"… {self.exercise}: not attempted yet. Replace the `...` or the `raise NotImplementedError` "
-                "line in the cell above with your answer, then run both cells."
+                [
+                    (f"… {self.exercise}: not attempted yet. Replace the ", False),
+                    ("...", True),
+                    (" or the ", False),
+                    ("raise NotImplementedError", True),
+                    (" line in the cell above with your answer, then run both cells.", False),
+                ]
             ]
-        lines = [f"✗ {self.exercise}: {self.message}"]
+        lines = [[(f"✗ {self.exercise}: {self.message}", False)]]
         if self.hint:
-            lines.append(f"  Hint: {self.hint}")
+            lines.append([(f"  Hint: {self.hint}", False)])
         return lines
+
+    def lines(self) -> list[str]:
+        """The block a student sees as plain text, one short line each (code in “quotes”, no Markdown)."""
+        return ["".join(f"“{text}”" if code else text for text, code in line) for line in self._spans()]
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
@@ -127,7 +136,10 @@ class Verdict:
 
     def _repr_html_(self) -> str:
         colour = {PASSED: "#1b7837", FAILED: "#b2182b"}.get(self.status, "#555555")
-        body = "<br>".join(html.escape(line) for line in self.lines())
+        body = "<br>".join(
+            "".join(f"<code>{html.escape(text)}</code>" if code else html.escape(text) for text, code in line)
+            for line in self._spans()
+        )
         return f'<div style="border-left: 4px solid {colour}; padding: 2px 8px; font-family: monospace">{body}</div>'
 
 

@@ -105,23 +105,37 @@ _PROOF = (
 
 
 def _distributions(answers: np.ndarray, threshold: float, epsilon: float) -> dict[str, tuple[np.ndarray, str]]:
-    """The exact outcome distribution of the right algorithm (key ``""``) and of each named mistake, with its hint."""
+    """The exact outcome distribution of the right algorithm (key ``""``) and of each named mistake, with its hint.
+
+    A hint says where to look or what to reason about, never the corrected line.
+    """
     right = above_threshold_pmf(answers, threshold=threshold, epsilon=epsilon)
     m = answers.size
     single = np.array([above_threshold_pmf([a], threshold=threshold, epsilon=epsilon)[0] for a in answers])
     below = np.cumprod(np.r_[1.0, 1 - single])  # fresh threshold noise each query: the queries are independent
+    # the last ⊤ of the reversed list is the first ⊤ of the list: the same integral, read backwards
+    reversed_pmf = above_threshold_pmf(answers[::-1], threshold=threshold, epsilon=epsilon)
     return {
         "": (right, ""),
         "ε is left out of the noise scales (Lap(2) and Lap(4))": (
             above_threshold_pmf(answers, threshold=threshold, epsilon=1.0),
-            "each noise scale is a multiple of Δ/ε: a smaller ε must mean more noise",
+            "a smaller ε must mean more noise: where does ε enter your two scales?",
         ),
         "the noise scales are multiplied by ε instead of divided (Lap(2ε) and Lap(4ε))": (
             above_threshold_pmf(answers, threshold=threshold, epsilon=1 / epsilon),
-            "each noise scale is a multiple of Δ/ε: divide by ε, do not multiply",
+            "a smaller ε must mean more noise: which way do your scales move when ε shrinks?",
+        ),
+        "the two noise scales are swapped (the threshold's Lap(4/ε), the queries' Lap(2/ε))": (
+            _pmf_with_scales(answers, threshold, threshold_scale=4 / epsilon, query_scale=2 / epsilon),
+            "both scales appear, but check which noise each belongs to: which of the two does the privacy proof "
+            "pay for once, and which for every query?",
         ),
         "the queries' noise has the threshold's scale instead of its own (both Lap(2/ε))": (
             _pmf_with_scales(answers, threshold, threshold_scale=2 / epsilon, query_scale=2 / epsilon),
+            _PROOF,
+        ),
+        "the threshold's noise has the queries' scale instead of its own (both Lap(4/ε))": (
+            _pmf_with_scales(answers, threshold, threshold_scale=4 / epsilon, query_scale=4 / epsilon),
             _PROOF,
         ),
         "both noises are half as large as they should be (Lap(1/ε) and Lap(2/ε))": (
@@ -132,26 +146,51 @@ def _distributions(answers: np.ndarray, threshold: float, epsilon: float) -> dic
             above_threshold_pmf(answers, threshold=threshold, epsilon=epsilon / 2),
             _PROOF,
         ),
+        "the threshold has no noise": (
+            _pmf_with_scales(answers, threshold, threshold_scale=None, query_scale=4 / epsilon),
+            "the proof needs two noises: what is added to the threshold before the comparisons?",
+        ),
+        "the query answers have no noise": (
+            _pmf_with_scales(answers, threshold, threshold_scale=2 / epsilon, query_scale=None),
+            "the proof needs two noises: what is added to each answer before it is compared?",
+        ),
+        "the scales are passed as rng.laplace's first argument, which is the mean (loc), not the scale": (
+            _pmf_with_scales(
+                answers, threshold, threshold_scale=1.0, query_scale=1.0, shifts=(2 / epsilon, 4 / epsilon)
+            ),
+            "read the signature of rng.laplace: which of its arguments is the scale?",
+        ),
         "the threshold gets fresh noise for every query": (
             np.r_[below[:m] * single, below[m]],
-            "draw the threshold's noise once, before the loop: that is why it is paid for once",
+            "which noise does the proof pay for only once, and where in your code is it drawn?",
+        ),
+        "the loop goes on after the first ⊤ and returns the last": (
+            np.r_[reversed_pmf[:m][::-1], reversed_pmf[m]],
+            "what should your function do as soon as one answer is found above the threshold?",
         ),
         "the index is 1-based (or off by one)": (
             np.r_[0.0, right[: m - 1], right[m - 1] + right[m]],
-            "count positions the way Python indexes a list",
+            "which index does your function return when the very first answer is above the threshold?",
         ),
     }
 
 
 def _pmf_with_scales(
-    answers: np.ndarray, threshold: float, *, threshold_scale: float, query_scale: float
+    answers: np.ndarray,
+    threshold: float,
+    *,
+    threshold_scale: float | None,
+    query_scale: float | None,
+    shifts: tuple[float, float] = (0.0, 0.0),
 ) -> np.ndarray:
-    """The exact outcome distribution when the threshold and the queries get Laplace noise of these scales."""
+    """The exact outcome distribution when the threshold and the queries get Laplace noise of these scales (None:
+    no noise), centred at ``shifts`` (threshold's, queries')."""
+    threshold_shift, query_shift = shifts
     return generalized_above_threshold_pmf(
         answers,
         threshold=threshold,
-        threshold_noise=stats.laplace(scale=threshold_scale),
-        query_noise=stats.laplace(scale=query_scale),
+        threshold_noise=None if threshold_scale is None else stats.laplace(threshold_shift, threshold_scale),
+        query_noise=None if query_scale is None else stats.laplace(query_shift, query_scale),
     )
 
 
@@ -206,17 +245,19 @@ def _implementation_inputs(case: tuple) -> str:
 def _judge_one_implementation(case: tuple, got: object) -> None:
     answers, threshold, epsilon, _, runs = case
     m = len(answers)
+    unreadable = f"the check could not read your function's outcomes with {_implementation_inputs(case)}"
     if type(got) is not dict:
-        raise Wrong("the check could not read your function's outcomes")
-    counts = numbers(got.get("counts"), "outcome counts", (m + 2,), whole=True)
+        raise Wrong(unreadable)
+    counts = numbers(got.get("counts"), f"outcome counts with {_implementation_inputs(case)}", (m + 2,), whole=True)
     if counts[m + 1] > 0:
         raise Wrong(
             f"your function returned {quote(got.get('odd'), 60)} with {_implementation_inputs(case)}, which is "
             f"neither an index 0 … {m - 1} nor None",
-            "return the 0-based index of the first ⊤ as an int, or None when every answer is ⊥",
+            "reread what the exercise asks the function to return, for a ⊤ and for no ⊤ at all",
+            "an outcome that is neither an index nor None",
         )
     if counts.sum() != runs:
-        raise Wrong("the check could not read your function's outcomes")
+        raise Wrong(unreadable)
     distributions = _distributions(np.array(answers), threshold, epsilon)
     pmfs = np.array([pmf for pmf, _ in distributions.values()])
     low, high = _intervals(pmfs, runs)
@@ -278,13 +319,18 @@ def _judge_small_pmf(evidence: dict) -> str:
         expected,
         what="[Pr[⊤], Pr[⊥⊤], Pr[⊥⊥]]",
         atol=1e-6,
-        hint="integrate p_ρ(z)·Pr[q₁ + ν₁ ≥ T + z] over z for the first entry, and so on; the three add up to 1",
+        hint="start from Section 2's integral over the threshold's noise z, one outcome at a time; the three must "
+        "add up to 1",
         mistakes={
             "the noise scales are 1/ε and 2/ε (half of AboveThreshold's)": (
                 above_threshold_pmf(spec["answers"], threshold=spec["threshold"], epsilon=2 * spec["epsilon"]),
-                "ρ ~ Lap(2Δ/ε) on the threshold, ν ~ Lap(4Δ/ε) on each query",
+                "look up AboveThreshold's two noise scales in the lecture's pseudocode: which goes with the "
+                "threshold, which with each query?",
             ),
-            "the outcomes are in reverse order": (expected[::-1], "the order is Pr[⊤], Pr[⊥⊤], Pr[⊥⊥]"),
+            "the outcomes are in reverse order": (
+                expected[::-1],
+                "check the order in which the exercise lists the outcomes",
+            ),
         },
     )
     return "the three probabilities, to 1e-6, and they add up to 1"
@@ -307,20 +353,23 @@ def _judge_large_loss(evidence: dict) -> str:
     except (TypeError, ValueError) as err:
         raise Wrong(
             f"not a neighbouring pair: {quote(err)}",
-            "two lists of the same length, differing by at most 1 in every entry",
+            "reread what makes two lists of answers neighbours when Δ = 1: their lengths, and each entry's change",
+            "not a neighbouring pair",
         ) from None
     if a.size > spec["max_queries"]:
         raise Wrong(
             f"use at most {spec['max_queries']} queries; got {a.size}",
             "a short list is enough: the loss is decided by where D and D′ stop",
+            "more queries than allowed",
         )
     result = max_privacy_loss(a, b, threshold=0.0, epsilon=spec["epsilon"])
     if result.max_loss < spec["target"] * spec["epsilon"]:
         raise Wrong(
             f"the largest privacy loss of your pair is {result.max_loss:.3f}, below {spec['target']:.0%} of ε = "
             f"{spec['epsilon']}",
-            "make D′ more likely to stop early (raise its first answers) and less likely to stop at the last query "
-            "(lower its last answer)",
+            "which outcome can be much likelier under one list than under the other? Think about where each "
+            "list makes AboveThreshold stop, and how a difference of 1 in each entry can push those apart",
+            "a pair whose loss is below the target",
         )
     return f"loss {result.max_loss:.3f} at outcome {result.worst_outcome}, and never above ε = {spec['epsilon']}"
 

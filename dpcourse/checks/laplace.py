@@ -58,8 +58,8 @@ def _judge_one_tail(case: tuple, got: object) -> tuple[str, ...]:
         laplace_max_error_quantile(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon),
         what=f"the level with {_tail_inputs(case)}",
         rtol=1e-9,
-        hint="the k coordinates are independent: P[max |Zᵢ| < t] = (1 − e^{−t/b})^k with b = Δf/ε; "
-        "set 1 − that to β and solve for t",
+        hint="the k coordinates are independent: write P[max |Zᵢ| < t] as a product over the coordinates, set "
+        "the tail to β and solve for t",
         mistakes={
             "Theorem 3.8's union bound ln(k/β)·Δf/ε, which is only an upper bound": (
                 laplace_max_error_bound(k=k, beta=beta, sensitivity=sensitivity, epsilon=epsilon),
@@ -71,7 +71,7 @@ def _judge_one_tail(case: tuple, got: object) -> tuple[str, ...]:
             ),
             "the scale is inverted (ε/Δf instead of Δf/ε)": (
                 laplace_max_error_quantile(k=k, beta=beta, sensitivity=epsilon, epsilon=sensitivity),
-                "Lap(b) has scale b = Δf/ε: more privacy (smaller ε) means more noise",
+                "more privacy (a smaller ε) must mean more noise: which way does your scale move when ε shrinks?",
             ),
         },
     )
@@ -119,17 +119,20 @@ def _judge_max_queries(evidence: dict) -> str:
         right,
         what="the largest K",
         rtol=0,
-        hint="with ε/K per query, each answer has Laplace scale K/(nε) (normalised); Theorem 3.8 over K "
-        "answers needs K·ln(K/β)/(nε) ≤ α. Find the largest whole K that satisfies it",
+        hint="with ε/K per query, what is each answer's Laplace scale (normalised)? Put it into Theorem 3.8 over "
+        "K answers and find the largest whole K whose bound stays within α",
         mistakes={
-            "you dropped the logarithm (K/(nε) ≤ α)": (alpha * epsilon * n, "Theorem 3.8 has a ln(K/β) factor"),
+            "you dropped the logarithm (K/(nε) ≤ α)": (
+                alpha * epsilon * n,
+                "reread Theorem 3.8: what multiplies the scale in its bound?",
+            ),
             "you used ln(1/β) instead of ln(K/β)": (
                 _queries_within(n, alpha, beta, epsilon, log_term=lambda k: np.log(1 / beta)),
                 "the union bound runs over all K answers: each may fail with probability β/K",
             ),
             "an off-by-one: the next K already breaks the bound": (
                 right + 1,
-                "round down: K must satisfy the inequality, so take the last K that does",
+                "put your K back into the inequality: does it hold?",
             ),
         },
     )
@@ -177,7 +180,7 @@ def _judge_icu(evidence: dict) -> str:
             ),
             "an off-by-one in the number of days": (
                 _ICU_DAYS - 1,
-                "a stay can cover all T days, first and last included",
+                "how many days can one stay cover at most? Count its first and last day",
             ),
         },
     )

@@ -8,7 +8,18 @@ import numpy as np
 
 from .. import bounds
 from ..pmw import mw_update
-from ._core import Exercise, call_evidence, calls, diagnose, judge_cases, short, value, value_evidence
+from ._core import (
+    Exercise,
+    Wrong,
+    call_evidence,
+    calls,
+    diagnose,
+    judge_cases,
+    numbers,
+    short,
+    value,
+    value_evidence,
+)
 
 __all__ = ["ALPHA_EXERCISE", "UPDATE_CAP_EXERCISE", "UPDATE_EXERCISE", "choose_alpha", "mw_step", "update_cap"]
 
@@ -84,7 +95,8 @@ def _judge_one_mw(case: tuple, got: object) -> tuple[str, ...]:
         mw_update(synthetic, query, released, eta=eta),
         atol=1e-6,
         what=f"p̃ after the update with {_mw_inputs(case)}",
-        hint="the loss of a cell is sign(q·p̃ − y)·q(u); weights shrink by e^(−η·loss), then are renormalised",
+        hint="go through Lecture 4's update step by step: each cell's loss, how its weight changes, and what makes "
+        "p̃ a distribution again",
         mistakes={
             "the counted cells always gain weight, whatever the sign of q·p̃ − y": (
                 _update(synthetic, query, -1.0, eta),
@@ -100,11 +112,11 @@ def _judge_one_mw(case: tuple, got: object) -> tuple[str, ...]:
             ),
             "the loss is q·p̃ − y itself, not its sign": (
                 _update(synthetic, query, error, eta),
-                "Lecture 4's update uses only the sign of the error",
+                "look at what Lecture 4's loss keeps of the error q·p̃ − y",
             ),
             "η is left out: the weights shrink by e^(−loss)": (
                 _update(synthetic, query, sign, 1.0),
-                "the learning rate η multiplies the loss in the exponent",
+                "where does the learning rate enter Lecture 4's update?",
             ),
         },
     )
@@ -135,17 +147,21 @@ def _judge_update_cap(evidence: dict) -> str:
         expected,
         what="N for Private MW",
         rtol=1e-3,
-        hint="per update the potential KL(p‖p̃) falls by at least η·gap − η² with gap α/2 and η = α/4",
+        hint="the cap is the potential's starting value divided by its least drop per update: work out each from "
+        "the exercise's gap and η",
         mistakes={
             "the cap without privacy, 4 ln|𝒳|/α² (gap α, η = α/2)": (
                 bounds.mw_update_count_bound(domain_size=d, alpha=alpha),
-                "with noisy answers an update is only guaranteed a gap of α/2",
+                "reread which gap and which η Private MW's noisy answers allow",
             ),
             "a drop of η·gap = α²/8 per update: the −η² term is missing": (
                 8 * np.log(d) / alpha**2,
-                "the drop is η·gap − η² = α²/8 − α²/16",
+                "check every term of the potential's drop per update in Section 2",
             ),
-            "log₂|𝒳| in place of ln|𝒳|": (16 * np.log2(d) / alpha**2, "the potential starts at ln|𝒳|, a natural log"),
+            "log₂|𝒳| in place of ln|𝒳|": (
+                16 * np.log2(d) / alpha**2,
+                "which logarithm is the potential KL(p‖p̃) measured in?",
+            ),
         },
     )
     mw_count = bounds.mw_update_count_bound(domain_size=d, alpha=alpha)
@@ -156,29 +172,49 @@ update_cap = Exercise("update-cap", probe=value_evidence, judge=_judge_update_ca
 """Exercise ``update-cap``: Private MW's cap N on updates for |𝒳| = 2¹², α = 0.1 (gap α/2, η = α/4)."""
 
 
+_ABSURD_ALPHA = "an α above 1 is absurd: every normalised answer lies in [0, 1], so an error bound above 1 says nothing"
+
+
 def _judge_choose_alpha(evidence: dict) -> str:
-    got = value(evidence, "α")
+    got = float(numbers(value(evidence, "α"), "α", ()))
     spec = ALPHA_EXERCISE
     expected = bounds.pmw_notes_alpha(**spec)
     n, k, eps, d, beta = spec["n"], spec["num_queries"], spec["epsilon"], spec["domain_size"], spec["beta"]
-    diagnose(
-        got,
-        expected,
-        what="α",
-        rtol=1e-3,
-        hint="set ε = 2ε₀N with N = 16 ln|𝒳|/α² and ε₀ = 16 ln(3|Q|/β)/(nα), and solve for α",
-        mistakes={
-            "the factor 2 of ε = 2ε₀N is missing": (
-                np.cbrt(256 * np.log(3 * k / beta) * np.log(d) / (n * eps)),
-                "both halves of the budget count: ε = 2ε₀N",
-            ),
-            "ln(|Q|/β) in place of ln(3|Q|/β)": (
-                np.cbrt(512 * np.log(k / beta) * np.log(d) / (n * eps)),
-                "ε₀ = 16 ln(3|Q|/β)/(nα)",
-            ),
-            "the error 11α/8, not α itself": (11 * expected / 8, "the exercise asks for α"),
-        },
-    )
+    logs = np.log(3 * k / beta) * np.log(d) / (n * eps)
+    mistakes = {
+        "512 is outside the cube root (the slip in the notes' statement of Theorem 4.3)": (
+            512 * np.cbrt(logs),
+            "solve ε = 512·…/(nα³) for α step by step: which constants end up under the cube root? (the notes' "
+            "statement of the theorem slips here)",
+        ),
+        "the factor 2 of ε = 2ε₀N is missing": (
+            np.cbrt(256 * logs),
+            "how many times does each of the N rounds spend ε₀?",
+        ),
+        "ln(|Q|/β) in place of ln(3|Q|/β)": (
+            np.cbrt(512 * np.log(k / beta) * np.log(d) / (n * eps)),
+            "how many Laplace variables does the accuracy proof's union bound cover?",
+        ),
+        "the error 11α/8, not α itself": (11 * expected / 8, "which quantity does the exercise ask for?"),
+    }
+    try:
+        diagnose(
+            got,
+            expected,
+            what="α",
+            rtol=1e-3,
+            hint="substitute N and ε₀ into ε = 2ε₀N: which power of α is left, and what must it be to balance ε?",
+            mistakes=mistakes,
+        )
+    except Wrong as wrong:
+        if got <= 0:
+            raise Wrong(
+                f"α: got {got:.4g}, but an error bound is positive", wrong.hint, "an α that is not positive"
+            ) from None
+        if got <= 1:
+            raise
+        message = f"{wrong.message}; and {_ABSURD_ALPHA}" if wrong.mistake else f"α: got {got:.4g}: {_ABSURD_ALPHA}"
+        raise Wrong(message, wrong.hint, wrong.mistake or "an α above 1", consistent=wrong.consistent) from None
     return f"α = {expected:.4g}"
 
 

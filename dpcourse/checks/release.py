@@ -60,11 +60,11 @@ def _judge_one_debias(case: tuple, got: object) -> tuple[str, ...]:
         k_rr_debias_counts(counts, epsilon=epsilon),
         what=f"the estimate with {_debias_inputs(case)}",
         rtol=1e-9,
-        hint="E[reports of j] = p·c_j + q·(n − c_j): solve for c_j",
+        hint="write the expected number of reports of category j in terms of its true count c_j, then solve for c_j",
         mistakes={
             "binary randomized response's p = e^ε/(1 + e^ε), but there are k categories": (
                 _binary_rr_mistake(counts, epsilon),  # the right estimate when k = 2
-                "with k categories the true one is kept w.p. e^ε/(e^ε + k − 1)",
+                "reread the exercise's p for k categories and compare it with yours",
             ),
             "the n·q reports that land on j by chance are not subtracted": (
                 counts / (p - q),
@@ -104,7 +104,11 @@ def _judge_sensitivities(evidence: dict) -> str:
     k, n, s = SENSITIVITIES["num_queries"], SENSITIVITIES["n"], SENSITIVITIES["per_person"]
     l1, l2 = numbers(answers.get("l1"), "l1", shape=()), numbers(answers.get("l2"), "l2", shape=())
     if np.isclose(l1, np.sqrt(s) / n) and np.isclose(l2, s / n):
-        raise Wrong("l1 and l2 are swapped", "the L1 norm of s entries 1/n is s/n, its L2 norm √s/n")
+        raise Wrong(
+            "l1 and l2 are swapped",
+            "which norm adds the entries' sizes, and which their squares?",
+            "l1 and l2 swapped",
+        )
     diagnose(
         l1,
         s / n,
@@ -118,7 +122,7 @@ def _judge_sensitivities(evidence: dict) -> str:
             ),
             "the raw counts' sensitivity: the answers are normalised by n": (
                 s,
-                "each answer is a fraction: divide by n",
+                "are the answers counts or fractions of the n people?",
             ),
             "one query's sensitivity, not the vector's": (1 / n, "add the changes of all the answers that move"),
         },
@@ -128,14 +132,17 @@ def _judge_sensitivities(evidence: dict) -> str:
         np.sqrt(s) / n,
         what="the L2 sensitivity",
         rtol=1e-9,
-        hint="the same change vector, measured in the 2-norm: √(s·(1/n)²)",
+        hint="take the same change vector as for the L1 sensitivity and measure it in the 2-norm",
         mistakes={
             "every one of the K answers moves, but a person's type is in at most s of them": (
                 np.sqrt(k) / n,
                 "only s answers move",
             ),
-            "the raw counts' sensitivity: the answers are normalised by n": (np.sqrt(s), "divide by n"),
-            "the L1 sensitivity again": (s / n, "the 2-norm of s entries 1/n is √s/n, not s/n"),
+            "the raw counts' sensitivity: the answers are normalised by n": (
+                np.sqrt(s),
+                "are the answers counts or fractions of the n people?",
+            ),
+            "the L1 sensitivity again": (s / n, "how does the 2-norm combine the entries of the change vector?"),
         },
     )
     return (
@@ -166,12 +173,15 @@ def _judge_better(evidence: dict) -> str:
         want_laplace,
         what="Laplace's mean squared error per query",
         rtol=1e-6,
-        hint="Lap(b) has variance 2b², and b = Δ₁/ε with Δ₁ = K/n",
+        hint="work out Laplace's scale from the L1 sensitivity of the K answers, then the variance of that Laplace",
         mistakes={
-            "the variance of Lap(b) taken as b²": (want_laplace / 2, "Lap(b) has variance 2b²"),
+            "the variance of Lap(b) taken as b²": (
+                want_laplace / 2,
+                "work out the variance of Lap(b) from its density, or look it up in notebook 01",
+            ),
             "one query's sensitivity 1/n: a person may be in all K queries": (
                 laplace_variance(sensitivity=1 / n, epsilon=epsilon),
-                "Δ₁ = K/n for the vector of K answers",
+                "a person may be in all K queries: how many answers can one person move?",
             ),
         },
     )
@@ -180,17 +190,21 @@ def _judge_better(evidence: dict) -> str:
         want_gaussian,
         what="the Gaussian mechanism's mean squared error per query",
         rtol=1e-6,
-        hint="σ² with σ = gaussian_sigma(l2_sensitivity=√K/n, epsilon=ε, delta=δ)",
+        hint="find the Gaussian mechanism's σ with mechanisms.gaussian_sigma: which sensitivity does it take, and "
+        "what is the error of N(0, σ²)?",
         mistakes={
             "Δ₁ = K/n used where Δ₂ belongs": (
                 gaussian_sigma(l2_sensitivity=k / n, epsilon=epsilon, delta=delta) ** 2,
-                "the Gaussian mechanism is calibrated to the L2 sensitivity √K/n",
+                "which norm of the change vector is the Gaussian mechanism calibrated to?",
             ),
             "the classic calibration √(2 ln(1.25/δ))·Δ₂/ε": (
                 gaussian_sigma(l2_sensitivity=np.sqrt(k) / n, epsilon=epsilon, delta=delta, calibration="classic") ** 2,
                 "use the analytic calibration (the default)",
             ),
-            "σ, not σ²": (np.sqrt(want_gaussian), "the mean squared error is the variance σ²"),
+            "σ, not σ²": (
+                np.sqrt(want_gaussian),
+                "the exercise asks for a mean squared error: is σ already one, or what is the MSE of N(0, σ²)?",
+            ),
         },
     )
     winner = "gaussian" if want_gaussian < want_laplace else "laplace"
@@ -200,11 +214,13 @@ def _judge_better(evidence: dict) -> str:
         raise Wrong(
             f"choice: expected 'laplace' or 'gaussian', got {quote(shown, 80)}",
             "answer with one of the two strings",
+            "a choice that is not one of the two strings",
         )
     if choice.strip().lower() != winner:
         raise Wrong(
             f"your errors are right, but you chose {quote(repr(choice), 80)}",
-            "the better mechanism has the smaller error; answer 'laplace' or 'gaussian'",
+            "compare your two errors: which mechanism's is smaller?",
+            "the worse mechanism chosen",
         )
     return f"{winner} wins by a factor {max(want_laplace, want_gaussian) / min(want_laplace, want_gaussian):.1f}"
 

@@ -93,7 +93,11 @@ def _leak_summary(answers: dict[str, str]) -> str:
 def _judge_spot_the_flaw(evidence: dict) -> str:
     answers = value(evidence, "flaws")
     if type(answers) is not dict:
-        raise Wrong("flaws: give a dict such as {'alg3': ..., 'alg4': ...}", "one entry for each of alg3 … alg6")
+        raise Wrong(
+            "flaws: give a dict such as {'alg3': ..., 'alg4': ...}",
+            "one entry for each of alg3 … alg6",
+            "flaws is not a dict",
+        )
     given = {}
     for key in _FLAW_DIGESTS:
         answer = answers.get(key)
@@ -105,9 +109,12 @@ def _judge_spot_the_flaw(evidence: dict) -> str:
             raise Wrong(
                 f"{key}: {shown} is not one of 'query noise' and 'output'",
                 "answer with one of the two strings for each of alg3 … alg6",
+                "an answer that is not one of the two options",
             )
         if not _is_flaw(key, text):
-            raise Wrong(f"{key}: {text!r} is not the line that breaks its proof", _flaw_hint(key))
+            raise Wrong(
+                f"{key}: {text!r} is not the line that breaks its proof", _flaw_hint(key), f"{key}: the wrong line"
+            )
         given[key] = text
     return _leak_summary(given)
 
@@ -130,9 +137,18 @@ def _judge_counterexample(evidence: dict) -> str:
         rtol=1e-6,
         hint="compute Pr[event | D] and Pr[event | D′] with audit.variant_pattern_probability and take ln of the ratio",
         mistakes={
-            "the ratio of the probabilities, not its logarithm": (np.exp(expected), "the privacy loss is ln(p/p′)"),
-            "D and D′ swapped (the sign is flipped)": (-expected, "the loss of the event is ln(Pr[·|D]/Pr[·|D′])"),
-            "a base-10 logarithm": (expected / np.log(10), "use the natural logarithm, np.log"),
+            "the ratio of the probabilities, not its logarithm": (
+                np.exp(expected),
+                "compare your last step with the definition of an event's privacy loss",
+            ),
+            "D and D′ swapped (the sign is flipped)": (
+                -expected,
+                "which dataset's probability goes on top in the privacy loss the exercise asks for?",
+            ),
+            "a base-10 logarithm": (
+                expected / np.log(10),
+                "which logarithm is ε measured in, and which one does your code compute?",
+            ),
         },
     )
     return f"{expected:.4f}, against a claim of ε = {spec['epsilon']}"
@@ -172,15 +188,15 @@ def _judge_allocation_gain(evidence: dict) -> str:
         mistakes={
             "the query noise of monotonic queries, Lap(cΔ/ε₂); these queries are general": (
                 gain(monotonic=not monotonic),
-                "general queries need Lap(2cΔ/ε₂)",
+                "reread the exercise: are these queries monotonic, and what query noise does that call for?",
             ),
             "a ratio of standard deviations, not of variances": (
                 np.sqrt(expected),
-                "square it: the exercise asks for variances",
+                "does the exercise ask for a ratio of variances or of standard deviations?",
             ),
             "the ratio upside down (Lyu's variance ÷ the even split's)": (
                 1 / expected,
-                "divide the even split's variance by Lyu et al.'s",
+                "check which split goes on top in the ratio the exercise asks for",
             ),
         },
     )
@@ -296,21 +312,27 @@ def _judge_one_mechanism(case: tuple, got: object) -> None:
     answers = np.array(answers)
     b = 2 / AUDIT_YOUR_OWN["epsilon"]
     if type(got) is not dict:
-        raise Wrong("the check could not read noisy_max_value's outputs")
+        raise Wrong(f"the check could not read noisy_max_value's outputs with {_audit_inputs(case)}")
     if "refused" in got:
-        raise Wrong(f"with {_audit_inputs(case)}: {quote(got['refused'])}", "return a NumPy array of floats")
+        raise Wrong(
+            f"with {_audit_inputs(case)}: {quote(got['refused'])}",
+            "return a NumPy array of floats",
+            "outputs that are not numbers",
+        )
     shape = got.get("shape")
     if shape not in ([trials], [trials, 1]):
         raise Wrong(
             f"noisy_max_value with {_audit_inputs(case)} returned shape {quote(shape, 60)}",
-            "return one number per run: shape (trials,), the largest noisy answer of each row",
+            "the exercise asks for one number per run: what shape is that, and along which axis do you reduce?",
+            "an output of the wrong shape",
         )
     quantiles = numbers(got.get("quantiles"), "the outputs' quantiles", (len(_LEVELS),))
     if got.get("integers") is True and quantiles.min() >= 0 and quantiles.max() < answers.size:
         raise Wrong(
             f"with {_audit_inputs(case)}, noisy_max_value returns whole numbers between 0 and m − 1: it looks like "
             "the index of the maximum",
-            "return the noisy maximum itself (np.max), not its position (np.argmax): that is the flaw to audit",
+            "reread what StatDP's flawed mechanism releases of the noisy maximum: where it is, or how large it "
+            "is? That one word is the flaw to audit",
             "the index of the maximum",
         )
     if _fits(_max_cdf(quantiles, answers, b), trials):
@@ -319,16 +341,24 @@ def _judge_one_mechanism(case: tuple, got: object) -> None:
         (
             "Lap(1/ε) = Lap(2) noise: half the scale (or ε left out of 2/ε)",
             _max_cdf(quantiles, answers, 1 / 0.5),
-            "the noise is Lap(2/ε): ε divides 2",
+            "check how your noise scale is built from 2 and ε",
         ),
-        ("Lap(2ε) = Lap(1) noise: ε multiplied instead of divided", _max_cdf(quantiles, answers, 1.0), "ε divides 2"),
-        ("Lap(ε) noise", _max_cdf(quantiles, answers, 0.5), "the noise is Lap(2/ε), not Lap(ε)"),
-        ("Lap(ε/2) noise", _max_cdf(quantiles, answers, 0.25), "the noise is Lap(2/ε), not Lap(ε/2)"),
-        ("Lap(4/ε) = Lap(8) noise: twice the scale", _max_cdf(quantiles, answers, 8.0), "the noise is Lap(2/ε)"),
+        (
+            "Lap(2ε) = Lap(1) noise: ε multiplied instead of divided",
+            _max_cdf(quantiles, answers, 1.0),
+            "a smaller ε must mean more noise: which way does your scale move when ε shrinks?",
+        ),
+        ("Lap(ε) noise", _max_cdf(quantiles, answers, 0.5), "compare your noise scale with the exercise's"),
+        ("Lap(ε/2) noise", _max_cdf(quantiles, answers, 0.25), "compare your noise scale with the exercise's"),
+        (
+            "Lap(4/ε) = Lap(8) noise: twice the scale",
+            _max_cdf(quantiles, answers, 8.0),
+            "compare your noise scale with the exercise's",
+        ),
         (
             "one noise per run, shared by all the answers",
             stats.laplace.cdf(quantiles - answers.max(), scale=b),
-            "draw independent noise for every answer: size=(trials, len(answers))",
+            "does every answer get its own noise in each run? Look at the shape of your draw",
         ),
     ):
         if _fits(cdf, trials):
@@ -340,7 +370,7 @@ def _judge_one_mechanism(case: tuple, got: object) -> None:
     raise Wrong(
         f"with {_audit_inputs(case)}, noisy_max_value's outputs do not follow the maximum of the answers plus "
         "Lap(2/ε) noise",
-        "add np.random.default_rng(rng).laplace(0, 2/ε, size=(trials, len(answers))) and take the max of each row",
+        "compare with the exercise text: the noise's scale, the shape of the draw, and what you keep of each row",
     )
 
 
@@ -350,6 +380,7 @@ def _judge_audit_your_own(evidence: dict, cases: list[tuple]) -> str:
         raise Wrong(
             "noisy_max_value is still the stub `...`, but noisy_max_result is given",
             "write noisy_max_value first, then audit it",
+            "an audit without a mechanism",
         )
     if "not_callable" in evidence:
         raise Wrong(
@@ -366,20 +397,33 @@ def _judge_audit_your_own(evidence: dict, cases: list[tuple]) -> str:
         raise Wrong(
             f"noisy_max_result: expected the result of audit.audit, got a {got}",
             "run the auditor on your mechanism with the neighbours the exercise names, and pass what it returns",
+            "noisy_max_result is not an audit result",
         )
     pair = sorted(
         [numbers(audit.get("answers_d"), "answers_d").tolist(), numbers(audit.get("answers_d_prime"), "").tolist()]
     )
     if pair != sorted([spec["answers_d"], spec["answers_d_prime"]]):
-        raise Wrong("noisy_max_result audits other inputs", "audit it on [1.0] * 5 and [2.0] * 5")
+        raise Wrong(
+            "noisy_max_result audits other inputs",
+            "reread which neighbours the exercise asks you to audit",
+            "an audit of other neighbours",
+        )
     claimed = float(numbers(audit.get("claimed_epsilon"), "noisy_max_result.claimed_epsilon", ()))
     if not np.isclose(claimed, spec["epsilon"]):
-        raise Wrong(f"noisy_max_result tests ε = {short(claimed)}", "the claim to test is ε = 0.5")
+        raise Wrong(
+            f"noisy_max_result tests ε = {short(claimed)}",
+            "reread which claim of ε the exercise asks you to test",
+            "an audit of another ε",
+        )
     # What the kernel reports about its audit is not evidence: the audit is run again here, on the mechanism
     # whose outputs were just checked, with the student's number of test runs and a seed of the judge's.
     trials = float(numbers(audit.get("trials"), "noisy_max_result.trials", (), whole=True))
     if not 100 <= trials <= 1_000_000:
-        raise Wrong(f"noisy_max_result was run with {trials:,.0f} test runs", "use between 10² and 10⁶ test runs")
+        raise Wrong(
+            f"noisy_max_result was run with {trials:,.0f} test runs",
+            "use between 10² and 10⁶ test runs",
+            "a number of test runs out of range",
+        )
     again = run_audit(
         _noisy_max_value(2 / spec["epsilon"]),
         spec["answers_d"],
@@ -392,12 +436,14 @@ def _judge_audit_your_own(evidence: dict, cases: list[tuple]) -> str:
         raise Wrong(
             f"an audit with {trials:,.0f} test runs does not flag the claim (p = {again.p_value:.2g} when run "
             "again by the check)",
-            "give the auditor more runs",
+            "how many test runs does an audit need to tell a loss this size from chance?",
+            "too few test runs to flag the claim",
         )
     if audit.get("flagged") is not True:
         raise Wrong(
             "your audit result says the claim holds, but the same audit, run again, flags it",
             "pass the result of audit.audit itself, unchanged",
+            "an audit result that was changed",
         )
     return (
         f"flagged: p = {again.p_value:.2g} when the check ran your audit again, and the released maximum loses "

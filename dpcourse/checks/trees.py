@@ -31,8 +31,14 @@ def _judge_strategy(evidence: dict) -> str:
         rtol=0,
         hint="which cell is counted by the most prefix sums?",
         mistakes={
-            "one prefix's sensitivity: a person is counted in many prefixes": (1, "cell 0 is in every prefix [0, t]"),
-            "an off-by-one: there are d prefixes [0, 0], …, [0, d − 1]": (d - 1, "count t = 0 too"),
+            "one prefix's sensitivity: a person is counted in many prefixes": (
+                1,
+                "a person's record changes every prefix sum that contains their cell: which cell is in the most?",
+            ),
+            "an off-by-one: there are d prefixes [0, 0], …, [0, d − 1]": (
+                d - 1,
+                "list the prefixes from the shortest one: does your count include it?",
+            ),
         },
     )
     diagnose(
@@ -44,15 +50,17 @@ def _judge_strategy(evidence: dict) -> str:
         mistakes={
             "the binary tree's log₂ d + 1; this tree branches 4 ways": (
                 np.log2(d) + 1,
-                f"with b = {b} there are log_{b} d + 1 levels",
+                "how many children does each node of this tree have, and how does that change the number of levels?",
             ),
             f"an off-by-one: log_{b} d counts the edges of a path, not its nodes": (
                 levels,
-                f"the leaves and the root are levels too: log_{b} d + 1 of them",
+                "count the nodes on a path from a leaf to the root, not the edges: the leaves and the root are "
+                "levels too",
             ),
             "the replace-one relation's 2·log_b d; here neighbours add or remove one person": (
                 2 * levels,
-                "adding a person changes one node per level by 1",
+                "reread which neighbouring relation the exercise uses: how many nodes of a level can one added "
+                "person change?",
             ),
         },
     )
@@ -90,36 +98,43 @@ def _judge_decomposition(evidence: dict) -> str:
     if pairs.ndim != 2 or pairs.shape[1] != 2 or pairs.shape[0] > 4 * d:
         raise Wrong(
             f"nodes: give a list of at most {4 * d} (level, index) pairs, got shape {pairs.shape}",
-            "for example [(0, 3), (2, 1)]",
+            "a list of pairs such as [(1, 0), (0, 5)]",
+            "not a list of (level, index) pairs",
         )
     given = sorted((int(level), int(index)) for level, index in pairs)
     target = list(range(s, t + 1))
     covered = _covered_cells(tree, given)
     if covered != target and _covered_cells(tree, [(index, level) for level, index in given]) == target:
         raise Wrong(
-            "your pairs are (index, level); the exercise asks for (level, index)", "swap each pair: (ℓ, j), ℓ the level"
+            "your pairs are (index, level); the exercise asks for (level, index)",
+            "check the order in which the exercise writes a node",
+            "pairs given as (index, level)",
         )
     if covered is None:
         bad = next(pair for pair in given if _covered_cells(tree, [pair]) is None)
         raise Wrong(
             f"there is no node {quote(bad, 60)} in the tree over {d} cells",
             f"levels run from 0 (leaves) to {len(tree.level_sizes) - 1} (root); level ℓ has {d}/2^ℓ nodes",
+            "a node that is not in the tree",
         )
     if covered != target:
         if covered in (list(range(s, t)), list(range(s + 1, t + 1))):
             raise Wrong(
                 f"your nodes cover [{covered[0]}, {covered[-1]}]: the interval [{s}, {t}] includes both ends",
+                "look at the ends of the interval: which end cell do your nodes miss?",
                 "an off-by-one at one end of the interval",
             )
         raise Wrong(
             f"your nodes cover the cells {quote(covered, 120)}, not exactly [{s}, {t}]",
             "node (ℓ, j) covers the cells j·2^ℓ … (j + 1)·2^ℓ − 1; each cell must be covered once",
+            "nodes that do not cover the interval exactly once",
         )
     best = factorization.canonical_decomposition(tree, s, t)
     if len(given) > len(best):
         raise Wrong(
             f"your {len(given)} nodes partition [{s}, {t}], but {len(best)} are enough",
-            "use a parent whenever both of its children would be used",
+            "look for nodes of yours that together cover exactly one node of the level above",
+            "more nodes than needed",
         )
     return f"{len(best)} nodes, so the interval's answer sums {len(best)} noisy counts"
 
@@ -140,14 +155,21 @@ def _judge_small_error(evidence: dict) -> str:
         expected,
         what="the expected error per query",
         rtol=1e-9,
-        hint="noise variance 2(‖A‖₁/ε)² per strategy answer; then trace(WᵀW(AᵀA)⁻¹), divided by the 3 queries",
+        hint="go through Section 2's error formula term by term: the noise variance of one strategy answer, the "
+        "trace term, and what the exercise asks for per query",
         mistakes={
-            "Lap(b)'s variance taken as b² (it is 2b²)": (expected / 2, "Lap(b) has variance 2b²"),
+            "Lap(b)'s variance taken as b² (it is 2b²)": (
+                expected / 2,
+                "work out the variance of Lap(b) from its density, or look it up in notebook 01",
+            ),
             "‖A‖₁ = 1: a cell is in two strategy rows (its leaf and the root)": (
                 expected / 4,
-                "‖A‖₁ is the largest column sum of |A|: 2",
+                "‖A‖₁ is the largest column sum of |A|: in how many strategy rows is each cell?",
             ),
-            "the total over the three queries, not the mean": (3 * expected, "divide by the 3 queries"),
+            "the total over the three queries, not the mean": (
+                3 * expected,
+                "reread what the exercise asks for: the error of the whole workload, or of one query on average?",
+            ),
         },
     )
     return f"{expected:.4g} = 2·(2/ε)²·trace(WᵀW(AᵀA)⁻¹)/3"
