@@ -68,7 +68,8 @@ def test_right_answers_pass_and_say_which_file_to_hand_in(stem):
     assert isinstance(status, HandInStatus) and status.passed == status.total == len(status.exercises)
     assert status.total >= 3 and all(v.passed for v in status.exercises)
     text = str(status)
-    assert text == f"✓ {status.total} of {status.total} exercises pass; hand in this file as `{stem}.ipynb`"
+    assert text == f"✓ {status.total} of {status.total} exercises pass; hand in this file as {stem}.ipynb"
+    assert f"<code>{stem}.ipynb</code>" in status._repr_html_() and "`" not in status._repr_html_()
     assert "hand in this file as" in status._repr_html_() and "#1b7837" in status._repr_html_()
     assert hand_in_status(f"{stem}.ipynb", _namespace(stem)).passed == status.total
 
@@ -82,7 +83,7 @@ def test_a_wrong_answer_is_named_with_its_message_and_a_missing_one_is_not_attem
     summary, hand_in = status.lines()
     assert summary.startswith(f"{status.passed} of {status.total} exercises pass: {first} fails (")
     assert summary.endswith(f"; not attempted: {rest[-1]}")
-    assert f"`{stem}.ipynb`" in hand_in and len(summary) < 300
+    assert f"{stem}.ipynb" in hand_in and "`" not in hand_in and len(summary) < 300
 
 
 @pytest.mark.parametrize("stem", sorted(NOTEBOOKS))

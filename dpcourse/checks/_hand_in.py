@@ -69,9 +69,9 @@ class HandInStatus:
         """The sum of the exercises' scores (partial credit where a course gives it)."""
         return sum(verdict.score for verdict in self.exercises)
 
-    def lines(self) -> list[str]:
-        """The summary line and the line that says which file to hand in."""
-        file = f"`{self.notebook}.ipynb`"
+    def lines(self, file: str | None = None) -> list[str]:
+        """The summary line and the line that says which file to hand in (``file``: how to show its name)."""
+        file = file if file is not None else f"{self.notebook}.ipynb"
         if self.passed == self.total:
             return [f"✓ {self.passed} of {self.total} exercises pass; hand in this file as {file}"]
         failed = [
@@ -92,7 +92,10 @@ class HandInStatus:
 
     def _repr_html_(self) -> str:
         colour = "#1b7837" if self.passed == self.total else "#555555"
-        body = "<br>".join(html.escape(line) for line in self.lines())
+        name = html.escape(f"{self.notebook}.ipynb")
+        marker = "\x00file\x00"  # the file's name goes in as <code> once the rest is escaped
+        lines = (html.escape(line).replace(marker, f"<code>{name}</code>") for line in self.lines(marker))
+        body = "<br>".join(lines)
         return f'<div style="border-left: 4px solid {colour}; padding: 2px 8px; font-family: monospace">{body}</div>'
 
 
