@@ -143,9 +143,19 @@ class ConjunctionWorkload:
 
     def __getitem__(self, i: int) -> ConjunctionQuery:
         i = operator.index(i)  # one query; a slice would not be a row
-        return ConjunctionQuery._checked(
-            self.num_bits, tuple(self.attributes[i].tolist()), tuple(self.values[i].tolist())
-        )
+        k = self.attributes.shape[0]
+        if not -k <= i < k:
+            raise IndexError(f"query index {i} out of range for a workload of {k} queries")
+        i %= k
+        # the same object each time: a stream is asked again and again (PMW and its baselines, a notebook's
+        # sweeps), and each query computes its strided view's layout once
+        cache = self.__dict__.setdefault("_queries", {})
+        query = cache.get(i)
+        if query is None:
+            query = cache[i] = ConjunctionQuery._checked(
+                self.num_bits, tuple(self.attributes[i].tolist()), tuple(self.values[i].tolist())
+            )
+        return query
 
     def __iter__(self) -> Iterator[ConjunctionQuery]:
         return (self[i] for i in range(len(self)))

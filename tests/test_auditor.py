@@ -38,6 +38,25 @@ def test_p_value_is_doubled_monotone_in_epsilon_and_exact():
     assert p[1] == pytest.approx(min(1.0, 2 * expected), rel=1e-9)
 
 
+def test_the_fisher_tails_are_computed_once_and_are_the_exact_values():
+    # the ε bound's bisection and a p-value curve reuse one table per (count_d, count_d_prime, n): each entry
+    # is hypergeom.sf itself, whichever range of thinned counts asked for it first
+    from dpcourse.audit.statistics import _fisher_tails
+
+    _fisher_tails.cache_clear()
+    for e in (0.7, 0.0, 0.3, 2.0, 0.31):
+        audit.thinned_fisher_p_value(400, 200, 20_000, e)
+    table = _fisher_tails(400, 200, 20_000)
+    assert _fisher_tails.cache_info().misses == 1
+    done = np.flatnonzero(~np.isnan(table.values))
+    assert done.size > 100
+    np.testing.assert_array_equal(table.values[done], stats.hypergeom.sf(done - 1, 40_000, 20_000, done + 200))
+    # a fresh table gives the same p-values as the one filled in another order
+    before = [audit.thinned_fisher_p_value(400, 200, 20_000, e) for e in (0.3, 0.69)]
+    _fisher_tails.cache_clear()
+    assert [audit.thinned_fisher_p_value(400, 200, 20_000, e) for e in (0.69, 0.3)][::-1] == before
+
+
 def test_the_p_value_is_valid_under_the_null():
     # counts drawn with Pr[E | D] = e^ε Pr[E | D′] exactly (the boundary of H₀): rejections ≤ level
     rng = np.random.default_rng(3)

@@ -10,13 +10,19 @@ row says the run was unconfined. This runs with or without bubblewrap installed.
 from __future__ import annotations
 
 import csv
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
 
 import nbformat
 import pytest
 
 from dpcourse.classroom import reports
 from dpcourse.classroom.cli import main
-from dpcourse.classroom.grade import UNCONFINED
+from dpcourse.classroom.grade import AS_ROOT, UNCONFINED
+from dpcourse.classroom.sandbox import unconfined_user
 from tests.grading_scenarios import (
     EXERCISES,
     NAME,
@@ -28,8 +34,10 @@ from tests.grading_scenarios import (
     with_answers,
     write_course,
 )
+from tests.ordinary_python import readable_copy
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+ROOT = Path(__file__).resolve().parent.parent
 
 # The kernel's parent is the worker; the worker's parent, once detached, is init (pid 1) or a
 # subreaper. Only a Python process there could be the grader: if it were reachable, this would kill
@@ -52,6 +60,34 @@ except OSError:
 K_max = 538"""
 
 
+DROPPED = """import os
+refused = []
+for attempt in (lambda: open({source!r}).read(), lambda: open('/root/planted', 'w')):
+    try:
+        attempt()
+        refused.append(False)
+    except OSError:
+        refused.append(True)
+K_max = 538 if os.geteuid() != 0 and all(refused) else -1"""
+
+
+def _grade(argv: list[str]) -> int:
+    """``python -m dpcourse grade`` as an instructor runs it: as root with a Python that ``nobody`` can run.
+
+    As root, the grader drops each unconfined submission to ``nobody`` only when ``nobody`` can run its Python;
+    pyenv's Python under a 0700 ``/root`` is out of its reach, so the run uses a readable copy of this environment
+    (``tests/ordinary_python.py``) and the tests see the path an instructor's machine takes.
+    """
+    if os.geteuid() != 0 or unconfined_user() is not None:
+        return main(argv)
+    folder = Path(tempfile.mkdtemp(prefix="dpcourse-unconfined-python-"))  # pytest's own folders are root's 0700
+    try:
+        python = readable_copy(folder)
+        return subprocess.run([str(python), "-m", "dpcourse", *argv], cwd=ROOT, timeout=900, check=False).returncode
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def unconfined(tmp_path_factory):
     root = tmp_path_factory.mktemp("unconfined")
@@ -64,6 +100,8 @@ def unconfined(tmp_path_factory):
         "stopper": {NAME: with_answers(right(), max_queries=STOPPER)},
         "flooder": {NAME: with_answers(right(), max_queries=FLOODER)},
         "zed": {NAME: right()},
+        # as root, the grader drops each submission to nobody: it cannot read the sources or write the report
+        "dropped": {NAME: with_answers(right(), max_queries=DROPPED.format(source=str(root / "source" / NAME)))},
         **unreadable_files(),
     }
     paths = write_course(root, submissions)
@@ -75,7 +113,7 @@ def unconfined(tmp_path_factory):
     nbformat.write(second, root / "source" / "second.ipynb")
     (root / "roster.txt").write_text("alice\nbob\ncarol\n")
     report = root / "grades.csv"
-    status = main(
+    status = _grade(
         [
             "grade",
             *map(str, paths),
@@ -137,6 +175,11 @@ def test_a_stopped_worker_is_continued(unconfined):
 
 def test_a_flood_loses_at_most_that_submission(unconfined):
     assert set(statuses(unconfined, "flooder").values()) <= {"passed", "errored"}
+
+
+def test_as_root_each_submission_runs_as_nobody_reading_no_source_and_writing_nothing_of_roots(unconfined):
+    assert statuses(unconfined, "dropped") == dict.fromkeys(EXERCISES, "passed")
+    assert not any(AS_ROOT in r.integrity for r in unconfined["rows"])
 
 
 def test_every_row_says_the_run_was_unconfined(unconfined):

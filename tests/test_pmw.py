@@ -146,6 +146,18 @@ def test_workload_rows_are_the_checked_queries():
         w[1:3]
 
 
+def test_workload_returns_one_query_object_per_row():
+    # a stream asked again and again (PMW and its baselines) reuses each query and its view's layout
+    w = pmw.conjunction_workload(50, 8, width=2, rng=1)
+    assert w[3] is w[3] and w[-1] is w[49] and w[-50] is w[0]
+    assert list(w) == [w[i] for i in range(50)]
+    for i in (50, -51):
+        with pytest.raises(IndexError, match="out of range"):
+            w[i]
+    v = np.arange(2.0**8)
+    assert w.answers(v).tolist() == [float(w[i].dense() @ v) for i in range(50)]
+
+
 def test_workload_is_compact():
     w = pmw.conjunction_workload(5000, 16, width=3, rng=0)
     assert w.attributes.nbytes + w.values.nbytes == 2 * 5000 * 3

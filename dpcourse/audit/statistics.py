@@ -6,6 +6,8 @@ averaged exactly over the thinning and doubled, which keeps it valid.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from scipy import stats
 
@@ -48,9 +50,32 @@ def thinned_fisher_p_value(count_d: int, count_d_prime: int, n: int, epsilon: fl
     mean, sd = x * keep, np.sqrt(x * keep * (1 - keep))
     k = np.arange(max(0, int(mean - 9 * sd - 1)), min(x, int(mean + 9 * sd + 2)) + 1)
     weight = stats.binom.pmf(k, x, keep)
-    fisher = stats.hypergeom.sf(k - 1, 2 * n, n, k + y)
+    fisher = _fisher_tails(x, y, n)(k)
     expected = float(weight @ fisher) + max(0.0, 1.0 - float(weight.sum()))
     return min(1.0, 2.0 * expected)
+
+
+class _FisherTails:
+    """Fisher's one-sided p-values Pr[H ≥ k] for thinned counts k ≤ x against y, H ~ Hypergeom(2n, n, k + y).
+
+    They do not depend on the test ε (only the binomial weights over k do), and the bisection for the
+    ε bound and a p-value curve ask for overlapping ranges of k many times: each value is computed once.
+    """
+
+    def __init__(self, x: int, y: int, n: int) -> None:
+        self.y, self.n = y, n
+        self.values = np.full(x + 1, np.nan)
+
+    def __call__(self, k: np.ndarray) -> np.ndarray:
+        missing = k[np.isnan(self.values[k])]
+        if missing.size:
+            self.values[missing] = stats.hypergeom.sf(missing - 1, 2 * self.n, self.n, missing + self.y)
+        return self.values[k]
+
+
+@lru_cache(maxsize=8)  # a table is 8(x + 1) bytes, x ≤ 10⁶ test runs
+def _fisher_tails(x: int, y: int, n: int) -> _FisherTails:
+    return _FisherTails(x, y, n)
 
 
 def _epsilon_bound(count_d: int, count_d_prime: int, n: int, level: float, claim: float) -> float:
