@@ -21,8 +21,10 @@ def rng():
 # round trip, the auditor's searches), then the notebooks, then the many short files, which fill in: a long
 # file handed out last would leave a core idle at the end.
 LONGEST_FIRST = (
+    "test_autograder_image.py",
     "test_workbook_in_browser.py",
     "test_deploy_run.py",
+    "test_autograder.py",
     "test_grading.py",
     "test_grading_kernel_faults.py",
     "test_semester.py",

@@ -11,8 +11,9 @@ def test_the_summary_page_renders_offline_with_its_figure(browser, tmp_path, art
     outline = {"01_first": dict.fromkeys(EXERCISES, 1.0), "02_second": dict.fromkeys(EXERCISES, 2.0)}
     roster = [gradebook.RosterEntry("carol")]
     totals = gradebook.course_totals(rows(), outline, roster)
+    notes = gradebook.hand_in_notes(rows(), totals)  # who handed in what: the hostile name is listed, as text
     page_path = gradebook.write_summary_html(
-        gradebook.class_summary(rows(), totals), totals, tmp_path / "grades_summary.html"
+        gradebook.class_summary(rows(), totals), totals, tmp_path / "grades_summary.html", notes
     )
     requests = []
     page = browser.new_page(viewport={"width": 1000, "height": 900})
@@ -21,10 +22,12 @@ def test_the_summary_page_renders_offline_with_its_figure(browser, tmp_path, art
         page.goto(page_path.as_uri())
         width = page.eval_on_selector("img", "image => image.complete ? image.naturalWidth : 0")
         text = page.inner_text("body")
+        scripts = page.eval_on_selector_all("script", "found => found.length")
         page.screenshot(path=str(artifacts / "grades_summary.png"), full_page=True)
     finally:
         page.close()
     assert width > 300  # the embedded histogram decoded
-    assert text.count("4 students") == 1 and "alert(1)" not in text  # the hostile name is not on the page
+    assert text.count("4 students") == 1 and scripts == 0  # the hostile name is shown as text, never run
+    assert "<script>alert(1)</script>" in text and "not handed in" in text
     assert f"2 × {LOG}" in text and "1 × other wrong answers" in text
     assert [url for url in requests if not url.startswith(("file:", "data:"))] == []

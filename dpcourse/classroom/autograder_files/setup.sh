@@ -10,7 +10,11 @@ root="${DPCOURSE_AUTOGRADER_ROOT:-/autograder}"
 user="${DPCOURSE_UNCONFINED_USER:-dpcourse-student}"
 export DEBIAN_FRONTEND=noninteractive
 
-new_enough() { "$1" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; }
+# A final release only: Ubuntu 22.04's python3.11 (jammy-updates) is 3.11.0rc1, which lacks
+# sys.set_int_max_str_digits (3.11.0rc2), and the grader's judge process calls it: every exercise would error.
+new_enough() {
+    "$1" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11) or sys.version_info.releaselevel != "final")' 2>/dev/null
+}
 
 find_python() {
     for candidate in python3.13 python3.12 python3.11 python3; do
@@ -23,8 +27,9 @@ find_python() {
 }
 
 apt-get update
-# Ubuntu 24.04's python3 is 3.12 (python3-venv adds venv and ensurepip); 22.04's is 3.10, and its universe has
-# python3.11; an older base gets 3.11 from the deadsnakes archive.
+# Ubuntu 24.04's python3 is 3.12 (python3-venv adds venv and ensurepip); Debian 12's is 3.11. Ubuntu 22.04's is
+# 3.10 and its universe's python3.11 a release candidate (refused above): 22.04 and older bases get 3.11 from
+# the deadsnakes archive (add-apt-repository asks api.launchpad.net for its key).
 python="$(find_python || true)"
 if [ -z "$python" ]; then
     apt-get install -y --no-install-recommends python3-venv || true
