@@ -125,6 +125,17 @@ def write_course(root: Path, submissions: dict[str, dict[str, object]]) -> list[
     return paths
 
 
+def sandbox_problem() -> str | None:
+    """Why there is no working bubblewrap here (its own one-line reason), or None when there is one."""
+    from dpcourse.classroom.sandbox import SandboxUnavailable, choose_sandbox
+
+    try:
+        choose_sandbox("bwrap")
+    except SandboxUnavailable as err:
+        return str(err)
+    return None
+
+
 # --------------------------------------------------------------------------- files that never reach a kernel
 
 

@@ -25,7 +25,7 @@ from dpcourse.classroom import reports
 from dpcourse.classroom.cli import main
 from dpcourse.classroom.grade import grade
 from dpcourse.classroom.release import release_notebook
-from dpcourse.classroom.sandbox import BWRAP_ENV, Limits, SandboxUnavailable, choose_sandbox
+from dpcourse.classroom.sandbox import BWRAP_ENV, Limits, SandboxUnavailable
 from tests.grading_scenarios import (
     CHECKS,
     EXERCISES,
@@ -36,6 +36,7 @@ from tests.grading_scenarios import (
     pasted_twice,
     released,
     right,
+    sandbox_problem,
     source_notebook,
     unreadable_files,
     with_answers,
@@ -47,15 +48,7 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 CHECKS_LAPLACE = Path(dpcourse.__file__).parent / "checks" / "laplace.py"
 
 
-def _sandbox_problem() -> str | None:
-    try:
-        choose_sandbox("bwrap")
-    except SandboxUnavailable as err:
-        return str(err)
-    return None
-
-
-SANDBOX_PROBLEM = _sandbox_problem()
+SANDBOX_PROBLEM = sandbox_problem()
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 

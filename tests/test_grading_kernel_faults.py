@@ -18,8 +18,16 @@ import pytest
 
 from dpcourse.classroom import reports
 from dpcourse.classroom.cli import main
-from dpcourse.classroom.sandbox import SandboxUnavailable, choose_sandbox
-from tests.grading_scenarios import EXERCISES, NAME, answer_index, released, right, with_answers, write_course
+from tests.grading_scenarios import (
+    EXERCISES,
+    NAME,
+    answer_index,
+    released,
+    right,
+    sandbox_problem,
+    with_answers,
+    write_course,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -73,13 +81,7 @@ def _check_pasted_above_the_fix():
 
 
 def _sandbox_problem(mode: str) -> str | None:
-    if mode == "none":
-        return None
-    try:
-        choose_sandbox("bwrap")
-    except SandboxUnavailable as err:
-        return str(err)
-    return None
+    return None if mode == "none" else sandbox_problem()
 
 
 @pytest.fixture(scope="module", params=["bwrap", "none"])

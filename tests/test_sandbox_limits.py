@@ -39,6 +39,7 @@ from dpcourse.classroom.sandbox import (
     sandbox_command,
     storage_filter,
 )
+from tests.grading_scenarios import sandbox_problem
 from tests.ordinary_python import readable_copy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,15 +52,7 @@ SMALL = Limits(memory_bytes=512 * MiB, disk_bytes=64 * MiB, shm_bytes=16 * MiB, 
 pytestmark = [pytest.mark.timeout(900)]
 
 
-def _sandbox_problem() -> str | None:
-    try:
-        choose_sandbox("bwrap")
-    except SandboxUnavailable as err:
-        return str(err)
-    return None
-
-
-SANDBOX_PROBLEM = _sandbox_problem()
+SANDBOX_PROBLEM = sandbox_problem()
 needs_bwrap = pytest.mark.skipif(SANDBOX_PROBLEM is not None, reason=f"needs a working bubblewrap: {SANDBOX_PROBLEM}")
 
 
