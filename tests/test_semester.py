@@ -171,7 +171,8 @@ def semester(tmp_path_factory):
         )
         assert status == 0
         result[f"{week}-collected"] = table(out / "collected.csv")
-        assert grade(root, week, sorted(out.glob("*/*.ipynb"))) == 0
+        status = grade(root, week, sorted(out.glob("*/*.ipynb")))
+        assert status == 0, [(r.student, r.exercise, r.message) for r in reports.read_report(root / f"{week}.csv")]
         result[f"{week}-canvas"] = table(root / f"{week}_canvas.csv")
         result[f"{week}-gradescope"] = table(root / f"{week}_gradescope.csv")
         result[f"{week}-totals"] = table(root / f"{week}_totals.csv")

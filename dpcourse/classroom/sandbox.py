@@ -653,7 +653,8 @@ def run_job(job: dict[str, Any], *, sandbox: str, limits: Limits) -> RunResult:
     key = secrets.token_bytes(32)
     payload = json.dumps({**job, "key": key.hex()}).encode()
     inner = [sys.executable, "-m", "dpcourse.classroom.worker"]
-    with tempfile.TemporaryDirectory(prefix="dpcourse-grade-", ignore_cleanup_errors=True) as tmp:
+    tmp = tempfile.mkdtemp(prefix="dpcourse-grade-")
+    try:
         user = None
         cwd: str | None
         if sandbox == "bwrap":
@@ -670,6 +671,20 @@ def run_job(job: dict[str, Any], *, sandbox: str, limits: Limits) -> RunResult:
             if user is not None:
                 os.chown(tmp, user.pw_uid, user.pw_gid)
         return _run(command, env, cwd, payload, key, limits, sandbox, user)
+    finally:
+        _remove_private(tmp)
+
+
+def _remove_private(folder: str) -> None:
+    """Remove a run's private folder; what the submission left there (any mode, any owner) never raises.
+
+    ``TemporaryDirectory``'s own clean-up resets modes with ``chmod``, which a grader without CAP_FOWNER (a
+    container's root) may not do on the submission's files: it raised even with ``ignore_cleanup_errors``.
+    """
+    try:
+        shutil.rmtree(folder, ignore_errors=True)
+    except OSError:  # pragma: no cover - rmtree with ignore_errors does not raise
+        pass
 
 
 def _run(

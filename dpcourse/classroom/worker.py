@@ -43,6 +43,9 @@ from nbformat import NotebookNode
 __all__ = ["FRAME", "MAX_RESTARTS", "collect", "frame", "main", "run", "sign"]
 
 MAX_RESTARTS = 3
+#: how long a kernel may take to start: nbclient's 60 s is exceeded on a 2-core machine running two test
+#: suites at once (load 10), and a kernel that does not start on the first try is the grader's failure
+KERNEL_START_SECONDS = 240
 #: the prefix of the private folder the grader makes for an unconfined run (its home and working folder)
 PRIVATE_PREFIX = "dpcourse-grade-"
 MAX_JOB_BYTES = 64_000_000
@@ -196,7 +199,12 @@ def run(
                 work.cells[index].source = "pass  # not run by the grader"
         _fresh_start(scratch)
         client = NotebookClient(
-            work, timeout=cell_timeout, allow_errors=True, kernel_name="python3", record_timing=False
+            work,
+            timeout=cell_timeout,
+            startup_timeout=KERNEL_START_SECONDS,
+            allow_errors=True,
+            kernel_name="python3",
+            record_timing=False,
         )
         interrupted = False
         current = -1
