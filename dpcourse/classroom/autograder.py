@@ -57,7 +57,7 @@ from typing import Any
 
 from .course import Assignment, Course, CourseError, Lateness, duration_text, load_course
 from .grade import UNCONFINED, grade
-from .gradebook import RosterEntry, SubmissionTime, _row_points, course_totals
+from .gradebook import RosterEntry, SubmissionTime, course_totals, row_points
 from .plan import MAX_NOTEBOOK_BYTES, load_sources, read_outline
 from .release import PROJECT
 from .reports import GradeRow, atomic_text, points_text
@@ -458,7 +458,7 @@ def results_json(
             tests.append(
                 {
                     "name": test_name(notebook, exercise) + (" (extra credit)" if extra else ""),
-                    "score": round(_row_points(row, assignment), 6) if row is not None else 0.0,
+                    "score": round(row_points(row, assignment), 6) if row is not None else 0.0,
                     "max_score": 0.0 if extra else assignment.points[(notebook, exercise)],
                     "status": "passed" if row is not None and row.status == "passed" else "failed",
                     "output": _test_output(row, notebook),

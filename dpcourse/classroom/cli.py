@@ -21,7 +21,7 @@ from .collect import add_collect_command
 from .course import Course, CourseError, load_course
 from .grade import AS_ROOT, UNCONFINED, grade, parse_shard, submissions_root
 from .judging import INFRASTRUCTURE
-from .plan import copy_number, read_outline, student_id
+from .plan import read_outline, student_id, without_copy_number
 from .release import PROJECT, add_release_command
 from .reports import GradeRow, merge, summary_table, write_report
 from .sandbox import MIN_MEMORY_BYTES, Limits, SandboxUnavailable
@@ -201,7 +201,7 @@ def _submission_times(paths: list[Path], outline: dict[str, dict[str, float]]) -
     for path in paths:
         relative = Path(os.path.abspath(path)).relative_to(root).parts
         student = student_id(relative[0]) if len(relative) > 1 else student_id(path.parent.name)
-        stem = re.sub(r"(?: \(\d+\)|-Copy\d+)$", "", path.stem) if copy_number(path.stem) else path.stem
+        stem = without_copy_number(path.stem)
         if stem not in outline:
             continue
         try:

@@ -33,7 +33,6 @@ import argparse
 import contextlib
 import os
 import sys
-import tempfile
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -70,7 +69,7 @@ from .exports import (
 from .gradebook import RosterEntry, read_roster
 from .plan import SubmissionError, parse_notebook, source_for
 from .release import PROJECT
-from .reports import atomic_csv
+from .reports import atomic_csv, atomic_write
 
 __all__ = [
     "COLUMNS",
@@ -238,12 +237,6 @@ def _students(kind: str, people: list[_Identity], roster: Sequence[RosterEntry] 
     }
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def _deliver(out: str, student: str, notebook: str, member: _Member, budget: _Budget) -> None:
     """Write ``member`` to ``out/student/notebook.ipynb`` atomically; never through a link."""
     folder = os.path.join(out, student)
@@ -254,14 +247,11 @@ def _deliver(out: str, student: str, notebook: str, member: _Member, budget: _Bu
         raise _Skip(f"{student}/ could not be made in --out ({err.strerror})") from None
     if os.path.islink(folder) or os.path.realpath(folder) != folder:
         raise _Skip(f"{UNSAFE}: {student}/ in --out is a link")
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{notebook}.", suffix=".part")
     try:
-        with os.fdopen(fd, "wb") as handle:
-            budget.read(member, handle.write)
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, os.path.join(folder, f"{notebook}.ipynb"))
+        atomic_write(
+            os.path.join(folder, f"{notebook}.ipynb"), lambda handle: budget.read(member, handle.write), binary=True
+        )
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
         if made:
             with contextlib.suppress(OSError):
                 os.rmdir(folder)  # only if empty: a student with nothing collected gets no folder

@@ -53,6 +53,7 @@ from typing import IO, Any
 import yaml  # type: ignore[import-untyped]
 
 from .plan import MAX_NOTEBOOK_BYTES
+from .reports import printable
 
 __all__ = ["CollectError", "CollectLimits", "safe_student"]
 
@@ -98,12 +99,9 @@ class CollectLimits:
 # --------------------------------------------------------------------------- names
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
 def _shown(text: str) -> str:
     """A name as printed and written to the CSV: NFC, control characters escaped (a newline cannot forge a row)."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", unicodedata.normalize("NFC", text))
+    return printable(unicodedata.normalize("NFC", text))
 
 
 def safe_student(text: str) -> str | None:

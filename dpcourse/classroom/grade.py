@@ -185,12 +185,11 @@ def _run_and_judge(
 ) -> list[GradeRow]:
     assert item.stem is not None
     try:
-        plan = plan_submission(item.path, _read(item), item.stem, sources, released)
+        plan = plan_submission(item.path, _read(item), item.stem, sources, released, item.student)
     except SubmissionError as err:
         return [_invalid(item, f"not a gradable notebook: {err}", note)]
     except Exception as err:  # noqa: BLE001
         return [_invalid(item, f"not a gradable notebook ({type(err).__name__})", note)]
-    plan.student = item.student
     integrity = _joined([*item.notes, *plan.integrity], note)
     try:
         outcome = run_job(_job(plan, limits), sandbox=sandbox, limits=limits)

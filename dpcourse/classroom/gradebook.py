@@ -64,6 +64,7 @@ __all__ = [
     "printable",
     "read_collected",
     "read_roster",
+    "row_points",
     "summary_html",
     "terminal_summary",
     "write_canvas",
@@ -311,7 +312,7 @@ def _latest(rows: Iterable[GradeRow]) -> dict[tuple[str, str, str], GradeRow]:
     return {(r.student, r.notebook, r.exercise): r for r in rows if r.status not in _NOT_GRADED}
 
 
-def _row_points(row: GradeRow, assignment: Assignment) -> float:
+def row_points(row: GradeRow, assignment: Assignment) -> float:
     """A row's points on the course's scale: the row's share of its maximum times the course's points."""
     key = (row.notebook, row.exercise)
     counted = row.status == "passed" or (row.status == "failed" and key in assignment.partial_credit)
@@ -349,7 +350,7 @@ def course_totals(
         scores[student] = {}
         for assignment in course.assignments:
             earned = sum(
-                _row_points(row, assignment)
+                row_points(row, assignment)
                 for nb, ex in assignment.points
                 if (row := latest.get((student, nb, ex))) is not None
             )
@@ -806,7 +807,7 @@ def _feedback_markdown(
     md = markdown_text
     score = totals.scores[student][assignment.key]
     own = {(nb, ex): p for (nb, ex), p in assignment.points.items() if nb == notebook}
-    earned = sum(_row_points(r, assignment) for r in rows if (r.notebook, r.exercise) in own)
+    earned = sum(row_points(r, assignment) for r in rows if (r.notebook, r.exercise) in own)
     maximum = sum(p for key, p in own.items() if key not in assignment.extra_credit)
     lines = [f"# {md(notebook, inline=True)}: feedback for {md(student, inline=True)}", ""]
     extra = " (extra credit included)" if earned > maximum else ""
@@ -827,7 +828,7 @@ def _feedback_markdown(
         r = by_exercise.get(exercise)
         if r is None:
             continue
-        points = _row_points(r, assignment)
+        points = row_points(r, assignment)
         possible = assignment.points[(nb, exercise)]
         kind = " extra credit" if (nb, exercise) in assignment.extra_credit else ""
         partial = ", partial credit" if r.status == "failed" and points > 0 else ""

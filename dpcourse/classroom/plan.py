@@ -40,6 +40,7 @@ __all__ = [
     "load_sources",
     "match_answers",
     "pick_graded",
+    "without_copy_number",
     "plan_submission",
     "read_outline",
     "read_submission",
@@ -384,6 +385,11 @@ def copy_number(stem: str) -> int:
     return int(match.group(1) or match.group(2)) if match else 0
 
 
+def without_copy_number(stem: str) -> str:
+    """``stem`` without the browser's or JupyterLab's copy number: ``name (2)`` and ``name-Copy1`` → ``name``."""
+    return _BROWSER_COPY.sub("", stem)
+
+
 def pick_graded(paths: Sequence[Path], stem: str, modified: Mapping[Path, float] | None = None) -> Path:
     """Of one student's files for the notebook ``stem``, the one graded: the latest handed in.
 
@@ -399,9 +405,17 @@ def pick_graded(paths: Sequence[Path], stem: str, modified: Mapping[Path, float]
 
 
 def plan_submission(
-    path: Path, submission: Any, stem: str, sources: Mapping[str, Any], released: Mapping[str, Any]
+    path: Path,
+    submission: Any,
+    stem: str,
+    sources: Mapping[str, Any],
+    released: Mapping[str, Any],
+    student: str | None = None,
 ) -> Plan:
-    """Build the notebook that will run for ``submission`` (already read) against the source ``stem``."""
+    """Build the notebook that will run for ``submission`` (already read) against the source ``stem``.
+
+    ``student``: whose it is (default: the folder it is in, :func:`student_of`).
+    """
     if len(submission.cells) > max(len(nb.cells) for nb in sources.values()) + _MAX_EXTRA_CELLS:
         raise SubmissionError(f"it has {len(submission.cells):,} cells, far more than the workbook's")
     source, student_copy = sources[stem], released[stem]
@@ -433,4 +447,4 @@ def plan_submission(
     notes = _integrity_notes(student_copy, submission, exercises, answers)
     if path.stem != stem:
         notes.insert(0, f"graded as {stem}")
-    return Plan(student_of(path), stem, path, built, exercises, nonces, seeds, answers, untouched, notes)
+    return Plan(student or student_of(path), stem, path, built, exercises, nonces, seeds, answers, untouched, notes)

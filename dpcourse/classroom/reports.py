@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 __all__ = [
     "COLUMNS",
@@ -103,17 +103,18 @@ def _umask() -> int:
     return mask
 
 
-def atomic_write(path: Path | str, write: Callable[[IO[str]], None]) -> Path:
-    """Write a text file atomically: ``write(handle)`` fills a temporary file beside ``path``, which then replaces it.
+def atomic_write(path: Path | str, write: Callable[[Any], object], *, binary: bool = False) -> Path:
+    """Write a file atomically: ``write(handle)`` fills a temporary file beside ``path``, which then replaces it.
 
-    The file gets the mode an ordinary ``open`` would give it (0666 less the umask), not the 0600 of a
-    temporary file, so that a TA reading the gradebook as another user can open it. Nothing is left
-    behind when ``write`` fails.
+    The handle is UTF-8 text, or bytes with ``binary``. The file gets the mode an ordinary ``open`` would
+    give it (0666 less the umask), not the 0600 of a temporary file, so that a TA reading the gradebook
+    as another user can open it. Nothing is left behind when ``write`` fails.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    text: dict[str, Any] = {} if binary else {"newline": "", "encoding": "utf-8"}
     handle = tempfile.NamedTemporaryFile(
-        "w", newline="", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False
+        "wb" if binary else "w", dir=path.parent, prefix=f".{path.name}.", delete=False, **text
     )
     try:
         with handle:
@@ -358,21 +359,14 @@ def _check_shards(files: Sequence[Path], per_file: Sequence[Sequence[GradeRow]],
     if missing:
         raise ValueError(f"shard {missing[0]} of {count} has no report (its students would be missing)")
     owner: dict[str, Path] = {}
+    shard_of = {path: index for index, path in indices.items()}
     for path, rows in zip(files, per_file, strict=True):
-        index = _shard_index(path)
+        index = shard_of[path]
         for row in rows:
             if not in_shard(row.student, (index, count)):
                 raise ValueError(f"{path}: student {row.student[:60]!r} does not belong to shard {index} of {count}")
             if owner.setdefault(row.student, path) != path:
                 raise ValueError(f"student {row.student[:60]!r} is in both {owner[row.student]} and {path}")
-
-
-def _shard_index(path: Path) -> int:
-    """The shard index in a shard report's name (``results/shard-3.csv`` → 3)."""
-    match = _SHARD_FILE.search(path.name)
-    if match is None:
-        raise ValueError(f"{path}: not named like a shard report (…-I.csv)")
-    return int(match.group(1))
 
 
 _ESCAPED_CATEGORIES = {"Cc", "Cf", "Zl", "Zp"}  # control and format characters, line and paragraph separators
