@@ -27,6 +27,7 @@ from tests.grading_scenarios import (
     EXERCISES,
     NAME,
     WRONG,
+    jobs_for,
     released,
     right,
     source_notebook,
@@ -124,7 +125,7 @@ def unconfined(tmp_path_factory):
             "--sandbox",
             "none",
             "--jobs",
-            "2",
+            jobs_for("none"),
             "--cell-timeout",
             "20",
             "--notebook-timeout",
@@ -178,6 +179,8 @@ def test_a_flood_loses_at_most_that_submission(unconfined):
 
 
 def test_as_root_each_submission_runs_as_nobody_reading_no_source_and_writing_nothing_of_roots(unconfined):
+    if os.geteuid() != 0:
+        pytest.skip("run as an ordinary user, an unconfined submission is that user and reads what it reads (README)")
     assert statuses(unconfined, "dropped") == dict.fromkeys(EXERCISES, "passed")
     assert not any(AS_ROOT in r.integrity for r in unconfined["rows"])
 

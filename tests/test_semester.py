@@ -19,7 +19,7 @@ import pytest
 
 from dpcourse.classroom import reports
 from dpcourse.classroom.cli import main
-from tests.grading_scenarios import WRONG, released, right, source_notebook, with_answers
+from tests.grading_scenarios import WRONG, jobs_for, released, right, source_notebook, with_answers
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -103,7 +103,7 @@ def grade(root: Path, week: str, files, *extra: str) -> int:
             "--sandbox",
             "none",
             "--jobs",
-            "2",
+            jobs_for("none"),
             "--cell-timeout",
             "60",
             "--gradebook",
