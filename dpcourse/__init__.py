@@ -22,6 +22,7 @@ Modules, one idea each:
 - :mod:`dpcourse.exponential`: the exponential mechanism exactly (pmf, privacy loss, utility) and
   the lecture's pricing example.
 - :mod:`dpcourse.plotting`: one colour per method, theory as lines, measurements as points.
+- :mod:`dpcourse.tables`: tables shown as HTML that fits a laptop's width, with their numbers as plain text.
 - :mod:`dpcourse.widgets`: ipywidgets panels that redraw a figure, testable without a browser.
 - :mod:`dpcourse.checks`: the exercises' checks: a probe in the student's kernel, a pure judge.
 - :mod:`dpcourse.classroom`: the instructor's operations, on top of the rest: the students' release

@@ -16,6 +16,8 @@ from dpcourse.checks import CheckFailed, _core, all_exercises, laplace, pmw, rel
 from dpcourse.checks import above_threshold as at
 from dpcourse.pmw import mw_update
 
+from . import cases_above_threshold, cases_laplace, cases_pmw, cases_release, cases_svt_variants, cases_trees
+
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 
 
@@ -338,6 +340,11 @@ CASES = {
     ),
     "choose-alpha": (pmw.choose_alpha, (ALPHA,), [((11 * ALPHA / 8,), "11α/8"), ((ALPHA / 2 ** (1 / 3),), "factor 2")]),
 }
+
+# The exercises added per notebook live beside their notebook's other test data (tests/cases_<module>.py).
+for _module in (cases_laplace, cases_release, cases_trees, cases_above_threshold, cases_svt_variants, cases_pmw):
+    assert not set(_module.CASES) & set(CASES), f"{_module.__name__} repeats an exercise of CASES"
+    CASES.update(_module.CASES)
 
 
 def test_every_exercise_of_the_workbook_is_tested():

@@ -32,7 +32,7 @@ def _function_mistakes(exercise):
 
 
 def test_every_function_exercise_draws_its_inputs_when_grading():
-    assert FUNCTION_EXERCISES == ["audit-your-own", "debias-counts", "exact-tail-level", "implement", "mw-step"]
+    assert {"audit-your-own", "debias-counts", "exact-tail-level", "implement", "mw-step"} <= set(FUNCTION_EXERCISES)
     for exercise in FUNCTION_EXERCISES:
         check = all_exercises()[exercise]
         documented = repr(check.cases(None))

@@ -29,10 +29,20 @@ def _with_wrong_answers(nb):
     return nb
 
 
+TYPO = "typo_check = epsilon_offic * 2  # a misspelt name: this answer cell raises NameError\n"
+
+
+def _with_a_typo_in_the_first_answer(nb):
+    """The first answer cell raises ``NameError`` before it binds its answer (issue 29: Run All must go on)."""
+    first = next(c for c in nb.cells if "solution" in c.metadata.get("tags", []))
+    first.source = TYPO + first.source
+    return nb
+
+
 def _upload(lab: str, name: str, wrong: bool = False) -> str:
     nb = release_notebook(nbformat.read(ROOT / "notebooks" / name, as_version=4))
     if wrong:
-        nb = _with_wrong_answers(nb)
+        nb = _with_a_typo_in_the_first_answer(_with_wrong_answers(nb))
         name = name.replace(".ipynb", "_wrong.ipynb")
     for path, body in (
         ("student", {"type": "directory"}),
@@ -49,8 +59,10 @@ def _upload(lab: str, name: str, wrong: bool = False) -> str:
 
 
 def check_wrong_answers_ran_to_the_end(page, lab: str, name: str, artifacts) -> None:
-    """After Run All on the copy of ``name`` with a wrong answer in every exercise (``_upload(..., wrong=True)``):
-    every cell ran, every exercise shows its ✗, every figure and panel was drawn, and no news pop-up covers them.
+    """After Run All on the copy of ``name`` with a wrong answer in every exercise and a typo in the first answer
+    cell (``_upload(..., wrong=True)``): every cell ran, the only error shown is the typo's, the first check says
+    that its answer cell raised, every exercise shows its ✗, every figure and panel was drawn, and no news pop-up
+    covers them.
 
     What JupyterLab ran is saved and read back from the server, since it keeps only the cells in view in the page.
     """
@@ -73,7 +85,11 @@ def check_wrong_answers_ran_to_the_end(page, lab: str, name: str, artifacts) -> 
         ran = nbformat.from_dict(json.loads(response.read())["content"])
     code = [c for c in ran.cells if c.cell_type == "code" and c.source.strip()]
     assert all(c.execution_count is not None for c in code), "Run All stopped before the last cell"
-    assert not [o for c in code for o in c.outputs if o.output_type == "error"]
+    raised = [(c, o) for c in code for o in c.outputs if o.output_type == "error"]
+    assert [(c.source.startswith(TYPO), o.ename) for c, o in raised] == [(True, "NameError")], "not just the typo"
+    first_check = next(c for c in code if "check" in c.metadata.get("tags", []))
+    said = "".join(str(o.get("data", {}).get("text/plain", "")) + o.get("text", "") for o in first_check.outputs)
+    assert "your answer cell raised NameError" in said, said
     failed = {
         c.metadata["dpcourse"]["exercise"]
         for c in code
