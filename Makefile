@@ -27,8 +27,9 @@ XDIST_E2E  ?= -n 2
 # for the unit tests and notebooks on two workers followed by the browser suite on two; four workers: 218 s. Now: 626 s
 XDIST_TEST ?= -n 3 --dist loadfile --no-loadscope-reorder --max-worker-restart=0
 CHROMIUM  := $(shell command -v chromium 2>/dev/null)
+NPM       := $(shell command -v npm 2>/dev/null)
 
-.PHONY: help venv lab lab-solutions test unit nbval e2e nbtest execute bench release clean test-grading-unconfined docs
+.PHONY: help venv lab lab-solutions test unit nbval e2e nbtest execute bench release clean test-grading-unconfined docs book
 
 help:
 	@echo "make lab      set up .venv and open JupyterLab on your own copy of the workbook, student/ (made on"
@@ -41,6 +42,8 @@ help:
 	@echo "make execute NB=notebooks/01_laplace_utility.ipynb  re-run a notebook, store its outputs (NB=notebooks/*.ipynb for all)"
 	@echo "make bench    run the benchmarks and rewrite benchmarks/RESULTS.md"
 	@echo "make docs     build the API reference from the docstrings into docs/_build/html (every warning an error)"
+	@echo "make book     build the course website (the notebooks with their stored outputs and the API reference,"
+	@echo "              readable offline) into book/_build/html; the first run installs .venv/book and book/npm"
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -76,9 +79,14 @@ test unit nbval nbtest e2e test-grading-unconfined: export OMP_NUM_THREADS = 1
 # The unit tests, the notebooks and the browser suite in one run (the longest files first, tests/conftest.py).
 # A worker that gets a browser test starts its own JupyterLab and Chromium. Without Chromium the browser tests
 # are skipped, each with the reason, and Playwright is not installed.
-test: $(STAMP) $(TEST_STAMP) $(LAB_OVERRIDES) $(if $(CHROMIUM),$(E2E_STAMP))
+# With Chromium and npm, the book's environment is set up too, so that the browser suite builds the course website
+# offline and reads every page of it (tests/e2e/test_book_in_browser.py); without them that test is skipped.
+test: $(STAMP) $(TEST_STAMP) $(LAB_OVERRIDES) $(if $(CHROMIUM),$(E2E_STAMP) $(if $(NPM),$(BOOK_STAMP) $(BOOK_NPM_STAMP)))
 ifeq ($(CHROMIUM),)
 	@echo "Chromium not found: browser tests skipped (apt-get install chromium to run them)"
+endif
+ifeq ($(NPM),)
+	@echo "npm not found: the course website is not built and its browser test is skipped (apt-get install npm)"
 endif
 	$(BIN)/python -m pytest $(XDIST_TEST) $(NBVAL) tests notebooks
 
@@ -128,5 +136,29 @@ docs: $(STAMP) $(TEST_STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
+# The course website (issue 31): the notebooks with their stored outputs (nothing is executed) and the API
+# reference, built by jupyter-book 1.x into book/_build/html. jupyter-book 1.x needs Sphinx 7 and `make docs`
+# Sphinx 9, so the book has its own environment, .venv/book (requirements.txt + requirements-book.txt); the
+# scripts the site serves itself (MathJax, require.js, the widget manager) come from npm, pinned by
+# book/npm/package-lock.json. Both are installed on first use, like .venv.
+BOOK_VENV  := $(VENV)/book
+BOOK_STAMP := $(BOOK_VENV)/.installed
+BOOK_NPM_STAMP := book/npm/node_modules/.installed
+
+$(BOOK_STAMP): requirements.txt requirements-book.txt pyproject.toml
+	$(PYTHON) -m venv $(BOOK_VENV)
+	$(BOOK_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(BOOK_VENV)/bin/python -m pip install --quiet -r requirements.txt -r requirements-book.txt
+	$(BOOK_VENV)/bin/python -m pip install --quiet --no-deps -e .
+	touch $(BOOK_STAMP)
+
+$(BOOK_NPM_STAMP): book/npm/package.json book/npm/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "make book needs npm (apt-get install npm)" >&2; exit 1; }
+	cd book/npm && npm ci --ignore-scripts --no-audit --no-fund
+	touch $(BOOK_NPM_STAMP)
+
+book: $(BOOK_STAMP) $(BOOK_NPM_STAMP)
+	$(BOOK_VENV)/bin/python book/build.py
+
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info test-artifacts docs/_build
+	rm -rf $(VENV) .pytest_cache build *.egg-info test-artifacts docs/_build book/_build book/npm/node_modules

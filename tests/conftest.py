@@ -24,6 +24,7 @@ LONGEST_FIRST = (
     "test_autograder_image.py",
     "test_workbook_in_browser.py",
     "test_deploy_run.py",
+    "test_book_in_browser.py",
     "test_autograder.py",
     "test_grading.py",
     "test_grading_kernel_faults.py",

@@ -62,8 +62,9 @@ def test_kubernetes_validate_refuses_an_unknown_field(tmp_path):
     assert done.returncode != 0 and "backoffLimitPerIdx" in done.stdout + done.stderr
 
 
-def test_the_github_workflow_is_valid():
-    done = check_workflow(WORKFLOW)
+@pytest.mark.parametrize("path", [WORKFLOW, WORKFLOW.with_name("pages.yml")], ids=lambda path: path.name)
+def test_the_github_workflow_is_valid(path):
+    done = check_workflow(path)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
