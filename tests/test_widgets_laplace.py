@@ -60,6 +60,16 @@ def test_measured_tail_at_the_level_is_near_beta(panel):
     )
 
 
+def test_the_measured_mean_error_is_b_times_the_harmonic_number(panel):
+    # the magnitudes are drawn as Exp(1) = |Lap(1)|: the mean of the maximum of k of them is H_k (notebook 01).
+    # 2000 trials: the maximum of k exponentials has standard deviation below π/√6 ≈ 1.28, so 5 standard errors
+    # of the mean are at most 5·1.28/√2000 ≈ 0.15
+    for k in (1, 20, 200):
+        panel.set(k=k, epsilon=2.0, sensitivity=1.0)
+        exact = bounds.laplace_expected_max_error(k=k, sensitivity=1.0, epsilon=2.0)
+        assert abs(panel.numbers["mean max error"] - exact) <= 0.15 * 0.5
+
+
 def test_summary_lists_key_numbers(panel):
     text = panel.summary()
     assert "theorem 3.8 level:" in text and "beta:" in text

@@ -14,12 +14,109 @@ from ..bounds import laplace_max_error_bound, laplace_max_error_quantile
 from ..queries import MatrixWorkload
 from ._core import Exercise, call_evidence, calls, diagnose, judge_cases, short, value, value_evidence
 
-__all__ = ["EXAMPLE_OFFICE", "exact_tail_level", "icu_occupancy_workload", "icu_sensitivity", "max_queries"]
+__all__ = [
+    "EXAMPLE_OFFICE",
+    "ICU_TARGET",
+    "exact_tail_level",
+    "icu_epsilon",
+    "icu_occupancy_workload",
+    "icu_sensitivity",
+    "max_queries",
+    "workload_sensitivity",
+]
+
+#: Exercise ``workload-sensitivity``: its documented workloads (rows are queries, columns record types).
+_WORKLOAD_CASES = [
+    (np.array([[1.0, -1.0, 0.0], [0.5, 0.5, 0.5], [0.0, -1.0, 1.0], [1.0, 1.0, 0.0]]),),
+    (np.array([[1.0, 0.0, 1.0, 1.0], [0.0, 1.0, 1.0, 0.0]]),),
+    (np.eye(3),),
+]
+_WORKLOAD_PARAMETERS = "(W)"
+
+
+def _workload_answers(matrix: np.ndarray) -> dict[str, float]:
+    """The right Δf and the value of each named mistake, for one workload matrix."""
+    absolute = np.abs(matrix)
+    return {
+        "right": float(absolute.sum(axis=0).max()),
+        "rows": float(absolute.sum(axis=1).max()),
+        "signed": float(matrix.sum(axis=0).max()),
+        "l2": float(np.sqrt((matrix**2).sum(axis=0)).max()),
+    }
+
+
+def _separates(matrix: np.ndarray) -> bool:
+    """Whether every named mistake gives a value at least 5 % away from the right one on ``matrix``."""
+    answers = _workload_answers(matrix)
+    return all(abs(answers[m] - answers["right"]) > 0.05 * answers["right"] for m in ("rows", "signed", "l2"))
+
+
+def _workload_cases(rng: np.random.Generator | None) -> list[tuple]:
+    """The examples above; when grading, five m × d matrices drawn from ``rng`` (m ≠ d, 2 to 5 rows, 3 to 6
+    columns, entries in {−1, −0.5, 0, 0.5, 1}), each redrawn until every named mistake gives another value."""
+    if rng is None:
+        return _WORKLOAD_CASES
+    cases: list[tuple] = []
+    while len(cases) < 5:
+        rows, columns = int(rng.integers(2, 6)), int(rng.integers(3, 7))
+        if rows == columns:
+            continue
+        matrix = rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0], size=(rows, columns), p=[0.2, 0.1, 0.3, 0.1, 0.3])
+        if _separates(matrix):
+            cases.append((matrix,))
+    return cases
+
+
+def _workload_inputs(case: tuple) -> str:
+    return "W=" + str(np.asarray(case[0]).tolist()).replace(" ", "")
+
+
+def _judge_one_workload(case: tuple, got: object) -> tuple[str, ...]:
+    answers = _workload_answers(np.asarray(case[0], dtype=float))
+    return diagnose(
+        got,
+        answers["right"],
+        what=f"Δf with {_workload_inputs(case)}",
+        rtol=1e-9,
+        hint="one person adds 1 to one cell of x: which part of W does that select, and how much can it move all "
+        "the answers together, measured in L1?",
+        mistakes={
+            "the largest row sum: rows and columns swapped": (
+                answers["rows"],
+                "a row of W is one query; a person's record moves one entry of x: which part of W multiplies it?",
+            ),
+            "a signed sum: negative entries cancel out": (
+                answers["signed"],
+                "an L1 norm adds the sizes of the changes, whatever their signs",
+            ),
+            "the largest column's L2 norm, which is the L2 sensitivity": (
+                answers["l2"],
+                "the Laplace mechanism needs the L1 norm of the change in the answers",
+            ),
+        },
+    )
+
+
+def _judge_workload(evidence: dict, cases: list[tuple]) -> str:
+    results = calls(evidence, parameters=_WORKLOAD_PARAMETERS)
+    checked = judge_cases(cases, results, _judge_one_workload, inputs=_workload_inputs)
+    return f"the largest column L1 norm, checked on {checked} workloads"
+
+
+workload_sensitivity = Exercise(
+    "workload-sensitivity",
+    probe=lambda fn, cases: call_evidence(fn, cases, parameters=_WORKLOAD_PARAMETERS),
+    judge=_judge_workload,
+    cases=_workload_cases,
+    answers=("workload_l1_sensitivity",),
+)
+"""Exercise ``workload-sensitivity``: ``fn(W)``, the L1 sensitivity of the workload with matrix W (add/remove one)."""
+
 
 _TAIL_CASES = [(1, 0.05, 1.0, 1.0), (100, 0.05, 1.0, 0.5), (1000, 1e-3, 3.0, 2.0), (7, 0.3, 0.5, 0.1)]
 _TAIL_PARAMETERS = "(k, beta, sensitivity, epsilon)"
 
-#: Exercise 2's statistics office: n people, ε, accuracy α (normalised), failure probability β.
+#: Exercise ``max-queries``'s statistics office: n people, ε, accuracy α (normalised), failure probability β.
 EXAMPLE_OFFICE: dict[str, Any] = {"n": 1_000_000, "epsilon": 0.5, "alpha": 0.01, "beta": 0.05}
 
 
@@ -126,9 +223,10 @@ def _judge_max_queries(evidence: dict) -> str:
                 alpha * epsilon * n,
                 "reread Theorem 3.8: what multiplies the scale in its bound?",
             ),
-            "you used ln(1/β) instead of ln(K/β)": (
+            "you read the promise per answer (ln(1/β), each answer alone within α w.p. 1 − β); it is for all K "
+            "answers at once (ln(K/β))": (
                 _queries_within(n, alpha, beta, epsilon, log_term=lambda k: np.log(1 / beta)),
-                "the union bound runs over all K answers: each may fail with probability β/K",
+                "the promise covers all K answers together: by the union bound each may fail with probability β/K",
             ),
             "an off-by-one: the next K already breaks the bound": (
                 right + 1,
@@ -189,3 +287,51 @@ def _judge_icu(evidence: dict) -> str:
 
 icu_sensitivity = Exercise("icu-sensitivity", probe=value_evidence, judge=_judge_icu, answers=("icu_sensitivity",))
 """Exercise ``icu-sensitivity``: the L1 sensitivity of the 3 hospitals × 10 days ICU table (add/remove one patient)."""
+
+
+#: Exercise ``icu-epsilon``: every cell of the ICU table within ``alpha`` patients, all at once w.p. 1 − ``beta``.
+ICU_TARGET: dict[str, Any] = {"alpha": 10.0, "beta": 0.05}
+
+
+def _judge_icu_epsilon(evidence: dict) -> str:
+    got = value(evidence, "ε")
+    alpha, beta = ICU_TARGET["alpha"], ICU_TARGET["beta"]
+    cells = _ICU_HOSPITALS * _ICU_DAYS
+    sensitivity = icu_occupancy_workload(_ICU_HOSPITALS, _ICU_DAYS).l1_sensitivity
+
+    def smallest_epsilon(k: int, delta_f: float, log_term: float | None = None) -> float:
+        """Theorem 3.8's level ln(k/β)·Δf/ε = α, solved for ε."""
+        return (np.log(k / beta) if log_term is None else log_term) * delta_f / alpha
+
+    right = smallest_epsilon(cells, sensitivity)
+    diagnose(
+        got,
+        right,
+        what="the smallest ε",
+        rtol=2e-3,
+        hint="set Theorem 3.8's level for the whole table equal to the target and solve for ε: what are k and Δf "
+        "of the table?",
+        mistakes={
+            "Δf = 1, the histogram's sensitivity; a stay adds 1 to several cells": (
+                smallest_epsilon(cells, 1.0),
+                "the noise must cover one patient's whole stay: reuse the sensitivity of the previous exercise",
+            ),
+            "ln(1/β): one cell within the target, not all of them at once": (
+                smallest_epsilon(cells, sensitivity, np.log(1 / beta)),
+                "the promise covers every cell of the table together: how many coordinates does the union bound "
+                "run over?",
+            ),
+            "k = the number of days: the table has a row for each hospital": (
+                smallest_epsilon(_ICU_DAYS, sensitivity),
+                "count every published number of the table, in all hospitals",
+            ),
+        },
+    )
+    return (
+        f"ε = {right:.4g}: all {cells} counts within ±{alpha:g} w.p. {1 - beta:.2f}; a histogram (Δf = 1) would "
+        f"need ε = {right / sensitivity:.3g}"
+    )
+
+
+icu_epsilon = Exercise("icu-epsilon", probe=value_evidence, judge=_judge_icu_epsilon, answers=("icu_epsilon",))
+"""Exercise ``icu-epsilon``: the smallest ε for which Theorem 3.8 puts every ICU count within :data:`ICU_TARGET`."""
