@@ -27,10 +27,12 @@ from __future__ import annotations
 from .bounds_composition import (
     advanced_composition_epsilon,
     advanced_composition_per_query_epsilon,
+    all_subsets_error_lower_bound,
     exponential_mechanism_utility_bound,
     laplace_advanced_composition_max_error_bound,
     optimal_composition_delta,
     optimal_composition_epsilon,
+    rr_reports_all_subsets_error,
 )
 from .bounds_laplace import (
     composed_laplace_max_error_bound,
@@ -78,6 +80,8 @@ __all__ = [
     "gaussian_max_error_bound",
     "dp_bit_guess_bound",
     "noisy_table_all_queries_mean_error",
+    "all_subsets_error_lower_bound",
+    "rr_reports_all_subsets_error",
     "rr_answer_variance",
     "rr_max_error_bound",
     "rr_report_range",

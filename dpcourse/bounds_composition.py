@@ -1,5 +1,5 @@
 """Theory lines of notebook 06's composition and selection: advanced and optimal composition,
-and the exponential mechanism's utility bound.
+and the exponential mechanism's utility bound; and notebook 02's limits of accuracy on all 2ⁿ subset queries.
 """
 
 from __future__ import annotations
@@ -14,10 +14,13 @@ from ._validation import (
     check_nonnegative,
     check_positive,
     check_probability,
+    check_unit_interval_array,
 )
-from .bounds_laplace import laplace_max_error_bound
+from .bounds_laplace import dp_bit_guess_bound, laplace_max_error_bound
 
 __all__ = [
+    "all_subsets_error_lower_bound",
+    "rr_reports_all_subsets_error",
     "advanced_composition_epsilon",
     "advanced_composition_per_query_epsilon",
     "exponential_mechanism_utility_bound",
@@ -145,3 +148,35 @@ def exponential_mechanism_utility_bound(*, num_outcomes: int, sensitivity: float
     if tt < 0:
         raise ValueError(f"t must be >= 0; got {t!r}")
     return 2 * check_positive(sensitivity, "sensitivity") * (np.log(r) + tt) / check_epsilon(epsilon)
+
+
+# --- Notebook 02: constant accuracy on all 2ⁿ subset queries ---
+
+
+def all_subsets_error_lower_bound(*, epsilon: float, delta: float = 0.0) -> float:
+    """(1 − δ)/(4(1 + e^ε)): below this normalised error on all 2ⁿ subset sums, no (ε, δ)-DP release is accurate.
+
+    Dinur & Nissim (2003): from answers to all 2ⁿ subset sums over n secret bits within αn, any
+    x̂ consistent with them disagrees with x on at most 4αn bits, so an attacker recovers a
+    fraction 1 − 4α. For uniformly random bits a DP output lets any attacker guess a bit with
+    probability at most (e^ε + δ)/(1 + e^ε) (:func:`dp_bit_guess_bound`), so
+    1 − 4α ≤ (e^ε + δ)/(1 + e^ε), i.e. α ≥ (1 − δ)/(4(1 + e^ε)). Stated for a mechanism accurate with
+    probability near 1 (with failure probability β the same argument loses β).
+    """
+    return (1 - dp_bit_guess_bound(epsilon=epsilon, delta=delta)) / 4
+
+
+def rr_reports_all_subsets_error(*, epsilon: float, ones_fraction: float = 1.0) -> float:
+    """Largest normalised error over all 2ⁿ subset sums answered from raw randomized-response reports.
+
+    Each person reports their bit, flipped with probability q = 1/(1 + e^ε), and every subset sum is
+    answered by the sum of the reports (no debiasing). The error of subset S is
+    (#{i ∈ S: 0 reported as 1} − #{i ∈ S: 1 reported as 0})/n, so the worst S takes every person of one
+    kind: the largest error is max(F₀, F₁)/n, with F₀ ~ Bin(n₀, q), F₁ ~ Bin(n₁, q) the flips of the n₀
+    zeros and the n₁ ones. Returns max(f, 1 − f)·q, f = ``ones_fraction``: its mean when all bits are
+    equal (the worst case, q = 1/(1 + e^ε)), and otherwise the mean up to O(1/√n). It is below ½, what
+    answering |S|/2 without looking at the data can promise, for every ε > 0, and within a factor 4 of
+    :func:`all_subsets_error_lower_bound` at δ = 0 (notebook 02).
+    """
+    f = float(check_unit_interval_array(ones_fraction, "ones_fraction", ndim=0))
+    return max(f, 1 - f) / (1 + np.exp(check_epsilon(epsilon)))

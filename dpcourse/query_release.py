@@ -19,6 +19,9 @@ Four ways to release them, each vectorised over trials:
 * :func:`laplace_answers`: the Laplace mechanism on the k answers (ε split across them).
 * :func:`histogram_answers`: the Laplace mechanism on the table c, then every query from it.
 * :func:`gaussian_answers`: the Gaussian mechanism on the k answers, (ε, δ)-DP.
+
+:func:`prefix_max_errors` measures randomized response and Laplace per query on every prefix of
+a workload at once (where the two cross, notebook 02 §6).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ __all__ = [
     "histogram_answers",
     "laplace_answers",
     "make_population",
+    "prefix_max_errors",
     "random_type_queries",
     "randomized_response_answers",
     "release",
@@ -204,6 +208,43 @@ def histogram_all_subsets_max_error(
     noise = noisy - population.ones
     worst = np.maximum(np.clip(noise, 0.0, None).sum(axis=-1), np.clip(-noise, 0.0, None).sum(axis=-1))
     return worst / population.n
+
+
+def prefix_max_errors(
+    method: str,
+    population: Population,
+    workload: MatrixWorkload,
+    *,
+    epsilon: float,
+    rng: RngLike = None,
+    trials: int | None = None,
+) -> np.ndarray:
+    """The largest normalised error over the first k queries of ``workload``, for every k at once.
+
+    Column k − 1 of the result is max over the first k queries of |answer − truth|, as if only
+    those k queries had been released with ``method``:
+
+    * ``"randomized_response"``: one set of reports answers every query, so the release of the
+      first k queries *is* the first k answers of one release of all of them: a running maximum.
+    * ``"laplace"``: releasing the first k queries adds Lap(Δ₁(k)/(nε)) to each, Δ₁(k) the largest
+      number of them that share a type. One draw of standard Laplace noise Z serves every k
+      (common random numbers): the error for k is Δ₁(k)/(nε) times the running maximum of |Z|,
+      exactly distributed as a fresh release of the first k queries.
+
+    Shape ``(K,)``, or ``(trials, K)`` with K = ``workload.num_queries``.
+    """
+    check_choice(method, "method", ("randomized_response", "laplace"))
+    _check_pair(population, workload)
+    checked = check_trials(trials)
+    gen = as_generator(rng)
+    if method == "randomized_response":
+        answers = randomized_response_answers(population, workload, epsilon=epsilon, rng=gen, trials=checked or 1)
+        running = np.maximum.accumulate(np.abs(answers - population.answers(workload)), axis=-1)
+    else:
+        sensitivity = np.cumsum(np.abs(workload.matrix()), axis=0).max(axis=1)  # Δ₁ of the first k queries
+        noise = np.abs(gen.laplace(size=(checked or 1, workload.num_queries)))
+        running = np.maximum.accumulate(noise, axis=-1) * sensitivity / (population.n * check_epsilon(epsilon))
+    return running[0] if trials is None else running
 
 
 def gaussian_answers(

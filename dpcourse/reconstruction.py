@@ -42,6 +42,7 @@ from ._validation import (
 __all__ = [
     "NOISE_KINDS",
     "AttackResult",
+    "all_subsets_max_error",
     "least_squares_estimate",
     "pseudo_inverse",
     "reconstruct",
@@ -50,6 +51,20 @@ __all__ = [
 ]
 
 NOISE_KINDS = ("bounded", "laplace")
+
+
+def all_subsets_max_error(errors: ArrayLike) -> np.ndarray:
+    """The largest normalised error over **all 2ⁿ** subset sums, from each person's error.
+
+    If person i's released value is off by eᵢ and every subset sum is answered by adding released
+    values, the error of subset S is Σ_{i ∈ S} eᵢ, and the worst S takes every positive or every
+    negative eᵢ: max over S of |Σ_{i ∈ S} eᵢ| = max(Σᵢ max(eᵢ, 0), Σᵢ max(−eᵢ, 0)). Divided by n,
+    exact without listing the 2ⁿ subsets. ``errors`` has shape ``(n,)`` or ``(trials, n)``; the result ``()`` or
+    ``(trials,)``.
+    """
+    e = check_array(errors, "errors", ndim=(1, 2))
+    worst = np.maximum(np.clip(e, 0.0, None).sum(axis=-1), np.clip(-e, 0.0, None).sum(axis=-1))
+    return worst / e.shape[-1]
 
 
 def subset_sum_queries(num_queries: int, n: int, *, rng: RngLike = None) -> np.ndarray:

@@ -155,3 +155,30 @@ def test_single_release_shapes(setting):
 def test_bad_input_is_rejected(setting, call, message):
     with pytest.raises((ValueError, TypeError), match=message):
         call(*setting)
+
+
+def test_prefix_max_errors_are_the_releases_of_each_prefix(setting, rng):
+    population, workload = setting
+    # randomized response: the running maximum of one release's errors, prefix by prefix
+    answers = qr.randomized_response_answers(population, workload, epsilon=0.7, rng=3, trials=4)
+    running = qr.prefix_max_errors("randomized_response", population, workload, epsilon=0.7, rng=3, trials=4)
+    errors = np.abs(answers - population.answers(workload))
+    for k in (1, 7, 30):
+        np.testing.assert_allclose(running[:, k - 1], errors[:, :k].max(axis=1))
+    assert np.all(np.diff(running, axis=1) >= 0)
+    # Laplace: column k − 1 has the distribution of max |error| of a fresh release of the first k queries;
+    # compare means over 4000 trials (SE of a mean of maxima of Laplace ≈ scale·1.3/√4000: allow 5 SE)
+    laplace = qr.prefix_max_errors("laplace", population, workload, epsilon=0.7, rng=rng, trials=4000)
+    for k in (1, 5, 30):
+        prefix = MatrixWorkload(workload.matrix()[:k])
+        fresh = qr.laplace_answers(population, prefix, epsilon=0.7, rng=rng, trials=4000)
+        fresh_max = np.abs(fresh - population.answers(prefix)).max(axis=1)
+        scale = prefix.l1_sensitivity / (population.n * 0.7)
+        assert abs(laplace[:, k - 1].mean() - fresh_max.mean()) < 5 * 1.5 * scale * np.sqrt(2 / 4000)
+        expected = bounds.laplace_expected_max_error(
+            k=k, sensitivity=prefix.l1_sensitivity, epsilon=0.7, n=population.n
+        )
+        assert laplace[:, k - 1].mean() == pytest.approx(expected, rel=0.1)
+    assert qr.prefix_max_errors("laplace", population, workload, epsilon=1.0, rng=1).shape == (30,)
+    with pytest.raises(ValueError, match="method"):
+        qr.prefix_max_errors("gaussian", population, workload, epsilon=1.0)

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from dpcourse import bounds, mechanisms
 from dpcourse import reconstruction as rc
 
 
@@ -67,3 +68,32 @@ def test_pseudo_inverse_of_a_rank_deficient_matrix_falls_back_to_the_svd():
     a = np.ones((20, 5))  # rank 1: AᵀA is singular
     a[:, 1] = 2.0
     np.testing.assert_allclose(rc.pseudo_inverse(a), np.linalg.pinv(a), rtol=0, atol=1e-12)
+
+
+def test_all_subsets_max_error_is_the_maximum_over_every_subset():
+    from itertools import product
+
+    errors = np.random.default_rng(4).normal(size=(3, 8))
+    brute = [max(abs(errors[t] @ np.array(s)) for s in product([0, 1], repeat=8)) / 8 for t in range(3)]
+    np.testing.assert_allclose(rc.all_subsets_max_error(errors), brute, rtol=1e-12)
+    assert np.ndim(rc.all_subsets_max_error(errors[0])) == 0
+    with pytest.raises(ValueError, match="errors"):
+        rc.all_subsets_max_error(np.zeros((2, 2, 2)))
+
+
+def test_randomized_response_reports_reach_constant_error_on_all_subsets():
+    # raw reports, every bit 1: the worst subset is off by Bin(n, q)/n, mean q = 1/(1 + e^ε); 4000 runs, 5 SE
+    ones = np.ones(500, dtype=int)
+    for epsilon in (0.5, 1.0, 3.0):
+        reports = mechanisms.randomized_response(ones, epsilon=epsilon, rng=5, trials=4000)
+        measured = rc.all_subsets_max_error(reports - ones)
+        q = bounds.rr_reports_all_subsets_error(epsilon=epsilon)
+        assert q == pytest.approx(1 / (1 + np.exp(epsilon))) and q < 0.5
+        assert abs(measured.mean() - q) < 5 * np.sqrt(q * (1 - q) / 500 / 4000)
+        # within a factor 4 of what any DP release must leave, and never below it
+        lower = bounds.all_subsets_error_lower_bound(epsilon=epsilon)
+        assert lower == pytest.approx(q / 4) and measured.mean() > lower
+    # mixed bits: max of the two kinds' flips, the larger kind dominating
+    assert bounds.rr_reports_all_subsets_error(epsilon=1.0, ones_fraction=0.3) == pytest.approx(0.7 / (1 + np.e))
+    with pytest.raises(ValueError, match="ones_fraction"):
+        bounds.rr_reports_all_subsets_error(epsilon=1.0, ones_fraction=1.5)

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bounds import laplace_variance
+from ..bounds import laplace_max_error_bound, laplace_variance, rr_max_error_bound
 from ..mechanisms import gaussian_sigma, k_rr_debias_counts
 from ._core import (
     Exercise,
@@ -19,10 +19,24 @@ from ._core import (
     numbers,
     quote,
     short,
+    value,
+    value_evidence,
     values_evidence,
 )
 
-__all__ = ["BETTER_MECHANISM", "SENSITIVITIES", "better_mechanism", "debias_counts", "sensitivities"]
+__all__ = [
+    "ATTACK_QUERIES",
+    "BETTER_MECHANISM",
+    "NARROW_GAUSSIAN",
+    "SAMPLE_SIZE",
+    "SENSITIVITIES",
+    "attack_queries",
+    "better_mechanism",
+    "debias_counts",
+    "narrow_gaussian_sigma",
+    "sample_size",
+    "sensitivities",
+]
 
 _DEBIAS_CASES = [([30, 50, 20], 1.0), ([120, 40, 25, 15], 0.5), ([500, 500], 2.0), ([10, 0, 5, 5, 80], 3.0)]
 _DEBIAS_PARAMETERS = "(report_counts, epsilon)"
@@ -234,3 +248,183 @@ better_mechanism = Exercise(
     answers=("choice", "laplace_mse", "gaussian_mse"),
 )
 """Exercise ``better-mechanism``: which of Laplace and analytic Gaussian wins :data:`BETTER_MECHANISM`, by MSE."""
+
+
+#: Exercise ``gaussian-sigma``: K normalised counting queries over n people, each type in at most
+#: ``per_person`` of them; the classic Gaussian calibration at (ε, δ).
+NARROW_GAUSSIAN: dict[str, Any] = {"num_queries": 400, "n": 20_000, "per_person": 100, "epsilon": 0.5, "delta": 1e-5}
+
+
+def _classic_sigma(l2: float, epsilon: float, delta: float) -> float:
+    return gaussian_sigma(l2_sensitivity=l2, epsilon=epsilon, delta=delta, calibration="classic")
+
+
+def _judge_narrow_gaussian(evidence: dict) -> str:
+    got = value(evidence, "σ")
+    k, n, s, epsilon, delta = (NARROW_GAUSSIAN[key] for key in ("num_queries", "n", "per_person", "epsilon", "delta"))
+    l2 = np.sqrt(s) / n
+    want = _classic_sigma(l2, epsilon, delta)
+    diagnose(
+        got,
+        want,
+        what="σ",
+        rtol=1e-4,
+        hint="first the change vector of the K answers when one person's bit changes, then its 2-norm, then the "
+        "classic calibration of §4",
+        mistakes={
+            "the L1 sensitivity s/n used where the Gaussian mechanism needs Δ₂": (
+                _classic_sigma(s / n, epsilon, delta),
+                "which norm of the change vector is the Gaussian mechanism calibrated to?",
+            ),
+            "every one of the K answers moves, but a person's type is in at most s of them": (
+                _classic_sigma(np.sqrt(k) / n, epsilon, delta),
+                "count only the answers one person can move",
+            ),
+            "the raw counts' sensitivity: the answers are normalised by n": (
+                _classic_sigma(np.sqrt(s), epsilon, delta),
+                "are the answers counts or fractions of the n people?",
+            ),
+            "ln(1/δ) in place of ln(1.25/δ)": (
+                l2 * np.sqrt(2 * np.log(1 / delta)) / epsilon,
+                "reread the constant inside the logarithm of the classic calibration",
+            ),
+            "the analytic calibration (mechanisms.gaussian_sigma's default), not the classic formula": (
+                gaussian_sigma(l2_sensitivity=l2, epsilon=epsilon, delta=delta),
+                "the exercise asks for the classic calibration",
+            ),
+            "σ², not σ": (want**2, "the exercise asks for the standard deviation"),
+        },
+    )
+    return (
+        f"Δ₂ = √s/n = {l2:.3g}, σ = {want:.4g}: each normalised answer is off by about {want:.2g}; "
+        f"Laplace on the same answers (Δ₁ = s/n) would have standard deviation {np.sqrt(2) * s / n / epsilon:.2g}"
+    )
+
+
+narrow_gaussian_sigma = Exercise(
+    "gaussian-sigma", probe=value_evidence, judge=_judge_narrow_gaussian, answers=("sigma",)
+)
+"""Exercise ``gaussian-sigma``: the classic Gaussian σ for the K answers of :data:`NARROW_GAUSSIAN`."""
+
+#: Exercise ``sample-size``: |Q| counting queries (a person may be in all), every answer within α w.p. 1 − β.
+SAMPLE_SIZE: dict[str, Any] = {"num_queries": 100, "alpha": 0.05, "beta": 0.05, "epsilon": 1.0}
+
+
+def _sample_sizes() -> dict[str, float]:
+    """The n at which each bound of the notebook equals α, and at which each named mistake's does."""
+    k, alpha, beta, epsilon = (SAMPLE_SIZE[key] for key in ("num_queries", "alpha", "beta", "epsilon"))
+    # Theorem 3.8 with Δ₁ = k/n: ln(k/β)·k/(nε) = α; Hoeffding: R·√(ln(2k/β)/(2n)) = α, so n ∝ (bound at n = 1)²
+    rr_at_one = rr_max_error_bound(n=1, num_queries=k, beta=beta, epsilon=epsilon)
+    return {
+        "laplace": laplace_max_error_bound(k=k, beta=beta, sensitivity=k, epsilon=epsilon) / alpha,
+        "laplace, ln(1/β)": k * np.log(1 / beta) / (alpha * epsilon),
+        "laplace, one query's Δ₁": laplace_max_error_bound(k=k, beta=beta, sensitivity=1, epsilon=epsilon) / alpha,
+        "rr": (rr_at_one / alpha) ** 2,
+        "rr, R = 2/ε": (2 / epsilon) ** 2 * np.log(2 * k / beta) / (2 * alpha**2),
+        "rr, not squared": rr_at_one / alpha,
+        "rr, no union bound": (rr_at_one / alpha) ** 2 * np.log(2 / beta) / np.log(2 * k / beta),
+    }
+
+
+def _judge_sample_size(evidence: dict) -> str:
+    answers = named_values(evidence, "your sample sizes")
+    sizes = _sample_sizes()
+    # the smallest whole n is the bound's root rounded up; the root itself is accepted too (atol = 1 person)
+    diagnose(
+        answers.get("n_laplace"),
+        np.ceil(sizes["laplace"]),
+        what="n for Laplace per query",
+        atol=1.0,
+        rtol=0,
+        hint="write Theorem 3.8's error level with Δ₁ of the |Q| normalised answers, set it equal to α, solve for n",
+        mistakes={
+            "ln(1/β) in place of ln(|Q|/β): the union bound over the |Q| answers is missing": (
+                np.ceil(sizes["laplace, ln(1/β)"]),
+                "the level must hold for every one of the |Q| answers at once",
+            ),
+            "one query's sensitivity 1/n: a person may be in all |Q| queries": (
+                np.ceil(sizes["laplace, one query's Δ₁"]),
+                "how many answers can one person move?",
+            ),
+        },
+    )
+    diagnose(
+        answers.get("n_rr"),
+        np.ceil(sizes["rr"]),
+        what="n for randomized response",
+        atol=1.0,
+        rtol=0,
+        hint="set §2's bound R·√(ln(2|Q|/β)/(2n)) equal to α and solve for n",
+        mistakes={
+            "R ≈ 2/ε, but the bound has R = (e^ε + 1)/(e^ε − 1) exactly": (
+                np.ceil(sizes["rr, R = 2/ε"]),
+                "use the exact width R of a debiased report's range",
+            ),
+            "the bound solved as if the error fell like 1/n: it falls like 1/√n": (
+                np.ceil(sizes["rr, not squared"]),
+                "isolate √n first, then square",
+            ),
+            "ln(2/β) in place of ln(2|Q|/β): the union bound over the |Q| answers is missing": (
+                np.ceil(sizes["rr, no union bound"]),
+                "the level must hold for every one of the |Q| answers at once",
+            ),
+        },
+    )
+    laplace_n, rr_n = np.ceil(sizes["laplace"]), np.ceil(sizes["rr"])
+    winner = "randomized response" if rr_n < laplace_n else "Laplace per query"
+    return (
+        f"Laplace needs {laplace_n:,.0f} people, randomized response {rr_n:,.0f}: {winner} needs fewer here "
+        f"(Laplace's n grows like |Q|, randomized response's like log |Q|)"
+    )
+
+
+sample_size = Exercise(
+    "sample-size",
+    probe=lambda n_laplace, n_rr: values_evidence(n_laplace=n_laplace, n_rr=n_rr),
+    judge=_judge_sample_size,
+    answers=("n_laplace", "n_rr"),
+)
+"""Exercise ``sample-size``: the n at which each bound of notebook 02 reaches α for :data:`SAMPLE_SIZE`."""
+
+#: Exercise ``attack-queries``: an ε-DP curator answers k subset sums over n individuals with Laplace per query;
+#: the attack of §7 needs every answer's standard deviation at most ``fraction``·√n.
+ATTACK_QUERIES: dict[str, Any] = {"n": 1_000_000, "epsilon": 1.0, "fraction": 0.1}
+
+
+def _judge_attack_queries(evidence: dict) -> str:
+    got = numbers(value(evidence, "k_max"), "k_max", shape=(), whole=True)
+    n, epsilon, fraction = (ATTACK_QUERIES[key] for key in ("n", "epsilon", "fraction"))
+    target = fraction * np.sqrt(n)
+    # k answers, Δ₁ = k: Lap(k/ε), standard deviation √2·k/ε ≤ target
+    root = target * epsilon / np.sqrt(2)
+    want = np.floor(root)
+    diagnose(
+        got,
+        want,
+        what="k_max",
+        rtol=0,
+        hint="one person's bit is in every subset sum: find the Laplace scale for k answers, then its standard "
+        "deviation, and solve for the largest whole k",
+        mistakes={
+            "the Laplace scale b taken as its standard deviation": (
+                np.floor(target * epsilon),
+                "what is the standard deviation of Lap(b)?",
+            ),
+            "Δ₂ = √k, the Gaussian mechanism's sensitivity, but Laplace needs Δ₁": (
+                np.floor((target * epsilon) ** 2 / 2),
+                "which norm of the change vector is the Laplace mechanism calibrated to?",
+            ),
+            "rounded up: at that k the standard deviation is above the target": (
+                np.ceil(root),
+                "the largest k whose standard deviation is still at most the target",
+            ),
+        },
+    )
+    return (
+        f"k_max = {want:.0f}: a reconstruction needs about n = {n:,} queries, and at k = n the noise's standard "
+        f"deviation is √2·n/ε = {np.sqrt(2) * np.sqrt(n) / epsilon:.0f}·√n"
+    )
+
+
+attack_queries = Exercise("attack-queries", probe=value_evidence, judge=_judge_attack_queries, answers=("k_max",))
+"""Exercise ``attack-queries``: the most subset sums Laplace per query answers within the attack's noise level."""
