@@ -33,6 +33,9 @@ from .matrix_mechanism import (
     ALL_RANGE_TABLE_BRANCHINGS as ALL_RANGE_TABLE_BRANCHINGS,
 )
 from .matrix_mechanism import (
+    ALL_RANGE_TABLE_EVERY_BRANCHING as ALL_RANGE_TABLE_EVERY_BRANCHING,
+)
+from .matrix_mechanism import (
     ALL_RANGE_TABLE_SIZES as ALL_RANGE_TABLE_SIZES,
 )
 from .matrix_mechanism import (

@@ -15,6 +15,7 @@ strategy meets. The strategies themselves are in :mod:`dpcourse.strategies`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any, cast
 
@@ -49,6 +50,7 @@ from .strategies import (
 __all__ = [
     "ALL_RANGE_TABLE",
     "ALL_RANGE_TABLE_BRANCHINGS",
+    "ALL_RANGE_TABLE_EVERY_BRANCHING",
     "ALL_RANGE_TABLE_SIZES",
     "expected_error",
     "least_squares",
@@ -121,6 +123,26 @@ def tree_least_squares(strategy: Strategy, noisy_answers: ArrayLike) -> np.ndarr
     return estimate[0] if single else estimate
 
 
+def _square_inverse_by_structure(strategy: Strategy, y: np.ndarray) -> np.ndarray | None:
+    """A⁻¹y in O(nnz) for the two square strategies whose inverse is known, after checking the matrix; else None.
+
+    Prefix sums (lower triangle of ones) are inverted by differences; the Haar wavelet's rows are orthogonal, so
+    A⁻¹ = Aᵀ(AAᵀ)⁻¹ with AAᵀ diagonal. A sparse LU would fill in (about 0.4 s for 300 trials at d = 1024).
+    """
+    a, d = strategy.matrix, strategy.domain_size
+    if strategy.name == "prefix" and a.nnz == d * (d + 1) // 2 and np.all(a.data == 1.0):
+        rows = np.repeat(np.arange(d), np.diff(a.indptr))
+        if np.all(a.indices <= rows):  # d(d+1)/2 entries on or below the diagonal: the whole lower triangle
+            return np.diff(y, axis=-1, prepend=0.0)
+    if strategy.name == "Haar wavelet":
+        outer = (a @ a.T).tocoo()
+        if np.all(outer.row == outer.col) and outer.nnz == d:
+            diagonal = np.zeros(d)
+            diagonal[outer.row] = outer.data
+            return np.asarray(a.T @ (y.T / (diagonal[:, None] if y.ndim == 2 else diagonal))).T
+    return None
+
+
 def least_squares(strategy: Strategy, noisy_answers: ArrayLike) -> np.ndarray:
     """x̂ = A⁺y for ``noisy_answers`` y of shape ``(m,)`` or ``(trials, m)``.
 
@@ -134,6 +156,9 @@ def least_squares(strategy: Strategy, noisy_answers: ArrayLike) -> np.ndarray:
         raise ValueError(f"noisy_answers must have {strategy.num_queries} entries on the last axis; got {y.shape}")
     a = strategy.matrix
     if a.shape[0] == a.shape[1]:
+        fast = _square_inverse_by_structure(strategy, y)
+        if fast is not None:
+            return fast
         return sparse_linalg.splu(a.tocsc()).solve(np.ascontiguousarray(y.T)).T
     factor = scipy.linalg.cho_factor(strategy.gram())
     return scipy.linalg.cho_solve(factor, (a.T @ y.T)).T
@@ -264,8 +289,10 @@ def expected_error(
 # Shipped exact traces: the all-range workload against the built-in strategies
 # --------------------------------------------------------------------------------------
 ALL_RANGE_TABLE = DIRECTORY / "all_range_traces.npz"
-ALL_RANGE_TABLE_SIZES = (16, 64, 256, 1024, 4096)
+ALL_RANGE_TABLE_SIZES = (16, 64, 80, 256, 1024, 4096)  # 80: the search of notebook 03's exercise best-branching
 ALL_RANGE_TABLE_BRANCHINGS = (2, 3, 4, 8, 16, 32, 64)
+#: Up to this domain size the table holds the tree of every branching b = 2, …, d (notebook 03 searches them all).
+ALL_RANGE_TABLE_EVERY_BRANCHING = 1024
 
 
 def _fingerprint(strategy: Strategy) -> np.ndarray:
@@ -284,8 +311,20 @@ def _fingerprint(strategy: Strategy) -> np.ndarray:
     )
 
 
-def _all_range_table() -> dict:
-    return load_table(ALL_RANGE_TABLE.name)
+def table_entries(arrays: Any) -> dict[str, np.ndarray]:
+    """The entries of an all-range table (``keys``, ``entries``, as :func:`write_all_range_table` stores them) by key.
+
+    Two arrays rather than one per entry: numpy reads each array of an ``.npz`` as a file of the zip, and a
+    thousand small files took most of a second to open.
+    """
+    if "keys" not in arrays:
+        return {}
+    return {str(key): entry for key, entry in zip(arrays["keys"], arrays["entries"], strict=True)}
+
+
+@cache
+def _all_range_table() -> dict[str, np.ndarray]:
+    return table_entries(load_table(ALL_RANGE_TABLE.name))
 
 
 def _stored_all_range_trace(workload: Any, strategy: Strategy) -> float | None:
@@ -303,9 +342,11 @@ def _stored_all_range_trace(workload: Any, strategy: Strategy) -> float | None:
 
 def write_all_range_table(path: Path = ALL_RANGE_TABLE, domain_sizes: Sequence[int] = ALL_RANGE_TABLE_SIZES) -> Path:
     """Compute trace(WᵀW (AᵀA)⁻¹) for the all-range workload and the identity, prefix, wavelet and tree strategies
-    (every branching of :data:`ALL_RANGE_TABLE_BRANCHINGS` up to d) and store it with each strategy's
-    fingerprint; also Σ√λ(WᵀW) for :func:`svd_lower_bound` (key ``svd-d``). ``python -m dpcourse.data``
-    runs this; ``tests/test_factorization.py`` checks it.
+    (every branching b = 2, …, d when d ≤ :data:`ALL_RANGE_TABLE_EVERY_BRANCHING`, else those of
+    :data:`ALL_RANGE_TABLE_BRANCHINGS` up to d) and store it with each strategy's
+    fingerprint; also Σ√λ(WᵀW) for :func:`svd_lower_bound` (key ``svd-d``), as two arrays: ``keys`` and the
+    rows of ``entries`` (read back with :func:`table_entries`). ``python -m dpcourse.data`` runs this;
+    ``tests/test_factorization.py`` checks it.
     """
     from .queries import all_range_workload
 
@@ -313,14 +354,16 @@ def write_all_range_table(path: Path = ALL_RANGE_TABLE, domain_sizes: Sequence[i
     for d in domain_sizes:
         gram_w = all_range_workload(d).gram()
         strategies = [identity_strategy(d), prefix_strategy(d), wavelet_strategy(d)]
-        strategies += [hierarchical_strategy(d, b) for b in ALL_RANGE_TABLE_BRANCHINGS if b <= d]
+        every = d <= ALL_RANGE_TABLE_EVERY_BRANCHING
+        branchings = range(2, d + 1) if every else [b for b in ALL_RANGE_TABLE_BRANCHINGS if b <= d]
+        strategies += [hierarchical_strategy(d, b) for b in branchings]
         for strategy in strategies:
             trace = _trace_gram_inverse(gram_w.copy(), strategy.gram())
             key = f"{strategy.name}-{d}-{strategy.branching or 0}"
             entries[key] = np.concatenate([[trace], _fingerprint(strategy)])
-        entries[f"svd-{d}"] = np.array([_trace_sqrt_gram_computed(gram_w)])
+        entries[f"svd-{d}"] = np.concatenate([[_trace_sqrt_gram_computed(gram_w)], np.full(6, np.nan)])
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, **entries)
+    np.savez_compressed(path, keys=np.array(list(entries)), entries=np.array(list(entries.values())))
     return path
 
 

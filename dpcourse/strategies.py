@@ -66,12 +66,17 @@ class Strategy:
     @property
     def l1_sensitivity(self) -> float:
         """‖A‖₁: the largest column L1 norm (adding or removing one record changes A x by one column)."""
-        return float(np.max(np.asarray(abs(self.matrix).sum(axis=0)).ravel()))
+        return float(self._column_sums(np.abs).max())
 
     @property
     def l2_sensitivity(self) -> float:
         """‖A‖₂: the largest column L2 norm (the L2 sensitivity under add/remove)."""
-        return float(np.sqrt(np.max(np.asarray(self.matrix.multiply(self.matrix).sum(axis=0)).ravel())))
+        return float(np.sqrt(self._column_sums(np.square).max()))
+
+    def _column_sums(self, entrywise: Any) -> np.ndarray:
+        """Σ over each column of ``entrywise`` applied to the stored entries: one bincount, no sparse copy."""
+        a = self.matrix if getattr(self.matrix, "format", None) == "csr" else sparse.csr_array(self.matrix)
+        return np.bincount(a.indices, weights=entrywise(a.data), minlength=self.domain_size)
 
     @property
     def is_tree(self) -> bool:
@@ -189,25 +194,14 @@ def hierarchical_strategy(d: int, branching: int = 2, include_root: bool = True)
         sizes.append(sizes[-1] * b)
     if not include_root and len(sizes) > 1:
         sizes = sizes[:-1]
-    cells = np.arange(d)
-    level_rows: list[np.ndarray] = []
-    offset = 0
-    for size in sizes:
-        level_rows.append(offset + cells // size)
-        offset += -(-d // size)
-    rows = np.concatenate(level_rows)
-    cols = np.tile(cells, len(sizes))
+    # Rows level by level, nodes left to right: a node's cells are consecutive, so the column indices are the
+    # cells 0 … d − 1 once per level and each row's length is its node's size (the last node of a level is cut at d).
+    lengths = [np.minimum(size, d - np.arange(0, d, size)) for size in sizes]
+    indptr = np.concatenate([[0], np.cumsum(np.concatenate(lengths))])
+    offset = indptr.size - 1
+    matrix = sparse.csr_array((np.ones(d * len(sizes)), np.tile(np.arange(d), len(sizes)), indptr), shape=(offset, d))
     name = f"{b}-ary tree" + ("" if include_root else " (no root)")
-    return _csr(
-        rows,
-        cols,
-        np.ones(rows.size),
-        (offset, d),
-        name,
-        branching=b,
-        level_sizes=tuple(sizes),
-        include_root=include_root,
-    )
+    return Strategy(matrix, name, branching=b, level_sizes=tuple(sizes), include_root=include_root)
 
 
 def wavelet_strategy(d: int) -> Strategy:

@@ -11,7 +11,20 @@ from .. import factorization, queries
 from ..strategies import Strategy
 from ._core import Exercise, Wrong, diagnose, named_values, numbers, quote, value, value_evidence, values_evidence
 
-__all__ = ["DECOMPOSITION", "SMALL_ERROR_EPSILON", "STRATEGY", "decomposition", "small_error", "strategy_sensitivities"]
+__all__ = [
+    "BEST_BRANCHING",
+    "DECOMPOSITION",
+    "INTERVAL_NODES",
+    "PREFIX_VARIANCE",
+    "SMALL_ERROR_EPSILON",
+    "STRATEGY",
+    "best_branching",
+    "decomposition",
+    "interval_nodes",
+    "prefix_variance",
+    "small_error",
+    "strategy_sensitivities",
+]
 
 #: Exercise ``strategy-sensitivity``: the domain size and the tree's branching (root included); neighbours add or
 #: remove one person.
@@ -177,3 +190,146 @@ def _judge_small_error(evidence: dict) -> str:
 
 small_error = Exercise("small-error", probe=value_evidence, judge=_judge_small_error, answers=("small_error",))
 """Exercise ``small-error``: the mean squared error per query of the 2-leaf tree with root on all-range queries."""
+
+#: Exercise ``interval-nodes``: the tree (domain size, branching; root included) whose worst interval is asked for.
+INTERVAL_NODES: dict[str, Any] = {"d": 64, "branching": 4}
+
+
+def _most_nodes(d: int, branching: int) -> int:
+    """The largest number of nodes in the canonical decomposition of any interval [s, t] of the tree."""
+    tree = factorization.hierarchical_strategy(d, branching)
+    return max(len(factorization.canonical_decomposition(tree, s, t)) for s in range(d) for t in range(s, d))
+
+
+def _judge_interval_nodes(evidence: dict) -> str:
+    got = value(evidence, "most_nodes")
+    d, b = INTERVAL_NODES["d"], INTERVAL_NODES["branching"]
+    levels = round(np.log(d) / np.log(b))  # levels below the root
+    expected = _most_nodes(d, b)
+    diagnose(
+        got,
+        expected,
+        what=f"the most nodes an interval needs in the {b}-ary tree over {d} cells",
+        rtol=0,
+        hint="take an interval that sticks out as much as possible at both ends on every level, and count how many "
+        "nodes each level can give; or let fz.canonical_decomposition count them for every interval",
+        mistakes={
+            f"the bound 2(b − 1) on every one of the log_{b} d levels below the root": (
+                2 * (b - 1) * levels,
+                "look at the level just below the root: an interval that is not the whole domain cannot take all "
+                "of its nodes, and it has no neighbour on the far side to stick out into",
+            ),
+            "the bound 2(b − 1) per level without the top level's nodes": (
+                2 * (b - 1) * (levels - 1),
+                "the nodes just below the root can be used too: check an interval that covers the middle of the domain",
+            ),
+            "the binary tree's worst case; this tree branches 4 ways": (
+                _most_nodes(d, 2),
+                "at each end of a level, how many siblings can an interval need in a tree whose nodes have 4 children?",
+            ),
+            "one level's 2(b − 1)": (
+                2 * (b - 1),
+                "an interval can stick out on several levels at once: add up what every level gives",
+            ),
+        },
+    )
+    return f"{expected} nodes at most (at most 2(b − 1) on each level below the top, fewer on the top one)"
+
+
+interval_nodes = Exercise("interval-nodes", probe=value_evidence, judge=_judge_interval_nodes, answers=("most_nodes",))
+"""Exercise ``interval-nodes``: the most nodes any interval's canonical decomposition needs (:data:`INTERVAL_NODES`)."""
+
+#: Exercise ``prefix-variance``: the binary tree over d cells, Laplace noise at ε (add/remove), no least squares.
+PREFIX_VARIANCE: dict[str, Any] = {"d": 1024, "epsilon": 1.0}
+
+
+def _judge_prefix_variance(evidence: dict) -> str:
+    got = value(evidence, "prefix_variance")
+    d, epsilon = PREFIX_VARIANCE["d"], PREFIX_VARIANCE["epsilon"]
+    tree = factorization.hierarchical_strategy(d, 2)
+    per_node = factorization.noise_variance(tree, epsilon=epsilon)
+    nodes = max(len(factorization.canonical_decomposition(tree, 0, t)) for t in range(d))
+    expected = nodes * per_node
+    diagnose(
+        got,
+        expected,
+        what=f"the largest variance of a prefix answer (d = {d})",
+        rtol=1e-6,
+        hint="the answer is a sum of independent noisy nodes: its variance is (number of nodes) × (one node's "
+        "variance); find the prefix that needs the most nodes, and the noise scale of one node",
+        mistakes={
+            "the general interval bound 2·log₂ d nodes; a prefix starts at cell 0": (
+                2 * np.log2(d) * per_node,
+                "a prefix [0, t] never sticks out at its left end: how many nodes can it take per level?",
+            ),
+            "one node on every level, root and leaves included": (
+                len(tree.level_sizes) * per_node,
+                "a prefix that needs the root is the whole domain, one node: which prefix needs the most nodes?",
+            ),
+            "Lap(b)'s variance taken as b² (it is 2b²)": (
+                expected / 2,
+                "work out the variance of Lap(b) from its density, or look it up in notebook 01",
+            ),
+            "noise Lap(1/ε) on each node: the tree's sensitivity is missing": (
+                nodes * 2 / epsilon**2,
+                "one person changes one node on every level: what is the L1 sensitivity of the whole tree?",
+            ),
+        },
+    )
+    return f"{expected:.6g} = {nodes} nodes × 2·(‖A‖₁/ε)² with ‖A‖₁ = {tree.l1_sensitivity:g}"
+
+
+prefix_variance = Exercise(
+    "prefix-variance", probe=value_evidence, judge=_judge_prefix_variance, answers=("prefix_variance",)
+)
+"""Exercise ``prefix-variance``: the largest variance of a prefix answer summed from the binary tree's nodes."""
+
+#: Exercise ``best-branching``: the domain size whose best branching factor the student searches for (ε = 1,
+#: all-range workload, trees with root and least squares).
+BEST_BRANCHING: dict[str, Any] = {"d": 80}
+
+
+def _errors_by_branching(d: int) -> dict[int, float]:
+    """The exact error per all-range query of the tree of every branching b = 2, …, d (with least squares)."""
+    workload = queries.all_range_workload(d)
+    return {
+        b: factorization.expected_error(workload, factorization.hierarchical_strategy(d, b), epsilon=1.0)
+        for b in range(2, d + 1)
+    }
+
+
+def _judge_best_branching(evidence: dict) -> str:
+    got = value(evidence, "best_b")
+    d = BEST_BRANCHING["d"]
+    errors = _errors_by_branching(d)
+    best = min(errors, key=errors.__getitem__)
+    grid = min((b for b in (2, 3, 4, 8, 16, 32, 64) if b <= d), key=errors.__getitem__)
+    diagnose(
+        got,
+        best,
+        what=f"the best branching factor at d = {d}",
+        rtol=0,
+        hint="put your b and its neighbours b − 1 and b + 1 into fz.expected_error: is yours the smallest? Then ask "
+        "whether your search reached every b that could win",
+        mistakes={
+            "the position of the smallest error in your list, not the b it belongs to": (
+                best - 2,
+                "np.argmin returns a position: which b sits at that position of your list of b?",
+            ),
+            "the best power of 2 (or Qardaji et al.'s b ≈ 16): not every b was tried": (
+                grid,
+                "Section 7 found the winners between the powers of 2: which b did your search leave out?",
+            ),
+            "b = ⌊√d⌋: a tree with one more level than needed": (
+                int(np.floor(np.sqrt(d))),
+                "count the levels of your tree: is its top level nearly full, or could a slightly larger b drop a "
+                "level?",
+            ),
+        },
+    )
+    cut = 1 - errors[best] / errors[2]
+    return f"b = {best}: {errors[best]:.4g} per query, {100 * cut:.0f}% below the binary tree"
+
+
+best_branching = Exercise("best-branching", probe=value_evidence, judge=_judge_best_branching, answers=("best_b",))
+"""Exercise ``best-branching``: the b = 2, …, d with the least exact all-range error, d of :data:`BEST_BRANCHING`."""
