@@ -19,11 +19,13 @@ from .bounds_composition import advanced_composition_epsilon
 
 __all__ = [
     "above_threshold_accuracy_bound",
+    "above_threshold_loss_bound",
     "above_threshold_scales",
     "numeric_sparse_accuracy_bound",
     "numeric_sparse_scales",
     "numeric_sparse_share",
     "sparse_vector_accuracy_bound",
+    "sparse_vector_composed_epsilon",
     "sparse_vector_scales",
 ]
 
@@ -65,7 +67,7 @@ def sparse_vector_scales(
     else:
         dlt = check_probability(delta, "delta")
         sigma = delta_q * np.sqrt(32 * c * np.log(1 / dlt)) / eps
-        composed = advanced_composition_epsilon(epsilon0=2 * delta_q / sigma, k=c, delta=dlt)
+        composed = sparse_vector_composed_epsilon(epsilon=eps, c=c, delta=dlt)
         if composed > eps * (1 + 1e-12):
             raise ValueError(
                 f"epsilon = {epsilon!r} is too large for SparseVector's advanced-composition calibration with "
@@ -73,6 +75,22 @@ def sparse_vector_scales(
                 "for epsilon < 1); use delta=0 (basic composition)"
             )
     return sigma, 2 * sigma
+
+
+def sparse_vector_composed_epsilon(*, epsilon: float, c: int, delta: float) -> float:
+    """What Theorem 3.20 gives for SparseVector's c runs at the δ > 0 calibration of :func:`sparse_vector_scales`.
+
+    Each run is ε′-DP with ε′ = ε/√(8c ln(1/δ)) (Dwork & Roth, Theorem 3.25); Theorem 3.20 composes the c
+    runs to ε′√(2c ln(1/δ)) + cε′(e^{ε′} − 1) = ε/2 + cε′(e^{ε′} − 1) (:func:`advanced_composition_epsilon`).
+    Corollary 3.21, from which the calibration comes, *charges* the runs the whole ε: that is its
+    conservative bookkeeping (valid for ε < 1), not what the runs cost. The result is below ε whenever
+    cε′(e^{ε′} − 1) ≤ ε/2 (every ε ≤ 1, and much larger ε when δ is small) and above it for large ε with
+    large δ, where :func:`sparse_vector_scales` refuses.
+    """
+    eps = check_epsilon(epsilon)
+    c = check_integer(c, "c", minimum=1)
+    dlt = check_probability(delta, "delta")
+    return advanced_composition_epsilon(epsilon0=eps / np.sqrt(8 * c * np.log(1 / dlt)), k=c, delta=dlt)
 
 
 def numeric_sparse_share(delta: float = 0.0) -> float:
@@ -100,10 +118,12 @@ def numeric_sparse_scales(
     c released values gets fresh Lap(σ(ε₂)) noise with ε₂ = 2sε. ``numeric_share=None`` takes
     Dwork & Roth's s for this δ (:func:`numeric_sparse_share`): s = 1/9 for δ = 0 (ε₁ = 8ε/9,
     ε₂ = 2ε/9; the released values then cost ε/9 in all, c answers of sensitivity Δ with noise
-    2cΔ/ε₂ each) and s = 1/(√512 + 1) for δ > 0 (ε₁ = √512 ε/(√512 + 1), ε₂ = 2ε/(√512 + 1); by
-    advanced composition the values cost about ε₂/2, the comparisons ε₁). The lecture's "twice
-    the budget" is s = ½. With δ > 0 each part uses δ/2 (Dwork & Roth's ln(2/δ)), so the whole
-    is (ε, δ)-DP.
+    2cΔ/ε₂ each) and s = 1/(√512 + 1) for δ > 0 (ε₁ = √512 ε/(√512 + 1), ε₂ = 2ε/(√512 + 1)).
+    For δ > 0, Corollary 3.21 *charges* the comparisons ε₁ and the values ε₂/2, which add up to ε;
+    these are the corollary's conservative charges, not what the parts cost: Theorem 3.20 composes
+    each part to about half its charge (:func:`sparse_vector_composed_epsilon`). The lecture's
+    "twice the budget" is s = ½. With δ > 0 each part uses δ/2 (Dwork & Roth's ln(2/δ)), so the
+    whole is (ε, δ)-DP.
     """
     share = numeric_sparse_share(delta) if numeric_share is None else check_probability(numeric_share, "numeric_share")
     eps = check_epsilon(epsilon)
@@ -116,6 +136,22 @@ def numeric_sparse_scales(
 
 
 # --- Notebook 04: AboveThreshold ---
+def above_threshold_loss_bound(*, threshold_scale: float, query_scale: float, sensitivity: float = 1.0) -> float:
+    """Δ/a + 2Δ/b: the proof's bound on the privacy loss of AboveThreshold with noises Lap(a) and Lap(b).
+
+    The threshold noise Lap(a) pays once for shifting the threshold by Δ (step 2 of the proof: the
+    factor e^{Δ/a}); the ⊥ answers cost nothing more; the ⊤ answer's noise Lap(b) pays for the
+    fictitious query q̃ = q_{k+1} + Δ, which moves by up to 2Δ between neighbours (step 4: e^{2Δ/b}).
+    With AboveThreshold's own a = 2Δ/ε and b = 4Δ/ε the bound is ε/2 + ε/2 = ε (Lecture 3; Dwork &
+    Roth, Theorem 3.23). The adversarial pair of :func:`dpcourse.exact_above_threshold.adversarial_pair`
+    reaches it as the number of queries grows.
+    """
+    a = check_positive(threshold_scale, "threshold_scale")
+    b = check_positive(query_scale, "query_scale")
+    delta_q = check_positive(sensitivity, "sensitivity")
+    return float(delta_q / a + 2 * delta_q / b)
+
+
 def above_threshold_accuracy_bound(*, num_queries: int, beta: float, epsilon: float, sensitivity: float = 1.0) -> float:
     """α = 8Δ(ln k + ln(2/β))/ε: AboveThreshold's (α, β)-accuracy on k queries (Dwork & Roth, Theorem 3.24).
 

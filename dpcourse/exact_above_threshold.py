@@ -270,7 +270,7 @@ def max_privacy_loss(
 
 
 def adversarial_pair(num_queries: int, *, sensitivity: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """The lecture's hard case: q(D) = (0, …, 0, Δ) and q(D′) = (Δ, …, Δ, 0).
+    """The notebook's own hard case (not in the lectures): q(D) = (0, …, 0, Δ) and q(D′) = (Δ, …, Δ, 0).
 
     On D′ every early query is Δ higher (more likely to stop early) and the last is Δ lower;
     the outcome ⊥^{m−1}⊤ is then as much less likely on D′ as the proof allows.

@@ -12,6 +12,8 @@ holds what is needed to *run* the mechanisms.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ._validation import (
@@ -38,6 +40,7 @@ __all__ = [
     "k_randomized_response",
     "k_rr_debias_counts",
     "k_rr_probabilities",
+    "laplace_maximum",
     "laplace_mechanism",
     "laplace_scale",
     "randomized_response",
@@ -310,3 +313,24 @@ def report_noisy_max(
     shape = sample_shape(check_trials(trials), u.shape)
     winner = np.argmax(u + as_generator(rng).laplace(0.0, b, size=shape), axis=-1)
     return int(winner) if trials is None else winner
+
+
+def laplace_maximum(count: ArrayLike, *, scale: float, rng: RngLike = None, size: Any = None) -> np.ndarray:
+    """The largest of ``count`` independent Lap(scale) draws, sampled in one step (−∞ where ``count`` is 0).
+
+    The maximum of n i.i.d. draws has CDF Fⁿ, so it is F⁻¹(U^{1/n}) for one uniform U: the same
+    distribution as drawing all n and taking their maximum, at the cost of one draw. For U^{1/n} > ½,
+    F⁻¹ is −b·ln(2(1 − U^{1/n})), with 1 − U^{1/n} = −expm1(ln U / n) computed without cancellation.
+    ``count`` broadcasts against ``size`` (e.g. one count per block of queries).
+    """
+    scale = check_positive(scale, "scale")
+    n = check_array(count, "count", min_size=1)
+    if not np.all((n >= 0) & (n == np.round(n))):
+        raise ValueError(f"count must hold whole numbers ≥ 0; got {count!r}")
+    shape = () if size is None else tuple(int(s) for s in np.atleast_1d(size))
+    u = as_generator(rng).random(size=np.broadcast_shapes(n.shape, shape))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_v = np.log(u) / n  # ln(U^{1/n})
+        upper = -scale * np.log(2 * -np.expm1(log_v))
+        lower = scale * (np.log(2) + log_v)
+    return np.where(n > 0, np.where(log_v > -np.log(2), upper, lower), -np.inf)

@@ -35,6 +35,7 @@ from ._validation import (
     check_trials,
 )
 from .bounds_svt import above_threshold_scales, numeric_sparse_scales, numeric_sparse_share, sparse_vector_scales
+from .mechanisms import laplace_maximum
 from .svt_online import HaltedError, OnlineAboveThreshold, OnlineNumericSparse, OnlineSparseVector
 from .svt_variants import BOTTOM, HALTED, TOP, VARIANTS
 
@@ -207,17 +208,16 @@ def accuracy_margins(
     α > maxᵢ<k νᵢ − ρ and α ≥ ρ − ν_k, so the smallest such α is max(maxᵢ<k νᵢ − ρ, ρ − ν_k)
     (for k = 1, just ρ − ν₁). Its (1 − β)-quantile over trials is the α at which the algorithm
     is (α, β)-accurate on this input; compare :func:`dpcourse.bounds.above_threshold_accuracy_bound`.
+    Only the largest of the k − 1 low queries' noises matters, so it is drawn directly
+    (:func:`dpcourse.mechanisms.laplace_maximum`): three draws a trial whatever k.
     """
     k = check_integer(num_queries, "num_queries", minimum=1)
     trials = check_integer(trials, "trials", minimum=1)
-    threshold_noise, query_noise = above_threshold_noise(epsilon=epsilon, sensitivity=sensitivity)
+    threshold_scale, query_scale = above_threshold_scales(epsilon=epsilon, sensitivity=sensitivity)
     gen = as_generator(rng)
-    rho = threshold_noise.rvs(size=trials, random_state=gen)
-    nu = query_noise.rvs(size=(trials, k), random_state=gen)
-    margin = rho - nu[:, -1]
-    if k > 1:
-        margin = np.maximum(margin, nu[:, :-1].max(axis=1) - rho)
-    return margin
+    rho = gen.laplace(0.0, threshold_scale, size=trials)
+    margin = rho - gen.laplace(0.0, query_scale, size=trials)
+    return np.maximum(margin, laplace_maximum(k - 1, scale=query_scale, rng=gen, size=trials) - rho)
 
 
 def sparse_accuracy_margins(
@@ -242,7 +242,8 @@ def sparse_accuracy_margins(
     the α at which the algorithm is (α, β)-accurate here; compare
     :func:`dpcourse.bounds.sparse_vector_accuracy_bound` and
     :func:`dpcourse.bounds.numeric_sparse_accuracy_bound` (at most c queries are above T − α,
-    as the theorems require). One ``(trials, k)`` draw; the scales are the mechanisms' own.
+    as the theorems require). The scales are the mechanisms' own; each block's largest low-query
+    noise is drawn directly (:func:`dpcourse.mechanisms.laplace_maximum`): a few draws per block, not per query.
     """
     k = check_integer(num_queries, "num_queries", minimum=1)
     c = check_integer(c, "c", minimum=1, maximum=k)
@@ -254,13 +255,12 @@ def sparse_accuracy_margins(
     else:
         threshold_scale, query_scale = sparse_vector_scales(epsilon=epsilon, c=c, sensitivity=sensitivity, delta=delta)
     gen = as_generator(rng)
-    high = np.linspace(0, k, c + 1).round().astype(int)[1:] - 1  # the last query of each block
-    block = np.searchsorted(high, np.arange(k))
-    is_high = np.zeros(k, dtype=bool)
-    is_high[high] = True
-    rho = gen.laplace(0.0, threshold_scale, size=(trials, c))[:, block]
-    nu = gen.laplace(0.0, query_scale, size=(trials, k))
-    margin = np.where(is_high, rho - nu, nu - rho).max(axis=1)
+    ends = np.linspace(0, k, c + 1).round().astype(int)
+    low_queries = np.diff(ends) - 1  # each block: its queries at T − α (all but the last)
+    rho = gen.laplace(0.0, threshold_scale, size=(trials, c))
+    margin = rho - gen.laplace(0.0, query_scale, size=(trials, c))
+    margin = np.maximum(margin, laplace_maximum(low_queries, scale=query_scale, rng=gen, size=(trials, c)) - rho)
+    margin = margin.max(axis=1)
     if numeric:
         margin = np.maximum(margin, np.abs(gen.laplace(0.0, numeric_scale, size=(trials, c))).max(axis=1))
     return margin

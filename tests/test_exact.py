@@ -111,7 +111,7 @@ def test_private_variants_reach_epsilon_for_every_c(key):
 
 
 def test_the_c1_event_stays_below_epsilon_for_c2():
-    # ⊥^{m−1}⊤ on the lecture's pair tends to 0.75ε for Alg. 1 at c = 2: only one ⊤ pays
+    # ⊥^{m−1}⊤ on the notebook's hard pair tends to 0.75ε for Alg. 1 at c = 2: only one ⊤ pays
     d, d_prime = exact.adversarial_pair(80)
     pattern = [-np.inf] * 79 + [np.inf]
     p, p_prime = (

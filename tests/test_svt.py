@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpcourse import audit, bounds, svt
+from dpcourse import audit, bounds, mechanisms, svt
 from dpcourse.experiments import proportion_interval
 
 B, T, N = -np.inf, np.inf, np.nan  # the output codes
@@ -284,16 +284,25 @@ def test_bad_input_is_rejected(call, error, message):
         call()
 
 
-def test_accuracy_margins_agree_with_running_the_algorithm():
-    # Same noise, two ways: the margin formula says trial j is correct at α iff α > margin_j.
-    k, epsilon, trials = 20, 1.0, 4000
+def test_accuracy_margins_agree_with_the_exact_probability_of_the_correct_answer():
+    # Trial j is correct at α iff α > margin_j, so Pr[margin < α] must be the exact probability of the
+    # correct outcome ⊥^{k−1}⊤ on the hard input (k − 1 answers at T − α, one at T + α). 5 standard errors of
+    # a proportion over 40,000 trials: a wrong maximum (e.g. U^n instead of U^{1/n}) is off by far more.
+    k, epsilon, trials = 20, 1.0, 40_000
     margins = svt.accuracy_margins(k, epsilon=epsilon, rng=7, trials=trials)
-    alpha = float(np.quantile(margins, 0.9))
-    gen = np.random.default_rng(7)
-    rho, nu = svt.above_threshold_noise(epsilon=epsilon)
-    rho_draw = rho.rvs(size=(trials, 1), random_state=gen)
-    nu_draw = nu.rvs(size=(trials, k), random_state=gen)
-    answers = np.r_[np.full(k - 1, -alpha), alpha]
-    above = answers + nu_draw >= rho_draw
-    correct = above[:, -1] & ~above[:, :-1].any(axis=1)
-    np.testing.assert_array_equal(correct, margins < alpha)
+    block = svt.sparse_accuracy_margins(k, c=1, epsilon=epsilon, rng=8, trials=trials)
+    for alpha in (5.0, 12.0, 20.0):
+        exact = audit.above_threshold_pmf(np.r_[np.full(k - 1, -alpha), alpha], threshold=0.0, epsilon=epsilon)[k - 1]
+        tolerance = 5 * np.sqrt(exact * (1 - exact) / trials)
+        assert abs(np.mean(margins < alpha) - exact) < tolerance
+        assert abs(np.mean(block < alpha) - exact) < tolerance  # SparseVector with c = 1 is AboveThreshold
+
+
+def test_laplace_maximum_has_the_distribution_of_the_largest_draw():
+    # CDF of the largest of n Laplace draws is Fⁿ: Kolmogorov–Smirnov at level 1e-6 against it.
+    for n, scale in ((1, 2.0), (7, 0.5), (500, 3.0)):
+        draws = mechanisms.laplace_maximum(n, scale=scale, rng=n, size=20_000)
+        assert stats.kstest(draws, lambda x, n=n, scale=scale: stats.laplace.cdf(x, scale=scale) ** n).pvalue > 1e-6
+    assert np.all(mechanisms.laplace_maximum([0, 2], scale=1.0, rng=0, size=(3, 2))[:, 0] == -np.inf)
+    with pytest.raises(ValueError, match="count"):
+        mechanisms.laplace_maximum(1.5, scale=1.0)

@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 from dpcourse import audit
@@ -39,3 +40,27 @@ def test_neighbouring_answers_validate():
     with pytest.raises(ValueError, match="shape must be one of"):
         neighbouring_answers("zigzag", "+Δ on all", m=3, sensitivity=1, threshold=0)
     assert [outcome_label(k, 3) for k in range(4)] == ["⊤", "⊥⊤", "⊥²⊤", "⊥³"]
+
+
+def test_sparse_delta_panel_moves_the_crossover_with_delta():
+    from dpcourse import bounds_svt
+    from dpcourse.widgets.above_threshold import sparse_delta_panel
+
+    panel = sparse_delta_panel(trials=200, render=False)
+    assert panel.numbers["crossover 8 ln(1/δ)"] == pytest.approx(8 * np.log(1e6))
+    small_delta = panel.numbers["measured α at c = 1, δ = 0 / δ > 0"]
+    panel.set(delta=1e-2)
+    assert panel.numbers["crossover 8 ln(1/δ)"] == pytest.approx(8 * np.log(100))
+    assert panel.numbers["measured α at c = 1, δ = 0 / δ > 0"] != small_delta
+    # the δ > 0 points are the δ = 0 draws rescaled by the ratio of the two calibrations' scales
+    pure, approx = panel.figure.axes[0].lines[0].get_ydata(), panel.figure.axes[0].lines[2].get_ydata()
+    ratio = (
+        bounds_svt.sparse_vector_scales(epsilon=1.0, c=1, delta=1e-2)[0]
+        / bounds_svt.sparse_vector_scales(epsilon=1.0, c=1)[0]
+    )
+    assert approx[0] / pure[0] == pytest.approx(ratio)
+    # the bound line is Theorem 3.26's
+    bound = panel.figure.axes[0].lines[3].get_ydata()[0]
+    assert bound == pytest.approx(
+        bounds_svt.sparse_vector_accuracy_bound(num_queries=512, c=1, beta=0.05, epsilon=1.0, delta=1e-2)
+    )

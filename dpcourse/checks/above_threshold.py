@@ -9,7 +9,8 @@ import numpy as np
 from scipy import stats
 
 from .._validation import check_neighbouring_answers
-from ..audit import above_threshold_pmf, max_privacy_loss
+from ..audit import above_threshold_pmf, adversarial_pair, max_privacy_loss
+from ..bounds_svt import above_threshold_scales, numeric_sparse_scales, sparse_vector_scales
 from ..exact import generalized_above_threshold_pmf
 from ._core import (
     Exercise,
@@ -28,12 +29,25 @@ from ._core import (
 )
 from ._evidence import jsonable
 
-__all__ = ["LARGE_LOSS", "SMALL_PMF", "implementation", "large_loss_pair", "small_pmf"]
+__all__ = [
+    "LARGE_LOSS",
+    "NS_SCALES",
+    "SMALL_PMF",
+    "SV_SCALES",
+    "TOP_BUDGET",
+    "implementation",
+    "large_loss_pair",
+    "ns_scales",
+    "small_pmf",
+    "sv_scales",
+    "top_budget",
+]
 
 _PARAMETERS = "(answers, threshold, epsilon, rng)"
 _RUNS_OWN, _RUNS_GRADING, _GRADING_CASES = 20_000, 10_000, 4
-#: The documented runs: (answers, threshold, ε, the seed of the rng passed in, runs). The first is the lecture's
-#: example; the second has ε far from 1, where ε left out of the scales or multiplied into them shows.
+#: The documented runs: (answers, threshold, ε, the seed of the rng passed in, runs). The first is the notebook's
+#: own small example (not the lecture's); the second has ε far from 1, where ε left out of the scales or
+#: multiplied into them shows.
 _EXAMPLES: list[tuple] = [
     ((0.0, 1.0, 2.0, 3.0), 2.0, 1.0, 4, _RUNS_OWN),
     ((0.0, 5.0, 10.0, 25.0, 5.0), 15.0, 0.25, 5, _RUNS_OWN),
@@ -381,3 +395,151 @@ large_loss_pair = Exercise(
     answers=("answers_d", "answers_d_prime"),
 )
 """Exercise ``large-loss``: neighbouring answers (m ≤ 10, Δ = 1, T = 0) whose worst privacy loss is ≥ 0.9ε."""
+
+
+#: Exercise ``top-budget``: AboveThreshold with a larger threshold noise Lap(``threshold_scale``); the answer is the
+#: smallest query-noise scale b that keeps the proof's bound at ε (Δ = ``sensitivity``).
+TOP_BUDGET: dict[str, Any] = {"epsilon": 0.5, "sensitivity": 3.0, "threshold_scale": 30.0}
+
+
+def _judge_top_budget(evidence: dict) -> str:
+    got = value(evidence, "query_scale")
+    eps, sens, a = TOP_BUDGET["epsilon"], TOP_BUDGET["sensitivity"], TOP_BUDGET["threshold_scale"]
+    left = eps - sens / a  # what the threshold's factor e^{Δ/a} leaves of the budget
+    expected = 2 * sens / left
+    diagnose(
+        got,
+        expected,
+        what="query_scale",
+        hint="write the proof's bound as the sum of what the threshold's factor and the ⊤ factor cost, each in "
+        "terms of its own noise scale, and ask that the sum be ε",
+        mistakes={
+            "the ⊤ factor pays for a shift of Δ": (
+                sens / left,
+                "step 4 compares the ⊤ query with a fictitious one: by how much can that one move between D and D′?",
+            ),
+            "the query noise kept AboveThreshold's own scale": (
+                4 * sens / eps,
+                "the threshold's noise is larger than AboveThreshold's here: how much of ε does its factor use now, "
+                "and what does that leave for the ⊤ factor?",
+            ),
+            "the threshold's factor is charged for a shift of 2Δ": (
+                2 * sens / (eps - 2 * sens / a),
+                "step 2 shifts the threshold's noise: by how much, and what does that factor cost for Lap(a)?",
+            ),
+            "Δ is left out": (
+                2 / (eps - 1 / a),
+                "a factor e^{shift/scale} depends on the shift: where does Δ enter both factors?",
+            ),
+            "the equation is solved for 1/b, not b": (
+                left / (2 * sens),
+                "check whether your number is a scale (the larger, the more noise) or its reciprocal",
+            ),
+        },
+    )
+    d, d_prime = adversarial_pair(64, sensitivity=sens)
+    loss = max_privacy_loss(
+        d,
+        d_prime,
+        threshold=0.5 * sens,
+        epsilon=eps,
+        sensitivity=sens,
+        threshold_noise=stats.laplace(scale=a),
+        query_noise=stats.laplace(scale=float(expected)),
+    ).max_loss
+    return f"the two factors add up to ε; on the notebook's hard pair with 64 queries the exact loss is {loss:.4f}"
+
+
+top_budget = Exercise("top-budget", probe=value_evidence, judge=_judge_top_budget, answers=("query_scale",))
+"""Exercise ``top-budget``: the query-noise scale that keeps AboveThreshold ε-DP when the threshold noise grows."""
+
+#: Exercise ``sv-scales``: SparseVector with δ = 0 for ``c`` discoveries; the answer is one run's
+#: (threshold scale, query scale).
+SV_SCALES: dict[str, Any] = {"epsilon": 0.5, "c": 5, "sensitivity": 2.0}
+
+
+def _judge_sv_scales(evidence: dict) -> str:
+    got = value(evidence, "sv_scales")
+    eps, c, sens = SV_SCALES["epsilon"], SV_SCALES["c"], SV_SCALES["sensitivity"]
+    expected = sparse_vector_scales(epsilon=eps, c=c, sensitivity=sens)
+    run_scales = np.array(above_threshold_scales(epsilon=eps, sensitivity=sens))
+    diagnose(
+        got,
+        expected,
+        what="[threshold scale, query scale]",
+        hint="SparseVector is c AboveThreshold runs: what budget does one run get, and what are AboveThreshold's "
+        "two scales at that budget?",
+        mistakes={
+            "each run gets the whole ε": (
+                run_scales,
+                "c runs compose: if each used the whole budget, what would the total be?",
+            ),
+            "the budget is multiplied by c instead of divided": (
+                run_scales / c,
+                "c runs share ε: does one run get more or less than ε, and does that mean more noise or less?",
+            ),
+            "the scales are the wrong way round": (
+                np.array(expected)[::-1],
+                "check the order the exercise asks for, and which noise is the larger in AboveThreshold",
+            ),
+            "Δ is left out": (
+                np.array(expected) / sens,
+                "the noise must cover the queries' sensitivity: where does Δ enter the scales?",
+            ),
+            "the runs are composed with √c (advanced composition), which needs δ > 0": (
+                run_scales * np.sqrt(c),
+                "with δ = 0, which composition theorem is available for c runs?",
+            ),
+        },
+    )
+    return f"one run is AboveThreshold with ε/c = {eps / c:g}: c·(ε/c) = ε in all"
+
+
+sv_scales = Exercise("sv-scales", probe=value_evidence, judge=_judge_sv_scales, answers=("sv_scales",))
+"""Exercise ``sv-scales``: one SparseVector run's noise scales (δ = 0)."""
+
+#: Exercise ``ns-scales``: NumericSparse with δ = 0 for ``c`` discoveries; the answer is its
+#: (threshold scale, query scale, scale of a released value's noise), with Dwork & Roth's split.
+NS_SCALES: dict[str, Any] = {"epsilon": 1.5, "c": 4, "sensitivity": 2.0}
+
+
+def _judge_ns_scales(evidence: dict) -> str:
+    got = value(evidence, "ns_scales")
+    eps, c, sens = NS_SCALES["epsilon"], NS_SCALES["c"], NS_SCALES["sensitivity"]
+    expected = np.array(numeric_sparse_scales(epsilon=eps, c=c, sensitivity=sens))
+    whole = sparse_vector_scales(epsilon=eps, c=c, sensitivity=sens)
+    diagnose(
+        got,
+        expected,
+        what="[threshold scale, query scale, value scale]",
+        hint="split ε as the SparseVector and NumericSparse section says, then give the comparisons SparseVector's "
+        "scales at their part and each value the scale that makes c values cost their part",
+        mistakes={
+            "the comparisons use the whole ε": (
+                np.array([*whole, expected[2]]),
+                "the comparisons get only part of ε: which part?",
+            ),
+            "the values' noise is half what their part of ε allows for": (
+                expected * [1, 1, 0.5],
+                "the SparseVector and NumericSparse section says what the released values cost in all: work out what "
+                "c of them cost at your scale",
+            ),
+            "each value's noise forgets that there are c of them": (
+                expected * [1, 1, 1 / c],
+                "c values are released: how many times is the values' part of ε paid?",
+            ),
+            "the lecture's even split (half for the comparisons, half for the values)": (
+                np.array(numeric_sparse_scales(epsilon=eps, c=c, sensitivity=sens, numeric_share=0.5)),
+                "the exercise asks for Dwork & Roth's split, not the lecture's simpler one",
+            ),
+            "Δ is left out": (
+                expected / sens,
+                "the noise must cover the queries' sensitivity: where does Δ enter the scales?",
+            ),
+        },
+    )
+    return "ε₁ = 8ε/9 for the comparisons, ε₂ = 2ε/9 for the values (which cost ε₂/2 = ε/9 in all)"
+
+
+ns_scales = Exercise("ns-scales", probe=value_evidence, judge=_judge_ns_scales, answers=("ns_scales",))
+"""Exercise ``ns-scales``: NumericSparse's three noise scales (δ = 0, Dwork & Roth's split)."""

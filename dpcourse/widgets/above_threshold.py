@@ -10,10 +10,19 @@ from matplotlib.figure import Figure
 
 from .._validation import RngLike, as_generator
 from ..audit import max_privacy_loss
-from ..plotting import color_for
-from ._panel import Panel, float_slider, int_slider, log_slider
+from ..bounds_svt import sparse_vector_accuracy_bound, sparse_vector_scales
+from ..plotting import color_for, fast_log_axes
+from ..svt import sparse_accuracy_margins
+from ._panel import Panel, delta_slider, float_slider, format_delta, int_slider, log_slider
 
-__all__ = ["ANSWER_SHAPES", "NEIGHBOUR_SHIFTS", "above_threshold_panel", "neighbouring_answers", "outcome_label"]
+__all__ = [
+    "ANSWER_SHAPES",
+    "NEIGHBOUR_SHIFTS",
+    "above_threshold_panel",
+    "neighbouring_answers",
+    "outcome_label",
+    "sparse_delta_panel",
+]
 
 ANSWER_SHAPES = ("adversarial", "staircase", "random", "at threshold")
 NEIGHBOUR_SHIFTS = ("+Δ early, −Δ last", "+Δ on all", "−Δ on all", "random ±Δ")
@@ -34,8 +43,8 @@ def neighbouring_answers(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Query answers on D of the given ``shape`` and on D′ = D + a shift of at most Δ per query.
 
-    ``"adversarial"`` with ``"+Δ early, −Δ last"`` is the lecture's q(D) = (0, …, 0, Δ),
-    q(D′) = (Δ, …, Δ, 0).
+    ``"adversarial"`` with ``"+Δ early, −Δ last"`` is the notebook's own hard pair (not the lecture's)
+    q(D) = (0, …, 0, Δ), q(D′) = (Δ, …, Δ, 0).
     """
     gen = as_generator(rng)
     if shape == "adversarial":
@@ -159,3 +168,85 @@ def above_threshold_panel(*, render: bool = True) -> Panel:
         render=render,
         margins={"left": 0.075, "right": 0.985, "bottom": 0.27, "top": 0.92, "wspace": 0.22},
     )
+
+
+def sparse_delta_panel(
+    *,
+    num_queries: int = 512,
+    c_values: tuple[int, ...] = (1, 4, 16, 64, 256, 512),
+    trials: int = 600,
+    rng: RngLike = 2026,
+    render: bool = True,
+) -> Panel:
+    """SparseVector's measured accuracy against c for δ = 0 and a chosen δ > 0, with Theorem 3.26's bounds.
+
+    Controls: δ and β. ε = 1 (α scales as 1/ε for both calibrations, so ε would only relabel the
+    axis). The hard case of :func:`dpcourse.svt.sparse_accuracy_margins` is drawn once per c with
+    δ = 0; a trial's smallest correct α is linear in the noise (both noises scale together), so the
+    δ > 0 calibration's margins are the same draws times σ(δ)/σ(0), the ratio of the two threshold
+    scales: a redraw takes quantiles and rescales, it draws nothing.
+    """
+    c_grid = np.array(c_values, dtype=int)
+    gen = as_generator(rng)
+    margins = [sparse_accuracy_margins(num_queries, c=int(c), epsilon=1.0, rng=gen, trials=trials) for c in c_grid]
+    sigma_pure = np.array([sparse_vector_scales(epsilon=1.0, c=int(c))[0] for c in c_grid])
+    artists: dict[str, Any] = {}
+
+    def build(fig: Figure) -> None:
+        ax = fig.subplots()
+        (artists["pure"],) = ax.plot([], [], "o", color=color_for("svt"), label="δ = 0: measured")
+        (artists["pure_bound"],) = ax.plot([], [], "--", color=color_for("svt"), label="δ = 0: Thm 3.26")
+        (artists["approx"],) = ax.plot([], [], "^", color=color_for("gaussian"), label="δ > 0: measured")
+        (artists["approx_bound"],) = ax.plot([], [], "--", color=color_for("gaussian"), label="δ > 0: Thm 3.26")
+        artists["cross"] = ax.axvline(1.0, color=color_for("bound"), ls=":", label="c = 8 ln(1/δ)")
+        fast_log_axes(ax)
+        ax.set_xlim(0.7, 1.5 * c_grid.max())
+        ax.set_xlabel("discoveries c")
+        ax.set_ylabel("accuracy α (ε = 1)")
+        artists["title"] = ax.set_title(" ")
+        ax.grid(True, which="major", alpha=0.25)
+        ax.legend(fontsize=8, loc="upper left")
+        artists["ax"] = ax
+
+    def draw(fig: Figure, *, delta: float, beta: float) -> dict[str, Any]:
+        if not artists:
+            build(fig)
+        measured = np.array([np.quantile(m, 1 - beta) for m in margins])
+        sigma = np.array([sparse_vector_scales(epsilon=1.0, c=int(c), delta=delta)[0] for c in c_grid])
+        approx = measured * sigma / sigma_pure
+        bound_pure, bound_approx = (
+            np.array(
+                [
+                    sparse_vector_accuracy_bound(num_queries=num_queries, c=int(c), beta=beta, epsilon=1.0, delta=d)
+                    for c in c_grid
+                ]
+            )
+            for d in (0.0, delta)
+        )
+        crossover = 8 * np.log(1 / delta)
+        for name, values in (
+            ("pure", measured),
+            ("pure_bound", bound_pure),
+            ("approx", approx),
+            ("approx_bound", bound_approx),
+        ):
+            artists[name].set_data(c_grid, values)
+        artists["cross"].set_xdata([crossover, crossover])
+        ax = artists["ax"]
+        ax.set_ylim(0.5 * min(measured.min(), approx.min()), 2 * max(bound_pure.max(), bound_approx.max()))
+        artists["title"].set_text(
+            f"SparseVector on k = {num_queries} queries, δ = {format_delta(delta)}, β = {beta:.3g}"
+        )
+        better = c_grid[approx < measured]
+        return {
+            "delta": delta,
+            "crossover 8 ln(1/δ)": crossover,
+            "smallest c where δ > 0 is more accurate": int(better.min()) if better.size else "none up to 512",
+            "measured α at c = 1, δ = 0 / δ > 0": f"{measured[0]:.4g} / {approx[0]:.4g}",
+        }
+
+    controls = {
+        "delta": delta_slider("δ", value=1e-6, min_exp=-12, max_exp=-2),
+        "beta": log_slider("β", value=0.05, min_exp=-3, max_exp=-0.7, step=0.1),
+    }
+    return Panel(draw, controls, figsize=(7.0, 4.2), render=render)
