@@ -25,6 +25,7 @@ from ._validation import (
 )
 from .data import DIRECTORY, load_table
 from .exact_above_threshold import _gauss_legendre, adversarial_pair, privacy_loss
+from .svt_specs import svt_standard_spec
 from .svt_variants import VARIANTS, Variant
 
 __all__ = [
@@ -34,6 +35,8 @@ __all__ = [
     "VARIANT_LOSS_TABLE_MAX_QUERIES",
     "counterexample",
     "exact_variant_loss",
+    "numeric_svt_s_loss",
+    "svt_s_lemma_losses",
     "variant_pattern_probability",
     "write_variant_loss_table",
 ]
@@ -157,13 +160,13 @@ def counterexample(
 
     * alg1, svt_s: (0^{m−c}, Δ^c) / (Δ^{m−c}, 0^c) and ⊥^{m−c}⊤^c. The m − c early ⊥ are
       paid for once by the threshold noise (ε₁) and each of the c late ⊤ by its query noise
-      (ε₂/c), so the loss tends to ε₁ + ε₂ = ε as m grows. For c = 1 this is the lecture's
+      (ε₂/c), so the loss tends to ε₁ + ε₂ = ε as m grows. For c = 1 this is notebook 04's
       adversarial pair (0, …, 0, Δ) / (Δ, …, Δ, 0) and ⊥^{m−1}⊤; for c ≥ 2 that pair and
       event stay below ε (at c = 2 they tend to 0.75ε for Alg. 1), since only one ⊤ pays;
-    * alg2: c blocks, each the lecture's pair and ⊥^{L−1}⊤ on its stretch of L ≈ m/c queries:
+    * alg2: c blocks, each notebook 04's pair and ⊥^{L−1}⊤ on its stretch of L ≈ m/c queries:
       Alg. 2 redraws the threshold after every ⊤, so each block is an AboveThreshold run of
       its own with ε/c, and the loss tends to ε;
-    * alg5: the lecture's pair and ⊥^{m−1}⊤ (for any c): impossible on D′, the loss is infinite;
+    * alg5: notebook 04's pair and ⊥^{m−1}⊤ (for any c): impossible on D′, the loss is infinite;
     * alg3: all answers 0 on D and Δ on D′, and ⊥^{m−1} followed by a released number ≤ T − Δ:
       the low number pins the threshold, and each ⊥ adds ε/(2c) of loss;
     * alg4: (0^{m−c}, Δ^c) / (Δ^{m−c}, 0^c) and ⊥^{m−c}⊤^c: the loss tends to (1 + 6c)ε/4;
@@ -227,6 +230,72 @@ def _computed_variant_loss(
         variant_key, d_prime, pattern, threshold=threshold, epsilon=epsilon, c=c, sensitivity=sensitivity
     )
     return (float(privacy_loss(np.array([p]), np.array([q]))[0]) if p > 0 else 0.0), p, q
+
+
+def svt_s_lemma_losses(
+    lengths: Sequence[int], *, epsilon: float, c: int, sensitivity: float = 1.0
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Exact losses of SVT-S's all-⊥ and all-⊤ outputs, against ε₁: Lyu, Su & Li's two lemmas.
+
+    The lemmas: for neighbours D, D′ and any ℓ, Pr[A(D) = ⊥^ℓ] ≤ e^{ε₁} Pr[A(D′) = ⊥^ℓ], and the
+    same for ⊤^ℓ. Both are events in which every comparison goes the same way, so one shift of the
+    threshold noise ρ by Δ (density ratio e^{ε₁}) covers them all at once. For each ℓ in ``lengths``
+    this computes, with :func:`variant_pattern_probability`, the loss of ⊥^ℓ on (0^ℓ) against
+    (Δ^ℓ) and of ⊤^ℓ on (Δ^ℓ) against (0^ℓ) (each answer moves by Δ, towards the event on D),
+    threshold Δ/2, for SVT-S with ε, c and its default allocation; ⊤^ℓ needs ℓ ≤ c (SVT-S stops
+    after c ⊤), and is NaN otherwise. Returns ``(bottom_losses, top_losses, ε₁)``.
+    """
+    c = check_integer(c, "c", minimum=1)
+    delta_q = check_positive(sensitivity, "sensitivity")
+    epsilon_1 = delta_q / svt_standard_spec(epsilon, c, delta_q).threshold_scale
+    bottom, top = [], []
+    for length in lengths:
+        ell = check_integer(length, "lengths", minimum=1)
+        zeros, shifted = np.zeros(ell), np.full(ell, delta_q)
+        kw: dict[str, Any] = {"threshold": 0.5 * delta_q, "epsilon": epsilon, "c": c, "sensitivity": delta_q}
+        p, p_prime = (variant_pattern_probability("svt_s", x, [-np.inf] * ell, **kw) for x in (zeros, shifted))
+        bottom.append(np.log(p / p_prime))
+        if ell <= c:
+            p, p_prime = (variant_pattern_probability("svt_s", x, [np.inf] * ell, **kw) for x in (shifted, zeros))
+            top.append(np.log(p / p_prime))
+        else:
+            top.append(np.nan)
+    return np.array(bottom), np.array(top), epsilon_1
+
+
+def numeric_svt_s_loss(
+    num_queries: int, *, epsilon: float, numeric_epsilon: float, c: int, sensitivity: float = 1.0
+) -> float:
+    """Exact loss of SVT-S with numeric outputs (ε₃ > 0) on its worst event; it tends to ε + ε₃.
+
+    SVT-S with ε₃ > 0 releases qᵢ + Lap(cΔ/ε₃), with fresh noise, for each of its c answers above the
+    threshold (Lyu et al.'s line 7), for a total claim of ε + ε₃. The event is :func:`counterexample`'s
+    for SVT-S, (0^{m−c}, Δ^c) against (Δ^{m−c}, 0^c) and ⊥^{m−c} followed by c answers above, with each
+    released number in [Δ, Δ + 50cΔ/ε₃] (every one where D's answer is the larger, so that each release
+    pays its full ε₃/c).
+    """
+    m = check_integer(num_queries, "num_queries", minimum=1)
+    c = check_integer(c, "c", minimum=1)
+    eps3 = check_positive(numeric_epsilon, "numeric_epsilon")
+    delta_q = check_positive(sensitivity, "sensitivity")
+    variant = Variant(
+        "svt_s_numeric",
+        "SVT-S with numeric outputs",
+        "Lyu, Su & Li 2017",
+        "(ε + ε₃)-DP",
+        "(ε + ε₃)-DP",
+        None,
+        lambda eps, c_, s: svt_standard_spec(eps, c_, s, numeric_epsilon=eps3),
+        lambda eps, c_: eps + eps3,
+    )
+    d, d_prime, threshold, pattern = counterexample("svt_s", m, c=c, sensitivity=delta_q)
+    released = (delta_q, delta_q + 50 * c * delta_q / eps3)
+    pattern = [released if x == np.inf else x for x in pattern]
+    p, p_prime = (
+        variant_pattern_probability(variant, x, pattern, threshold=threshold, epsilon=epsilon, c=c, sensitivity=delta_q)
+        for x in (d, d_prime)
+    )
+    return float(np.log(p / p_prime))
 
 
 # --------------------------------------------------------------------------------------

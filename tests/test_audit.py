@@ -127,3 +127,19 @@ def test_accuracy_bound_holds_empirically(rng):
 def test_bad_input_is_rejected(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_fisher_tails_summed_directly_equal_scipys():
+    """The audit's own sum of the hypergeometric tail (one vectorised sliding window) against scipy's
+    ``hypergeom.sf``, on counts drawn over the ranges audits see; both are exact sums, so they agree to rounding
+    (a tail with a wrong term range, e.g. y terms instead of y + 1, is off by a whole term)."""
+    from dpcourse.audit.statistics import _hypergeom_upper_tails
+
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        n = int(rng.integers(1, 100_000))
+        y = int(rng.integers(0, min(n, 2_000) + 1))
+        k = np.unique(rng.integers(0, min(n, 3_000) + 1, size=40))
+        ours = _hypergeom_upper_tails(k, y, n)
+        theirs = stats.hypergeom.sf(k - 1, 2 * n, n, k + y)
+        assert np.allclose(ours, theirs, rtol=1e-7, atol=1e-300)

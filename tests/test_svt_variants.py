@@ -214,3 +214,30 @@ def test_the_exponential_difference_sampler_is_laplace(scale):
     gap = max(np.max(np.arange(1, n + 1) / n - cdf), np.max(cdf - np.arange(n) / n))
     assert gap <= np.sqrt(np.log(2 / 1e-6) / (2 * n))
     assert sv._laplace_noise(np.random.default_rng(5), scale, (3, 4)).shape == (3, 4)
+
+
+def test_svt_s_lemmas_hold_and_are_tight():
+    """Lyu et al.'s lemmas: all-⊥ and all-⊤ outputs of SVT-S cost at most ε₁, and the bound is reached for long
+    outputs; a wrong ε₁ (e.g. the even split's ε/2) would fail the tightness check."""
+    from dpcourse.exact_variants import svt_s_lemma_losses
+
+    for epsilon, c in ((1.0, 20), (0.5, 5)):
+        bottom, top, epsilon_1 = svt_s_lemma_losses([1, 3, 10, 60], epsilon=epsilon, c=c)
+        assert epsilon_1 == pytest.approx(epsilon / (1 + (2 * c) ** (2 / 3)))
+        assert np.all(bottom <= epsilon_1 + 1e-9) and bottom[-1] == pytest.approx(epsilon_1, rel=1e-3)
+        finite = top[~np.isnan(top)]
+        assert np.all(finite <= epsilon_1 + 1e-9) and np.all(np.diff(bottom) > 0)
+        assert np.isnan(top[-1])  # 60 > c: SVT-S stops before 60 ⊤
+
+
+def test_numeric_svt_s_costs_exactly_epsilon_3_more():
+    """SVT-S with ε₃ > 0: its worst event tends to ε + ε₃ (each of c fresh Laplace releases pays ε₃/c) and never
+    passes it; without the c in the release's scale cΔ/ε₃ the loss would tend to ε + c·ε₃."""
+    from dpcourse.exact_variants import numeric_svt_s_loss
+
+    for c in (1, 2, 3):
+        losses = [numeric_svt_s_loss(m, epsilon=1.0, numeric_epsilon=0.5, c=c) for m in (4, 30, 150)]
+        assert np.all(np.diff(losses) >= 0) and max(losses) <= 1.5 + 1e-9
+        assert losses[-1] == pytest.approx(1.5, abs=1e-6)
+    with pytest.raises(ValueError, match="numeric_epsilon"):
+        numeric_svt_s_loss(5, epsilon=1.0, numeric_epsilon=0.0, c=1)

@@ -2,7 +2,7 @@
 
 Longer than 400 lines because audit-your-own is two answers judged as one (a mechanism, tested on drawn
 inputs against the distribution of a noisy maximum and six named mistakes, and the student's audit of it,
-run again by the judge), and splitting it from the notebook's other three exercises would break the rule
+run again by the judge), and splitting it from the notebook's other exercises would break the rule
 of one check module per notebook.
 """
 
@@ -38,9 +38,11 @@ __all__ = [
     "ALLOCATION",
     "AUDIT_YOUR_OWN",
     "COUNTEREXAMPLE",
+    "NUMERIC_BUDGET",
     "allocation_gain",
     "audit_your_own",
     "counterexample_loss",
+    "numeric_budget",
     "spot_the_flaw",
 ]
 
@@ -211,6 +213,67 @@ allocation_gain = Exercise(
 The setting is ε = 0.5, c = 8.
 """
 
+
+#: Exercise ``numeric-budget``: SVT-S with numeric outputs; the whole budget ε₁ + ε₂ + ε₃, the number of answers c,
+#: the largest standard deviation allowed for a released number, and whether the queries are monotonic.
+NUMERIC_BUDGET: dict[str, Any] = {"epsilon": 1.0, "c": 4, "max_sd": 10.0, "monotonic": False}
+
+
+def _threshold_epsilon(*, numeric_scale_factor: float = np.sqrt(2), with_c: bool = True, monotonic: bool) -> float:
+    """ε₁ when ε₃ makes the released number's standard deviation (√2·cΔ/ε₃ for Lap(cΔ/ε₃)) exactly the limit
+    and the rest is split 1 : (2c)^{2/3} (1 : c^{2/3} if monotonic); the arguments build the named mistakes."""
+    spec = NUMERIC_BUDGET
+    c = spec["c"]
+    eps3 = numeric_scale_factor * (c if with_c else 1) / spec["max_sd"]
+    return svt_standard_spec(spec["epsilon"] - eps3, c, 1.0, monotonic=monotonic).threshold_scale ** -1
+
+
+def _judge_numeric_budget(evidence: dict) -> str:
+    got = value(evidence, "threshold_epsilon")
+    monotonic = NUMERIC_BUDGET["monotonic"]
+    expected = _threshold_epsilon(monotonic=monotonic)
+    c = NUMERIC_BUDGET["c"]
+    rest = expected * (1 + (2 * c) ** (2 / 3))
+    diagnose(
+        got,
+        expected,
+        what="the threshold's budget ε₁",
+        rtol=1e-4,
+        hint="first find the ε₃ that gives the released numbers exactly the allowed standard deviation, then split "
+        "what is left of ε between the threshold and the comparisons",
+        mistakes={
+            "the standard deviation taken for the Laplace scale b (Lap(b) has standard deviation √2·b)": (
+                _threshold_epsilon(numeric_scale_factor=1.0, monotonic=monotonic),
+                "what is the standard deviation of Lap(b)? It is not b",
+            ),
+            "numeric noise Lap(Δ/ε₃), without c": (
+                _threshold_epsilon(with_c=False, monotonic=monotonic),
+                "how does SVT-S's numeric noise grow with the number of answers it releases?",
+            ),
+            "the monotonic split 1 : c^(2/3); these queries are general": (
+                _threshold_epsilon(monotonic=not monotonic),
+                "reread the exercise: are these queries monotonic, and which split goes with that?",
+            ),
+            "ε₂, the comparisons' budget, instead of ε₁": (
+                rest - expected,
+                "of the two parts of the split, which one pays for the threshold?",
+            ),
+            "ε₃ left out: the whole ε split between threshold and comparisons": (
+                NUMERIC_BUDGET["epsilon"] / (1 + (2 * c) ** (2 / 3)),
+                "the released numbers are paid from the same budget: what is left for the threshold after them?",
+            ),
+        },
+    )
+    return (
+        f"ε₁ = {expected:.4f} (ε₃ = {NUMERIC_BUDGET['epsilon'] - rest:.4f} for the numbers, ε₂ = {rest - expected:.4f})"
+    )
+
+
+numeric_budget = Exercise(
+    "numeric-budget", probe=value_evidence, judge=_judge_numeric_budget, answers=("threshold_epsilon",)
+)
+"""Exercise ``numeric-budget``: SVT-S with numeric outputs (ε₃ > 0), ε = 1 in all, c = 4 general queries, released
+numbers with standard deviation at most 10: the largest threshold budget ε₁, the rest split 1 : (2c)^{2/3}."""
 
 #: Exercise ``audit-your-own``: the mechanism's ε, the neighbours audited, and the probe's documented run.
 AUDIT_YOUR_OWN: dict[str, Any] = {

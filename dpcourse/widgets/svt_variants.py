@@ -103,7 +103,7 @@ def variant_loss_panel(*, render: bool = True) -> Panel:
     return Panel(
         draw,
         controls,
-        figsize=(10.5, 4.6),
+        figsize=(9.5, 4.2),
         render=render,
         margins={"left": 0.075, "right": 0.985, "bottom": 0.27, "top": 0.92},
     )
