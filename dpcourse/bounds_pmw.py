@@ -14,6 +14,7 @@ from ._validation import (
     check_positive,
     check_probability,
 )
+from .bounds_laplace import noisy_histogram_max_error_bound
 
 __all__ = [
     "MW_UPDATE_STATEMENTS",
@@ -25,6 +26,7 @@ __all__ = [
     "pmw_notes_alpha",
     "pmw_notes_error_bound",
     "pmw_update_count_bound",
+    "replace_one_histogram_max_error_bound",
 ]
 
 # --- Notebook 06: Private Multiplicative Weights ---
@@ -196,4 +198,19 @@ def pmw_dwork_roth_error_bound(
     """
     return 3.0 * pmw_dwork_roth_alpha(
         n=n, epsilon=epsilon, domain_size=domain_size, num_queries=num_queries, beta=beta, delta=delta
+    )
+
+
+def replace_one_histogram_max_error_bound(
+    *, domain_size: int, num_queries: int, beta: float, epsilon: float, n: float | None = None
+) -> float:
+    """The noisy histogram's error level when neighbours replace one record (notebook 06's relation).
+
+    Replacing a record moves two counts by 1 each, so the histogram's L1 sensitivity is 2 and the
+    ε-DP noisy histogram adds Lap(2/ε) per cell (:class:`dpcourse.pmw.NoisyHistogram`): the level of
+    :func:`noisy_histogram_max_error_bound` (which is for Lap(1/ε), add/remove-one) at ε/2, i.e. the
+    scale doubled. With probability 1 − β all |Q| answers are within it (normalised when n is given).
+    """
+    return noisy_histogram_max_error_bound(
+        domain_size=domain_size, num_queries=num_queries, beta=beta, epsilon=check_epsilon(epsilon) / 2, n=n
     )

@@ -10,6 +10,7 @@ the one multiplicative-weights step that the offline release here and the online
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import sparse, special
@@ -18,14 +19,19 @@ from . import bounds
 from ._validation import (
     ArrayLike,
     check_array,
+    check_choice,
     check_histogram,
     check_integer,
     check_positive,
     check_unit_interval_array,
 )
-from .conjunctions import ConjunctionWorkload, _as_query
+from .conjunctions import ConjunctionWorkload, _as_query, _Dense
+
+#: The query orders :func:`mw_query_release` knows: the largest gap first, the smallest gap ≥ α first, as given.
+ADVERSARIES = ("largest", "smallest", "in_order")
 
 __all__ = [
+    "ADVERSARIES",
     "HedgeResult",
     "MWReleaseResult",
     "hedge",
@@ -174,9 +180,14 @@ def mw_update(synthetic: ArrayLike, query: ArrayLike, released: float, *, eta: f
         raise ValueError("synthetic must be a probability vector (entries >= 0 summing to 1)")
     q = _as_query(query, p.size)
     y = float(check_array(released, "released", ndim=0))
-    eta = check_positive(eta, "eta")
-    q.scale(p, -eta * np.sign(q.dot(p) - y))
-    return p / p.sum()
+    return _mw_step(p, q, y, check_positive(eta, "eta"))
+
+
+def _mw_step(p: np.ndarray, q: Any, released: float, eta: float) -> np.ndarray:
+    """The MW step on checked inputs (``p`` is modified in place and returned normalised)."""
+    q.scale(p, -eta * np.sign(q.dot(p) - released))
+    p /= p.sum()
+    return p
 
 
 @dataclass(frozen=True)
@@ -227,14 +238,21 @@ def mw_query_release(
     *,
     alpha: float,
     eta: float | None = None,
-    adversarial: bool = True,
+    adversary: str = "largest",
     max_updates: int | None = None,
 ) -> MWReleaseResult:
     """MW query release without privacy (Lecture 4): p̃₁ uniform, update on every query answered ≥ α off.
 
-    ``adversarial=True``: in each round the adversary asks the query of the workload that
-    the synthetic data answers worst, until none is off by α or more. ``adversarial=False``:
-    the queries are asked once, in order. Updates use the exact answer y = q·p.
+    ``adversary`` says which query is asked next (:data:`ADVERSARIES`):
+
+    * ``"largest"``: the query of the workload the synthetic data answers worst. The potential
+      falls by at least η·gap − η² per update, so the largest gap makes each update count most:
+      this adversary *minimises* the number of updates;
+    * ``"smallest"``: the query with the smallest gap that is still ≥ α. Each update is worth as
+      little as the rule allows, so this adversary forces (many) more updates;
+    * ``"in_order"``: the queries are asked once, in order.
+
+    Both adaptive adversaries ask until no query is off by α or more. Updates use the exact answer y = q·p.
 
     With η = α/2 (the default, Dwork & Roth's choice) the potential falls by at least α²/4
     per update, so there are at most 4 ln|𝒳|/α² updates on *any* stream
@@ -248,6 +266,8 @@ def mw_query_release(
         Accuracy α ∈ (0, 1].
     eta : float, optional
         Learning rate, default α/2.
+    adversary : {"largest", "smallest", "in_order"}, optional
+        Which query is asked next (above).
     max_updates : int, optional
         A safety cap (default: the bound, rounded up, plus one, so a violated bound shows).
     """
@@ -257,6 +277,7 @@ def mw_query_release(
     if a > 1:
         raise ValueError(f"alpha must be in (0, 1]; got {alpha!r}")
     eta = a / 2 if eta is None else check_positive(eta, "eta")
+    check_choice(adversary, "adversary", ADVERSARIES)
     w = _query_matrix(queries, d)
     cap = (
         int(np.ceil(bounds.mw_update_count_bound(domain_size=d, alpha=a))) + 1
@@ -271,9 +292,12 @@ def mw_query_release(
     potential = [kl_potential(p, synthetic)]
     order = iter(range(w.shape[0]))
     while len(chosen) < cap:
-        if adversarial:
+        if adversary != "in_order":
             errors = np.abs(np.asarray(w @ synthetic).ravel() - truth)
-            i = int(np.argmax(errors))
+            if adversary == "largest":
+                i = int(np.argmax(errors))
+            else:  # the smallest gap that still counts: errors below α are pushed out of the minimum
+                i = int(np.argmin(np.where(errors >= a, errors, np.inf)))
             gap = errors[i]
             if gap < a:
                 break
@@ -287,10 +311,11 @@ def mw_query_release(
             if gap < a:
                 continue
         row = w[[i]] if sparse.issparse(w) else w[i]
-        synthetic = mw_update(synthetic, row, truth[i], eta=eta)
+        query = _as_query(row, d) if sparse.issparse(w) else _Dense(row)  # a dense row was checked with w
+        synthetic = _mw_step(synthetic.copy(), query, truth[i], eta)
         chosen.append(i)
         gaps.append(gap)
-        potential.append(kl_potential(p, synthetic))
+        potential.append(float(special.rel_entr(p, synthetic).sum()))
     final = float(np.max(np.abs(np.asarray(w @ synthetic).ravel() - truth)))
     return MWReleaseResult(
         synthetic, len(chosen), np.array(chosen, dtype=int), np.array(gaps), np.array(potential), final, a, eta

@@ -32,7 +32,7 @@ unit of vectorisation is a query, not a trial.
 from __future__ import annotations
 
 from .conjunctions import ConjunctionQuery, ConjunctionWorkload, conjunction_workload, product_histogram
-from .hedge import HedgeResult, MWReleaseResult, hedge, kl_potential, mw_query_release, mw_update
+from .hedge import ADVERSARIES, HedgeResult, MWReleaseResult, hedge, kl_potential, mw_query_release, mw_update
 from .pmw_baselines import LaplacePerQuery, NoisyHistogram, ReleaseErrors, per_query_epsilon, release_errors
 from .private_mw import (
     CALIBRATIONS,
@@ -44,6 +44,7 @@ from .private_mw import (
 )
 
 __all__ = [
+    "ADVERSARIES",
     "CALIBRATIONS",
     "BudgetExhaustedError",
     "ConjunctionQuery",

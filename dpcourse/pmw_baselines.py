@@ -30,7 +30,11 @@ from .conjunctions import ConjunctionWorkload, _as_query
 from .mechanisms import laplace_mechanism, laplace_scale
 from .private_mw import BudgetExhaustedError, PrivateMW, run_stream
 
+#: L1 sensitivity of a histogram when neighbours replace one record: one count −1, another +1.
+REPLACE_ONE_HISTOGRAM_SENSITIVITY = 2.0
+
 __all__ = [
+    "REPLACE_ONE_HISTOGRAM_SENSITIVITY",
     "LaplacePerQuery",
     "NoisyHistogram",
     "ReleaseErrors",
@@ -99,20 +103,30 @@ class LaplacePerQuery:
 
 
 class NoisyHistogram:
-    """Baseline: release x̂ = x + Lap(1/ε) per cell once; answer every query as q·x̂/n.
+    """Baseline: release x̂ = x + Lap(2/ε) per cell once; answer every query as q·x̂/n.
 
-    Its error on q is q·Z/n, of order √|𝒳|/(nε) (:func:`bounds.noisy_histogram_max_error_bound`).
+    Notebook 06's neighbours differ in one record *replaced* (n stays public, so the normalised
+    answers q·x/n have sensitivity 1/n): replacing a record moves one count down by 1 and another
+    up by 1, so x has L1 sensitivity 2 (:data:`REPLACE_ONE_HISTOGRAM_SENSITIVITY`) and the noise
+    is Lap(2/ε) per cell. (Lap(1/ε) is the add/remove-one calibration; under replace-one it is
+    only 2ε-DP.) The error on q is q·Z/n, of order √|𝒳|/(nε)
+    (:func:`dpcourse.bounds_pmw.replace_one_histogram_max_error_bound`).
 
     Notes
     -----
-    **Privacy.** x has L1 sensitivity 1, so x̂ is ε-DP; answers are post-processing, unlimited in number.
+    **Privacy.** x has L1 sensitivity 2 under replace-one neighbours, so x̂ = x + Lap(2/ε)ⁿ is ε-DP
+    (Laplace mechanism, Lecture 3); answers are post-processing, unlimited in number.
     """
 
     def __init__(self, histogram: ArrayLike, *, epsilon: float, rng: RngLike = None):
         x = check_histogram(histogram)
         self.domain_size, self.n = int(x.size), float(x.sum())
         self.epsilon = check_epsilon(epsilon)
-        self.noisy_histogram = np.asarray(laplace_mechanism(x, sensitivity=1.0, epsilon=self.epsilon, rng=rng))
+        self.sensitivity = REPLACE_ONE_HISTOGRAM_SENSITIVITY
+        self.noise_scale = laplace_scale(sensitivity=self.sensitivity, epsilon=self.epsilon)
+        self.noisy_histogram = np.asarray(
+            laplace_mechanism(x, sensitivity=self.sensitivity, epsilon=self.epsilon, rng=rng)
+        )
         self._estimate = self.noisy_histogram / self.n
         self.answered = 0
 
@@ -159,7 +173,8 @@ def release_errors(
 
     ``alpha=None`` takes Theorem 4.3's α (:func:`bounds.pmw_notes_alpha`), capped at 1: PMW
     calibrated as the notes prescribe. The Laplace baseline uses basic composition (ε/k each),
-    drawn in one vectorised call; the noisy histogram is :class:`NoisyHistogram`. ``truth``
+    drawn in one vectorised call; the noisy histogram is :class:`NoisyHistogram` (Lap(2/ε) per cell:
+    replace-one neighbours, the relation PMW's sensitivity 1/n assumes). ``truth``
     (the exact answers) may be passed to save recomputing them.
 
     Scoring: like with like, every method on every query. If PMW refuses the tail of the

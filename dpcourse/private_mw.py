@@ -383,17 +383,18 @@ def _query_stream(queries: QueryStream, domain_size: int) -> ConjunctionWorkload
 def run_stream_with_potential(curator: PrivateMW, queries: QueryStream, p: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """As :func:`run_stream`, also returning KL(p‖p̃ₜ) after each query (how close the synthetic data has come).
 
-    ``p`` is the true distribution x/n; computing the potential reads the private data, so
-    this is for teaching, not for release.
+    ``p`` is the true distribution x/n (reading it makes this for teaching, not release); p̃ moves only on updates.
     """
     target = check_array(p, "p", shape=(curator.domain_size,))
     queries = _query_stream(queries, curator.domain_size)
-    out = np.full(len(queries), np.nan)
-    potential = np.full(len(queries), np.nan)
+    out, potential = np.full(len(queries), np.nan), np.full(len(queries), np.nan)
+    current, updates = kl_potential(target, curator._synthetic), curator.updates
     for i, query in enumerate(queries):
         try:
             out[i] = curator.answer(query)
         except BudgetExhaustedError:
             break
-        potential[i] = kl_potential(target, curator._synthetic)
+        if curator.updates != updates:
+            current, updates = kl_potential(target, curator._synthetic), curator.updates
+        potential[i] = current
     return out, potential

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import sparse, stats
 
-from dpcourse import bounds, conjunctions, pmw, svt
+from dpcourse import bounds, bounds_pmw, conjunctions, pmw, pmw_baselines, svt
 from dpcourse.svt import HaltedError
 
 
@@ -86,7 +86,8 @@ def test_mw_update_by_hand():
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("alpha", [0.03, 0.1, 0.3])
-def test_update_count_never_exceeds_bound_on_adversarial_streams(seed, alpha):
+@pytest.mark.parametrize("adversary", ["largest", "smallest"])
+def test_update_count_never_exceeds_bound_on_adversarial_streams(seed, alpha, adversary):
     gen = np.random.default_rng(seed)
     d = 64
     if seed % 2:  # a point mass: the hardest data for a uniform start
@@ -96,7 +97,7 @@ def test_update_count_never_exceeds_bound_on_adversarial_streams(seed, alpha):
         x = gen.multinomial(1000, gen.dirichlet(np.full(d, 0.2))).astype(float)
     queries = (gen.random((200, d)) < gen.uniform(0.05, 0.5, size=(200, 1))).astype(float)
     queries = np.vstack([queries, np.eye(d)])
-    result = pmw.mw_query_release(x, queries, alpha=alpha)
+    result = pmw.mw_query_release(x, queries, alpha=alpha, adversary=adversary)
     bound = bounds.mw_update_count_bound(domain_size=d, alpha=alpha)
     assert result.updates <= bound
     assert result.final_max_error < alpha  # the adversary ran out of bad queries
@@ -109,8 +110,8 @@ def test_update_count_never_exceeds_bound_on_adversarial_streams(seed, alpha):
 def test_mw_in_order_stream_and_sparse_queries_agree():
     x, w, _ = _instance(num_bits=6, n=5000, k=100)
     dense = w.matrix()
-    a = pmw.mw_query_release(x, dense, alpha=0.05, adversarial=False)
-    b = pmw.mw_query_release(x, sparse.csr_array(dense), alpha=0.05, adversarial=False)
+    a = pmw.mw_query_release(x, dense, alpha=0.05, adversary="in_order")
+    b = pmw.mw_query_release(x, sparse.csr_array(dense), alpha=0.05, adversary="in_order")
     assert a.updates == b.updates > 0
     np.testing.assert_allclose(a.synthetic, b.synthetic)
 
@@ -351,6 +352,41 @@ def test_noisy_histogram_answers_from_one_release():
     assert h.answer(q) == h.answer(q) and h.privacy_spent == 1.0
 
 
+def test_noisy_histogram_is_calibrated_to_replace_one_neighbours():
+    """Replace-one moves two counts by 1: L1 sensitivity 2, noise Lap(2/ε) per cell (Lap(1/ε) would be 2ε-DP)."""
+    x = np.zeros(2)
+    x[0], x[1] = 5.0, 5.0
+    neighbour = np.array([4.0, 6.0])  # one record replaced
+    assert np.abs(x - neighbour).sum() == pmw_baselines.REPLACE_ONE_HISTOGRAM_SENSITIVITY == 2.0
+    eps, m = 0.5, 200_000
+    h = pmw.NoisyHistogram(np.full(m, 3.0), epsilon=eps, rng=1)
+    assert h.noise_scale == pytest.approx(2 / eps)  # fails on the old 1/ε
+    # E|Lap(b)| = b, sd b; 5 standard errors of the mean of m draws
+    assert np.mean(np.abs(h.noisy_histogram - 3.0)) == pytest.approx(2 / eps, abs=5 * (2 / eps) / np.sqrt(m))
+    # the bound is the Lap(1/ε) level at ε/2
+    kw = {"domain_size": 1024, "num_queries": 100, "beta": 0.05, "n": 1e6}
+    assert bounds_pmw.replace_one_histogram_max_error_bound(epsilon=eps, **kw) == pytest.approx(
+        bounds.noisy_histogram_max_error_bound(epsilon=eps / 2, **kw)
+    )
+    assert bounds_pmw.replace_one_histogram_max_error_bound(epsilon=eps, **kw) > 1.9 * (
+        bounds.noisy_histogram_max_error_bound(epsilon=eps, **kw)
+    )
+
+
+def test_smallest_gap_adversary_forces_more_updates_than_the_largest():
+    """The largest gap drops the potential most per update, so it *minimises* the count."""
+    x = pmw.product_histogram(100_000, 8, rng=1)
+    w = pmw.conjunction_workload(400, 8, width=2, rng=2)
+    queries = np.vstack([w.matrix(), np.eye(256)])
+    largest = pmw.mw_query_release(x, queries, alpha=0.05, adversary="largest")
+    smallest = pmw.mw_query_release(x, queries, alpha=0.05, adversary="smallest")
+    assert (largest.updates, smallest.updates) == (156, 663)
+    assert np.mean(-np.diff(largest.potential)) > 3 * np.mean(-np.diff(smallest.potential))
+    assert np.all(smallest.gaps >= 0.05)
+    with pytest.raises(ValueError, match="adversary"):
+        pmw.mw_query_release(x, queries, alpha=0.05, adversary="worst")
+
+
 # ------------------------------------------------------------------------------ bounds
 def test_notes_alpha_spends_exactly_epsilon():
     n, eps, d, k, beta = 1e7, 0.5, 2**12, 500, 0.05
@@ -500,6 +536,6 @@ def test_release_errors_matches_the_curators():
     assert r.pmw_answered == 50 and r.alpha == 0.2 and r.pmw_privacy_spent <= 1.0
     # the Laplace baseline's max error is below Theorem 3.8's level except with probability β = 10⁻⁶
     assert r.laplace <= bounds.composed_laplace_max_error_bound(num_queries=50, beta=1e-6, epsilon=1.0, n=10**6)
-    assert r.histogram <= bounds.noisy_histogram_max_error_bound(
+    assert r.histogram <= bounds_pmw.replace_one_histogram_max_error_bound(
         domain_size=64, num_queries=50, beta=1e-6, epsilon=1.0, n=10**6
     )

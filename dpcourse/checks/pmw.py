@@ -7,7 +7,9 @@ from typing import Any
 import numpy as np
 
 from .. import bounds
+from ..mechanisms import laplace_scale
 from ..pmw import mw_update
+from ..pmw_baselines import REPLACE_ONE_HISTOGRAM_SENSITIVITY
 from ._core import (
     Exercise,
     Wrong,
@@ -21,7 +23,18 @@ from ._core import (
     value_evidence,
 )
 
-__all__ = ["ALPHA_EXERCISE", "UPDATE_CAP_EXERCISE", "UPDATE_EXERCISE", "choose_alpha", "mw_step", "update_cap"]
+__all__ = [
+    "ALPHA_EXERCISE",
+    "EM_EPSILON_EXERCISE",
+    "HISTOGRAM_SCALE_EXERCISE",
+    "UPDATE_CAP_EXERCISE",
+    "UPDATE_EXERCISE",
+    "choose_alpha",
+    "em_epsilon",
+    "histogram_scale",
+    "mw_step",
+    "update_cap",
+]
 
 UPDATE_EXERCISE: dict[str, Any] = {
     "synthetic": [0.25, 0.25, 0.25, 0.25],
@@ -31,6 +44,10 @@ UPDATE_EXERCISE: dict[str, Any] = {
 }
 UPDATE_CAP_EXERCISE: dict[str, Any] = {"domain_size": 2**12, "alpha": 0.1}
 ALPHA_EXERCISE: dict[str, Any] = {"n": 10**8, "num_queries": 1000, "epsilon": 1.0, "domain_size": 2**16, "beta": 0.05}
+#: The noisy histogram of notebook 06: neighbours replace one record; the scale is asked in counts.
+HISTOGRAM_SCALE_EXERCISE: dict[str, Any] = {"epsilon": 0.25, "n": 10**6}
+#: The pricing example: |R| = 100 prices, Δu = 100, revenue lost at most ``loss`` with probability 1 − β.
+EM_EPSILON_EXERCISE: dict[str, Any] = {"num_outcomes": 100, "sensitivity": 100.0, "loss": 500.0, "beta": 0.05}
 
 
 _MW_PARAMETERS = "(p_tilde, q, y, eta)"
@@ -172,6 +189,39 @@ update_cap = Exercise("update-cap", probe=value_evidence, judge=_judge_update_ca
 """Exercise ``update-cap``: Private MW's cap N on updates for |𝒳| = 2¹², α = 0.1 (gap α/2, η = α/4)."""
 
 
+def _judge_histogram_scale(evidence: dict) -> str:
+    got = value(evidence, "b")
+    eps, n = HISTOGRAM_SCALE_EXERCISE["epsilon"], HISTOGRAM_SCALE_EXERCISE["n"]
+    expected = laplace_scale(sensitivity=REPLACE_ONE_HISTOGRAM_SENSITIVITY, epsilon=eps)
+    diagnose(
+        got,
+        expected,
+        what="the Laplace scale per cell (in counts)",
+        rtol=1e-6,
+        hint="the scale is the histogram's L1 sensitivity over ε: count how far x moves, in L1, between two "
+        "neighbours of this notebook",
+        mistakes={
+            "1/ε: the sensitivity of add/remove-one neighbours, not of one record replaced": (
+                1 / eps,
+                "under this notebook's neighbours, how many cells of x change when one record is replaced?",
+            ),
+            "2/(nε): the scale of a normalised answer, not of a count": (
+                2 / (n * eps),
+                "the exercise asks for the noise on the counts x, before dividing by n",
+            ),
+            "ε/2: the ratio is upside down": (
+                eps / 2,
+                "a smaller ε must mean more noise",
+            ),
+        },
+    )
+    return f"b = Δ₁/ε = {expected:.4g} per cell: replacing a record moves two counts"
+
+
+histogram_scale = Exercise("histogram-scale", probe=value_evidence, judge=_judge_histogram_scale, answers=("b_hist",))
+"""Exercise ``histogram-scale``: the Laplace scale per cell of the ε-DP noisy histogram under replace-one."""
+
+
 _ABSURD_ALPHA = "an α above 1 is absurd: every normalised answer lies in [0, 1], so an error bound above 1 says nothing"
 
 
@@ -220,3 +270,43 @@ def _judge_choose_alpha(evidence: dict) -> str:
 
 choose_alpha = Exercise("choose-alpha", probe=value_evidence, judge=_judge_choose_alpha, answers=("alpha_choice",))
 """Exercise ``choose-alpha``: the least α at which Lecture 4's PMW is ε-DP and accurate (:data:`ALPHA_EXERCISE`)."""
+
+
+def _judge_em_epsilon(evidence: dict) -> str:
+    got = value(evidence, "ε")
+    spec = EM_EPSILON_EXERCISE
+    size, du, loss, beta = spec["num_outcomes"], spec["sensitivity"], spec["loss"], spec["beta"]
+    t = np.log(1 / beta)
+    expected = 2 * du * (np.log(size) + t) / loss
+    diagnose(
+        got,
+        expected,
+        what="ε",
+        rtol=1e-3,
+        hint="start from the utility theorem's loss level, set it equal to the revenue you may lose, and solve "
+        "for ε; check how t relates to β",
+        mistakes={
+            "the factor 2 of the exponent ε·u/(2Δu) is missing": (
+                du * (np.log(size) + t) / loss,
+                "compare the utility theorem's level with the mechanism's exponent: which constants carry over?",
+            ),
+            "ln(1/β) is left out: the level then holds with no failure probability to spare": (
+                2 * du * np.log(size) / loss,
+                "which term of the level sets the probability e^(−t)?",
+            ),
+            "t = β in place of t = ln(1/β)": (
+                2 * du * (np.log(size) + beta) / loss,
+                "what is the theorem's tail probability as a function of t?",
+            ),
+            "|R| in place of ln|R|": (
+                2 * du * (size + t) / loss,
+                "how does the range's size enter the level?",
+            ),
+        },
+    )
+    level = bounds.exponential_mechanism_utility_bound(num_outcomes=size, sensitivity=du, epsilon=expected, t=t)
+    return f"ε = 2Δu(ln|R| + ln(1/β))/loss = {expected:.4g}; at that ε the theorem's level is {level:.4g}"
+
+
+em_epsilon = Exercise("em-epsilon", probe=value_evidence, judge=_judge_em_epsilon, answers=("epsilon_em",))
+"""Exercise ``em-epsilon``: the least ε at which the exponential mechanism's price loses ≤ 500 w.p. 0.95."""
