@@ -404,7 +404,7 @@ def test_a_raising_or_wrongly_signed_function_gets_a_clear_message(exercise):
         return verdict.message
 
     assert "ZeroDivisionError" in message(raises)
-    assert re.search("but the check calls it as|raised TypeError", message(lambda only_one: 0))
+    assert re.search("but the check calls it as|raised TypeError", message(lambda: 0))  # wrong for every exercise
     assert "expected a function" in message(42)
 
 

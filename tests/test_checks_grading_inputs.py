@@ -145,6 +145,7 @@ _INPUT_FORMS = {
     "implement": r"with answers=\[[-\d., ]+\], threshold=[-\d.]+, epsilon=[\d.]+",
     "audit-your-own": r"with answers=\[[-\d., ]+\], trials=\d+, rng=\d+",
     "mw-step": r"with q·p̃ = [\d.]+, y = [-\d.]+, eta = [\d.]+",
+    "workload-sensitivity": r"with W=\[\[[-\d.,\[\]]+\]\]",
 }
 
 

@@ -108,7 +108,7 @@ def test_the_namespace_defaults_to_the_ipython_user_namespace():
     try:
         shell.user_ns.update(K_max=538)
         status = hand_in_status("01_laplace_utility")
-        assert [v.status for v in status.exercises] == ["not attempted", "passed", "not attempted"]
+        assert [v.status for v in status.exercises] == ["not attempted"] * 2 + ["passed"] + ["not attempted"] * 2
     finally:
         InteractiveShell.clear_instance()
 

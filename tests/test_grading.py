@@ -520,4 +520,4 @@ def test_the_real_notebook_01_grades_right(graded):
         if r.notebook == "01_laplace_utility":
             by_student.setdefault(r.student, set()).add(r.status)
     assert by_student == {"nb01-solutions": {"passed"}, "nb01-released": {"not attempted"}, "nb01-stripped": {"passed"}}
-    assert len([r for r in graded["rows"] if r.student == "nb01-solutions"]) == 3
+    assert len([r for r in graded["rows"] if r.student == "nb01-solutions"]) == 5

@@ -48,9 +48,9 @@ class HandInStatus:
     --------
     >>> status = hand_in_status("01_laplace_utility", {"K_max": 538})
     >>> (status.passed, status.total)
-    (1, 3)
+    (1, 5)
     >>> print(status.lines()[0])
-    1 of 3 exercises pass: not attempted: exact-tail-level, icu-sensitivity
+    1 of 5 exercises pass: not attempted: workload-sensitivity, exact-tail-level, icu-sensitivity, icu-epsilon
     """
 
     notebook: str
