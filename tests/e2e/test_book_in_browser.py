@@ -20,8 +20,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 
+from tests.test_book import toc_files
 from tests.test_deploy_schemas import offline
 
 from .conftest import ROOT
@@ -35,22 +35,7 @@ GENERATED_PAGES = ["genindex", "py-modindex", "search"]
 pytestmark = pytest.mark.timeout(900)  # the build (about half a minute of CPU) and some twenty pages
 
 
-def toc_pages() -> list[str]:
-    """The pages the table of contents lists, root first (book/_toc.yml)."""
-    toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
-    pages = [toc["root"]]
-
-    def walk(entries: list[dict]) -> None:
-        for entry in entries:
-            pages.append(entry["file"])
-            walk(entry.get("sections", []))
-
-    for part in toc["parts"]:
-        walk(part["chapters"])
-    return pages
-
-
-PAGES = toc_pages() + GENERATED_PAGES
+PAGES = toc_files() + GENERATED_PAGES  # the table of contents' pages, root first (book/_toc.yml)
 
 
 @pytest.fixture(scope="module")
