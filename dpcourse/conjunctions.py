@@ -158,7 +158,11 @@ class ConjunctionWorkload:
         return query
 
     def __iter__(self) -> Iterator[ConjunctionQuery]:
-        return (self[i] for i in range(len(self)))
+        queries = self.__dict__.get("_all")
+        if queries is None:  # every query object once, then the same list for each pass over the stream
+            queries = [self[i] for i in range(len(self))]
+            object.__setattr__(self, "_all", queries)
+        return iter(queries)
 
     @property
     def domain_size(self) -> int:
@@ -167,7 +171,8 @@ class ConjunctionWorkload:
     def answers(self, vector: ArrayLike) -> np.ndarray:
         """q·v for every query (one strided sum each)."""
         v = np.ascontiguousarray(check_array(vector, "vector", shape=(self.domain_size,)))
-        return np.array([q.view(v).sum() for q in self])
+        d = self.domain_size
+        return np.array([_as_query(q, d).dot(v) for q in self])
 
     def matrix(self) -> np.ndarray:
         """The dense ``(k, 2^d)`` query matrix (for small universes only)."""
@@ -233,24 +238,32 @@ class _Sparse:
 
 
 class _Conj:
-    __slots__ = ("q",)
+    """A conjunction's strided view, laid out once per query (PMW asks the same query objects again and again)."""
 
-    def __init__(self, q: Any):
-        self.q = q
+    __slots__ = ("shape", "index", "domain_size")
+
+    def __init__(self, q: ConjunctionQuery):
+        self.shape, self.index = q._layout()
+        self.domain_size = q.domain_size
 
     def dot(self, v: np.ndarray) -> float:
-        return float(self.q.view(v).sum())
+        return float(np.add.reduce(v.reshape(self.shape)[self.index], axis=None))  # = .sum(), one call less
 
     def scale(self, w: np.ndarray, coef: float) -> None:
-        self.q.view(w)[...] *= np.exp(coef)
+        support = w.reshape(self.shape)[self.index]
+        support *= np.exp(coef)
 
 
 def _as_query(query: Any, domain_size: int) -> _Dense | _Sparse | _Conj:
     """Validate a query (dense vector, 1 × |𝒳| sparse row, or ConjunctionQuery) and wrap it."""
     if isinstance(query, ConjunctionQuery):
-        if query.domain_size != domain_size:
+        wrapped = query.__dict__.get("_wrapped")  # checked when the query was made; wrapped once
+        if wrapped is None:
+            wrapped = _Conj(query)
+            object.__setattr__(query, "_wrapped", wrapped)
+        if wrapped.domain_size != domain_size:
             raise ValueError(f"query must be over a universe of {domain_size} cells; this one has {query.domain_size}")
-        return _Conj(query)
+        return wrapped
     if sparse.issparse(query):
         row = sparse.csr_array(query, dtype=float)
         if row.shape != (1, domain_size):

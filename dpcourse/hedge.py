@@ -161,7 +161,12 @@ def kl_potential(p: ArrayLike, synthetic: ArrayLike) -> float:
     """KL(p‖p̃) = Σᵤ p(u) ln(p(u)/p̃(u)) (0·ln 0 = 0), the potential of the update-count proofs."""
     pp = check_array(p, "p", ndim=1)
     ps = check_array(synthetic, "synthetic", shape=pp.shape)
-    return float(special.rel_entr(pp, ps).sum())
+    return _kl(pp, ps)
+
+
+def _kl(p: np.ndarray, synthetic: np.ndarray) -> float:
+    """KL(p‖p̃) on checked arrays of one shape (a PMW run re-evaluates it after every update)."""
+    return float(special.rel_entr(p, synthetic).sum())
 
 
 def mw_update(synthetic: ArrayLike, query: ArrayLike, released: float, *, eta: float) -> np.ndarray:

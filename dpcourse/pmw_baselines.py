@@ -97,9 +97,8 @@ class LaplacePerQuery:
             raise BudgetExhaustedError(f"LaplacePerQuery has answered its num_queries = {self.num_queries} queries")
         q = _as_query(query, self.domain_size)
         self.answered += 1
-        return float(
-            laplace_mechanism(q.dot(self._p), sensitivity=1.0 / self.n, epsilon=self.epsilon_per_query, rng=self._rng)
-        )
+        # laplace_mechanism(q·p, sensitivity=1/n, epsilon=ε₀) without re-checking its arguments per query
+        return float(q.dot(self._p) + self._rng.laplace(0.0, self.noise_scale))
 
 
 class NoisyHistogram:

@@ -36,8 +36,8 @@ from ._validation import (
     check_unit_interval_array,
 )
 from .conjunctions import ConjunctionQuery, ConjunctionWorkload, _as_query
-from .hedge import kl_potential
-from .mechanisms import laplace_mechanism, laplace_scale
+from .hedge import _kl
+from .mechanisms import laplace_scale
 from .svt import HaltedError, OnlineNumericSparse, OnlineSparseVector, numeric_sparse_scales
 
 __all__ = [
@@ -300,7 +300,7 @@ class PrivateMW:
             When the update budget or ``max_queries`` is spent.
         """
         q = _as_query(query, self.domain_size)
-        if self.exhausted:
+        if self._sparse.halted or (self.max_queries is not None and self.answered >= self.max_queries):
             if self.max_queries is not None and self.answered >= self.max_queries:
                 raise BudgetExhaustedError(f"PrivateMW has answered max_queries = {self.max_queries} queries")
             raise BudgetExhaustedError(
@@ -329,9 +329,8 @@ class PrivateMW:
     def _answer_notes(self, synthetic_value: float, true_value: float) -> float | None:
         if not self._sparse.test(abs(synthetic_value - true_value)):
             return None
-        assert self.epsilon0 is not None  # the notes' calibration, the only one that calls this, sets it
         self._laplace_releases += 1
-        return float(laplace_mechanism(true_value, sensitivity=self.sensitivity, epsilon=self.epsilon0, rng=self._rng))
+        return float(true_value + self._rng.laplace(0.0, self.noise_scales["release"]))  # laplace_mechanism's draw
 
     def _answer_dwork_roth(self, synthetic_value: float, true_value: float) -> float | None:
         above = self._sparse.test(true_value - synthetic_value)
@@ -367,7 +366,7 @@ def _query_stream(queries: QueryStream, domain_size: int) -> ConjunctionWorkload
             raise ValueError(
                 f"queries must be over a universe of {domain_size} cells; this workload has {queries.domain_size}"
             )
-        return queries
+        return list(queries)  # the workload's own (cached) query objects, indexed once per stream
     if sparse.issparse(queries):
         rows = sparse.csr_array(queries, dtype=float)
         if rows.ndim != 2 or rows.shape[1] != domain_size:
@@ -388,13 +387,13 @@ def run_stream_with_potential(curator: PrivateMW, queries: QueryStream, p: Array
     target = check_array(p, "p", shape=(curator.domain_size,))
     queries = _query_stream(queries, curator.domain_size)
     out, potential = np.full(len(queries), np.nan), np.full(len(queries), np.nan)
-    current, updates = kl_potential(target, curator._synthetic), curator.updates
+    current, updates = _kl(target, curator._synthetic), curator.updates
     for i, query in enumerate(queries):
         try:
             out[i] = curator.answer(query)
         except BudgetExhaustedError:
             break
         if curator.updates != updates:
-            current, updates = kl_potential(target, curator._synthetic), curator.updates
+            current, updates = _kl(target, curator._synthetic), curator.updates
         potential[i] = current
     return out, potential
