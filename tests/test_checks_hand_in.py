@@ -120,3 +120,43 @@ def test_bad_arguments_are_refused_by_name():
         hand_in_status("01_laplace_utility", [("K_max", 538)])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="namespace"):
         hand_in_status("01_laplace_utility")  # no IPython kernel in a test
+
+
+def test_a_check_already_run_on_the_same_function_is_reused_and_a_redefined_one_is_judged_afresh(monkeypatch):
+    from dpcourse.checks import _core
+    from dpcourse.checks import above_threshold as at
+
+    monkeypatch.setattr(_core, "_LAST_RUN", {})  # this kernel has run no check cell yet
+    right, mistakes = CASES["implement"][1][0], CASES["implement"][2]
+    calls = []
+
+    def counted(*args):
+        calls.append(1)
+        return right(*args)
+
+    at.implementation(counted)  # the check cell: probes the function (many runs on each documented example)
+    assert calls
+    checked = len(calls)
+    namespace = {**_namespace("04_above_threshold_proof"), "my_above_threshold": counted}
+    status = hand_in_status("04_above_threshold_proof", namespace)
+    assert status.exercises[0].passed and len(calls) == checked  # same function object: not run again
+
+    def counted(*args):  # noqa: F811 - the answer cell run again: a new function object, now a wrong one
+        calls.append(1)
+        return mistakes[0][0][0](*args)
+
+    namespace["my_above_threshold"] = counted
+    status = hand_in_status("04_above_threshold_proof", namespace)
+    assert status.exercises[0].status == "failed" and len(calls) > checked
+
+
+def test_a_list_answer_changed_in_place_after_its_check_is_judged_afresh(monkeypatch):
+    from dpcourse.checks import _core
+    from dpcourse.checks import above_threshold as at
+
+    monkeypatch.setattr(_core, "_LAST_RUN", {})
+    answer = list(CASES["small-pmf"][1][0])
+    at.small_pmf(answer)
+    answer.reverse()  # the same list object, now wrong
+    status = hand_in_status("04_above_threshold_proof", {**_namespace("04_above_threshold_proof"), "small_pmf": answer})
+    assert status.exercises[1].status == "failed" and "reverse order" in status.exercises[1].message

@@ -160,6 +160,9 @@ class CheckFailed(AssertionError):
 
 _COLLECTOR: list | None = None  # set by dpcourse.checks._grading while the grader runs a check cell
 _SEED: int | None = None  # the seed the grader draws a function exercise's inputs from, for that cell
+#: Exercise id → (the answers, the evidence) of its check cell's last run in this kernel (a student's own run only):
+#: :func:`~dpcourse.checks.hand_in_status` reuses the evidence when it would probe the very same answers again.
+_LAST_RUN: dict[str, tuple[tuple[object, ...], dict]] = {}
 
 
 @dataclass(frozen=True)
@@ -251,6 +254,7 @@ class Exercise:
         if _COLLECTOR is not None:
             _COLLECTOR.append({"exercise": self.exercise, "evidence": json.loads(json.dumps(evidence, default=str))})
             return
+        _LAST_RUN[self.exercise] = (answers, evidence)
         raised = self.answer_cell_error()
         if raised is not None:  # the names still hold an earlier run's values: never judge those
             show(

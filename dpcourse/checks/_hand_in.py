@@ -3,6 +3,11 @@
 The last cell of each notebook runs ``hand_in_status("01_laplace_utility")``: each exercise of that notebook
 is judged (as its check cell would judge it, on the documented examples) with the values its answer names
 have now in the student's namespace; a name that is not defined counts as not attempted.
+
+A check cell run earlier in the same kernel on the very same answer objects is not run again: its evidence is
+reused (see :func:`_reusable`). That holds only for answers that cannot have changed since: a function (the same
+function object, so re-running its answer cell, which defines a new one, is judged afresh) or an immutable number
+or string. A list or array may have been changed in place, so it is always probed again.
 """
 
 from __future__ import annotations
@@ -11,9 +16,11 @@ import html
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import import_module
+from types import FunctionType
 from typing import Any
 
 from .._validation import check_choice
+from . import _core
 from ._core import FAILED, NOT_ATTEMPTED, PASSED, Exercise, Verdict, quote
 
 __all__ = ["NOTEBOOKS", "HandInStatus", "hand_in_status", "notebook_exercises"]
@@ -28,6 +35,21 @@ NOTEBOOKS: dict[str, str] = {
     "06_private_mw": "pmw",
 }
 _SHOWN_MESSAGE = 100
+_UNCHANGEABLE = (FunctionType, bool, int, float, complex, str, bytes, type(None))
+
+
+def _reusable(exercise: Exercise, answers: list[object]) -> dict | None:
+    """The evidence of this exercise's check cell run earlier in this kernel, if it probed these very answers.
+
+    Only when every answer is the same object as then (``is``) and of a kind that cannot change in place: a
+    function (re-running the answer cell defines a new function object, which is probed afresh) or an immutable
+    scalar. Otherwise None: the answers are probed again.
+    """
+    last = _core._LAST_RUN.get(exercise.exercise)
+    if last is None or len(last[0]) != len(answers):
+        return None
+    same = all(then is now and isinstance(now, _UNCHANGEABLE) for then, now in zip(last[0], answers, strict=True))
+    return last[1] if same else None
 
 
 def notebook_exercises(notebook: str) -> tuple[Exercise, ...]:
@@ -121,6 +143,8 @@ def hand_in_status(notebook: str, namespace: Mapping[str, object] | None = None)
     namespace : mapping, optional
         Where the answers are: each exercise's :attr:`~dpcourse.checks._core.Exercise.answers` are looked up in
         it; an exercise with any answer missing is not attempted. None reads IPython's ``user_ns``.
+        An exercise whose check cell already ran in this kernel on the same function object (or the same
+        immutable number or string) is judged on the evidence that check gathered, without probing it again.
 
     Returns
     -------
@@ -138,5 +162,6 @@ def hand_in_status(notebook: str, namespace: Mapping[str, object] | None = None)
             verdicts.append(Verdict(exercise.exercise, NOT_ATTEMPTED))
             continue
         answers = [found[name] for name in exercise.answers]
-        verdicts.append(exercise.verdict(exercise.evidence(*answers)))
+        evidence = _reusable(exercise, answers)
+        verdicts.append(exercise.verdict(exercise.evidence(*answers) if evidence is None else evidence))
     return HandInStatus(stem, tuple(verdicts))
