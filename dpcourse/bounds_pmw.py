@@ -87,7 +87,9 @@ def pmw_notes_alpha(*, n: float, epsilon: float, domain_size: int, num_queries: 
 
     Accuracy needs ε₀ ≥ 16 ln(3k/β)/(nα) (all 3k Laplace variables small, Claim 3), privacy
     spends ε = 2ε₀N with N = 16 ln|𝒳|/α²; together ε ≥ 512 ln(3k/β) ln|𝒳|/(nα³)
-    (Theorem 4.3, β written δ there). The 512 belongs under the cube root, α = 8(…)^{1/3};
+    (Theorem 4.3, β written δ there). The count 3k holds for every N: k query noises, u ≤ min(N, k)
+    released answers and at most min(u + 1, k) thresholds; the notes' route, 2N + k ≤ 3k, needs
+    N ≤ k. The 512 belongs under the cube root, α = 8(…)^{1/3};
     the notes' statement of the theorem prints it outside (a slip).
     """
     k = check_integer(num_queries, "num_queries", minimum=1)

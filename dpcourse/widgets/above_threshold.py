@@ -249,4 +249,4 @@ def sparse_delta_panel(
         "delta": delta_slider("δ", value=1e-6, min_exp=-12, max_exp=-2),
         "beta": log_slider("β", value=0.05, min_exp=-3, max_exp=-0.7, step=0.1),
     }
-    return Panel(draw, controls, figsize=(7.0, 4.2), render=render)
+    return Panel(draw, controls, figsize=(9.6, 4.2), render=render)
