@@ -28,6 +28,10 @@ XDIST_E2E  ?= -n 2
 XDIST_TEST ?= -n 3 --dist loadfile --no-loadscope-reorder --max-worker-restart=0
 CHROMIUM  := $(shell command -v chromium 2>/dev/null)
 NPM       := $(shell command -v npm 2>/dev/null)
+# The course website's environment (make book, below); defined here because `test` names them as prerequisites.
+BOOK_VENV  := $(VENV)/book
+BOOK_STAMP := $(BOOK_VENV)/.installed
+BOOK_NPM_STAMP := book/npm/node_modules/.installed
 
 .PHONY: help venv lab lab-solutions test unit nbval e2e nbtest execute bench release clean test-grading-unconfined docs book
 
@@ -141,9 +145,6 @@ bench: $(STAMP)
 # Sphinx 9, so the book has its own environment, .venv/book (requirements.txt + requirements-book.txt); the
 # scripts the site serves itself (MathJax, require.js, the widget manager) come from npm, pinned by
 # book/npm/package-lock.json. Both are installed on first use, like .venv.
-BOOK_VENV  := $(VENV)/book
-BOOK_STAMP := $(BOOK_VENV)/.installed
-BOOK_NPM_STAMP := book/npm/node_modules/.installed
 
 $(BOOK_STAMP): requirements.txt requirements-book.txt pyproject.toml
 	$(PYTHON) -m venv $(BOOK_VENV)
