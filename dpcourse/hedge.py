@@ -320,7 +320,7 @@ def mw_query_release(
         synthetic = _mw_step(synthetic.copy(), query, truth[i], eta)
         chosen.append(i)
         gaps.append(gap)
-        potential.append(float(special.rel_entr(p, synthetic).sum()))
+        potential.append(_kl(p, synthetic))
     final = float(np.max(np.abs(np.asarray(w @ synthetic).ravel() - truth)))
     return MWReleaseResult(
         synthetic, len(chosen), np.array(chosen, dtype=int), np.array(gaps), np.array(potential), final, a, eta

@@ -300,7 +300,7 @@ class PrivateMW:
             When the update budget or ``max_queries`` is spent.
         """
         q = _as_query(query, self.domain_size)
-        if self._sparse.halted or (self.max_queries is not None and self.answered >= self.max_queries):
+        if self.exhausted:
             if self.max_queries is not None and self.answered >= self.max_queries:
                 raise BudgetExhaustedError(f"PrivateMW has answered max_queries = {self.max_queries} queries")
             raise BudgetExhaustedError(
