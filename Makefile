@@ -15,7 +15,7 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg -
 E2E_STAMP := $(VENV)/.e2e-installed
 TEST_STAMP := $(VENV)/.test-installed
 # Both cores (pytest-xdist), one test file or notebook per work unit (--dist loadfile): a notebook's
-# cells share one kernel, and tests/test_grading.py shares one grading run across its tests.
+# cells share one kernel, and tests/classroom/test_grade.py shares one grading run across its tests.
 # (Not --dist loadgroup: with pytest 9, xdist 3.8 cannot tag the grouped tests, so groups are ignored.)
 # --no-loadscope-reorder keeps the order of tests/conftest.py: the longest files first.
 # --max-worker-restart=0: a worker that dies fails the run with xdist's message instead of being replaced.
@@ -101,7 +101,7 @@ $(TEST_STAMP): requirements-test.txt $(STAMP)
 # The grading tests as on a machine without bubblewrap (DPCOURSE_BWRAP names a bwrap that does not exist):
 # the sandboxed tests skip with the reason, the refusal and the unconfined run are tested (.ci/run runs this).
 test-grading-unconfined: $(STAMP) $(TEST_STAMP)
-	DPCOURSE_BWRAP=/nonexistent/bwrap $(BIN)/python -m pytest -p no:nbval $(XDIST) tests/test_grading.py tests/test_grading_unconfined.py
+	DPCOURSE_BWRAP=/nonexistent/bwrap $(BIN)/python -m pytest -p no:nbval $(XDIST) tests/classroom/test_grade.py tests/classroom/test_grade_unconfined.py
 
 unit: $(STAMP) $(TEST_STAMP)
 	$(BIN)/python -m pytest -p no:nbval $(XDIST) -m "not e2e" tests

@@ -18,7 +18,7 @@ import numpy as np
 
 from dpcourse import audit
 from dpcourse.audit.peer_suites import PEER_MECHANISMS, checkdp_mechanisms
-from dpcourse.svt_variants import VARIANTS
+from dpcourse.svt import VARIANTS
 
 from ._harness import Section
 

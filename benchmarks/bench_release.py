@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcourse import mechanisms
-from dpcourse import query_release as qr
+from dpcourse import linear_queries, mechanisms
 from dpcourse.widgets import reconstruction_panel, release_comparison_panel
 
 from ._harness import Section
@@ -14,8 +13,8 @@ from ._harness import Section
 def run() -> Section:
     section = Section("Notebook 02 (randomized response vs Laplace vs Gaussian)")
     n, g, k, trials = 10_000, 64, 1000, 40
-    population = qr.make_population(n, g, rng=0)
-    workload = qr.random_type_queries(k, g, rng=1)
+    population = linear_queries.make_population(n, g, rng=0)
+    workload = linear_queries.random_type_queries(k, g, rng=1)
     types = np.repeat(np.arange(g), population.type_sizes)
     bits = np.concatenate(
         [np.r_[np.ones(c), np.zeros(s - c)] for c, s in zip(population.ones, population.type_sizes, strict=True)]
@@ -29,7 +28,7 @@ def run() -> Section:
 
     section.ratio(
         f"randomized response, n = {n:,}, |Q| = {k}, {trials} trials (binomial counts per type)",
-        lambda: qr.randomized_response_answers(population, workload, epsilon=1.0, rng=gen, trials=trials),
+        lambda: linear_queries.randomized_response_answers(population, workload, epsilon=1.0, rng=gen, trials=trials),
         "simulating every person's report",
         per_person,
         repeat=3,
@@ -37,7 +36,7 @@ def run() -> Section:
     for method in ("laplace", "laplace_histogram", "gaussian"):
         section.timing(
             f"{method}, |Q| = {k}, {trials} trials",
-            lambda method=method: qr.release(
+            lambda method=method: linear_queries.release(
                 method, population, workload, epsilon=1.0, delta=1e-6, rng=gen, trials=trials
             ),
             repeat=3,

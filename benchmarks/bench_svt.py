@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcourse import audit, svt
+from dpcourse import svt
 from dpcourse.widgets import above_threshold_panel
 
 from ._harness import Section
@@ -40,7 +40,7 @@ def run() -> Section:
         q = np.random.default_rng(m).normal(0, 3, size=m)
         section.timing(
             f"above_threshold_pmf, m = {m}",
-            lambda q=q: audit.above_threshold_pmf(q, threshold=1.0, epsilon=1.0),
+            lambda q=q: svt.above_threshold_pmf(q, threshold=1.0, epsilon=1.0),
             repeat=3,
         )
     panel = above_threshold_panel()

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse import linalg as sparse_linalg
 
-from dpcourse import factorization as fz
-from dpcourse import queries
+from dpcourse import linear_queries
 from dpcourse.widgets import tree_panel
 
 from ._harness import Section
@@ -15,7 +14,7 @@ from ._harness import Section
 def run() -> Section:
     section = Section("Notebook 03 (threshold queries, trees, factorization)")
     d = 2**20
-    tree = fz.hierarchical_strategy(d)
+    tree = linear_queries.hierarchical_strategy(d)
     rng = np.random.default_rng(0)
     y = tree.matrix @ rng.integers(0, 10, size=d).astype(float) + rng.laplace(0, 21.0, size=tree.num_queries)
     generic = {}
@@ -25,20 +24,20 @@ def run() -> Section:
 
     ratio = section.ratio(
         "two-pass tree least squares, d = 2²⁰ (2,097,151 nodes)",
-        lambda: fz.tree_least_squares(tree, y),
+        lambda: linear_queries.tree_least_squares(tree, y),
         "scipy.sparse.linalg.lsqr on the same system",
         lsqr,
         repeat=3,
     )
-    gap = float(np.abs(fz.tree_least_squares(tree, y) - generic["x"]).max())
+    gap = float(np.abs(linear_queries.tree_least_squares(tree, y) - generic["x"]).max())
     section.notes.append(f"The two-pass estimate is {1 / ratio:.0f}× faster than lsqr and agrees with it to {gap:.1e}.")
-    workload = queries.all_range_workload(4096)
-    tree4096 = fz.hierarchical_strategy(4096)
+    workload = linear_queries.all_range_workload(4096)
+    tree4096 = linear_queries.hierarchical_strategy(4096)
     section.ratio(
         "exact expected error, binary tree, all 8.4 million intervals at d = 4096 (shipped table)",
-        lambda: fz.expected_error(workload, tree4096, epsilon=1.0),
+        lambda: linear_queries.expected_error(workload, tree4096, epsilon=1.0),
         "computing it (Cholesky of AᵀA, what `python -m dpcourse.data` does)",
-        lambda: fz._trace_gram_inverse(workload.gram(), tree4096.gram()),
+        lambda: linear_queries.factorization._trace_gram_inverse(workload.gram(), tree4096.gram()),
         repeat=3,
         note="Gram matrix of W cached after the first call",
     )

@@ -1,34 +1,24 @@
 """dpcourse: the package behind a Jupyter workbook on differential privacy.
 
-Modules, one idea each:
+The folder tree is the course's table of contents: a package per lecture topic, each module one idea.
 
-- :mod:`dpcourse.mechanisms`: Laplace, Gaussian (classic and analytic), randomized response,
-  the exponential mechanism and report noisy max.
-- :mod:`dpcourse.queries`: linear queries and workloads over a histogram (explicit, prefix,
-  all-range), their sensitivities and Gram matrices.
-- :mod:`dpcourse.bounds`: the theory lines (tail bounds, error rates, sample complexity, …).
-- :mod:`dpcourse.experiments`: empirical error over many trials, with confidence intervals.
-- :mod:`dpcourse.query_release`: randomized response vs Laplace vs Gaussian for many queries.
-- :mod:`dpcourse.reconstruction`: reconstruction from noisy subset sums (Dinur & Nissim's setting; least squares).
-- :mod:`dpcourse.factorization`: strategies, the matrix mechanism, exact error, tree least squares.
-- :mod:`dpcourse.svt`: AboveThreshold, SparseVector, NumericSparse (batch and online).
-- :mod:`dpcourse.svt_variants`: the published SVT variants of Lyu, Su & Li (2017), and SVT-S.
-- :mod:`dpcourse.exact`: exact output probabilities of AboveThreshold and the SVT variants, the
-  privacy loss they imply, and the AboveThreshold proof's steps.
-- :mod:`dpcourse.audit`: the empirical auditor of any mechanism (StatDP's inputs, encoded outputs,
-  events chosen on selection runs and tested on fresh ones, the p-value over test ε).
-- :mod:`dpcourse.audit.peer_suites`: the SVT-family test suites of StatDP, DP-Sniper and CheckDP.
-- :mod:`dpcourse.pmw`: Hedge, multiplicative weights and Private MW for query release.
-- :mod:`dpcourse.exponential`: the exponential mechanism exactly (pmf, privacy loss, utility) and
-  the lecture's pricing example.
-- :mod:`dpcourse.plotting`: one colour per method, theory as lines, measurements as points.
-- :mod:`dpcourse.tables`: tables shown as HTML that fits a laptop's width, with their numbers as plain text.
-- :mod:`dpcourse.widgets`: ipywidgets panels that redraw a figure, testable without a browser.
-- :mod:`dpcourse.checks`: the exercises' checks: a probe in the student's kernel, a pure judge.
-- :mod:`dpcourse.classroom`: the instructor's operations, on top of the rest: the students' release
-  (``python -m dpcourse release``), grading in a sandbox and judging outside it, the gradebook
-  (``python -m dpcourse grade``). The old names :mod:`dpcourse.student_copy`, :mod:`dpcourse.grading`,
-  :mod:`dpcourse.instructor` and :mod:`dpcourse._grade_worker` re-export from it for one release.
+- :mod:`dpcourse.mechanisms`: noise mechanisms and their calibration (Laplace, Gaussian, randomized
+  response, the exponential mechanism, report noisy max), composition, the theory of their error, and
+  measuring a mechanism over many trials (notebooks 01, 02, 06);
+- :mod:`dpcourse.linear_queries`: linear queries and workloads, randomized response against Laplace,
+  the reconstruction attack, strategies and the matrix mechanism (notebooks 01, 02, 03);
+- :mod:`dpcourse.svt`: AboveThreshold, SparseVector and NumericSparse (batch and online), their exact
+  output probabilities and proof steps, the published variants and their exact losses (notebooks 04, 05);
+- :mod:`dpcourse.pmw`: Hedge, multiplicative weights, Private MW and its baselines (notebook 06);
+- :mod:`dpcourse.audit`: the empirical auditor of any mechanism (notebook 05);
+- :mod:`dpcourse.widgets` and :mod:`dpcourse.checks`: each notebook's panels and exercise checks, one
+  module per notebook;
+- :mod:`dpcourse.classroom`: the instructor's operations on top of the rest: the student copy
+  (``python -m dpcourse release``), collecting, grading in a sandbox and the gradebook.
+
+At the top sit only what every floor shares: :mod:`dpcourse.plotting` and :mod:`dpcourse.tables` (how a
+figure and a table look), ``_validation`` (parameter checks), ``data`` (shipped tables) and the command
+(``python -m dpcourse``).
 """
 
 __version__ = "0.1.0"

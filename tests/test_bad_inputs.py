@@ -34,19 +34,11 @@ import numpy as np
 import pytest
 
 MODULES = [
-    "bounds",
     "mechanisms",
-    "experiments",
-    "queries",
-    "factorization",
-    "pmw",
-    "query_release",
-    "reconstruction",
+    "linear_queries",
     "svt",
-    "svt_variants",
+    "pmw",
     "audit",
-    "exact",
-    "exponential",
     "plotting",
     "widgets",
 ]
@@ -174,36 +166,38 @@ VALID = {
 
 # Per-module (or per-function) valid values where a name means something else there.
 OVERRIDES = {
-    "bounds.laplace_max_error_tail": {"t": [0.5, 1.0]},
-    "bounds.optimal_composition_delta": {"epsilon": 1.0, "epsilon0": 0.1, "k": 10},
-    "bounds.advanced_composition_epsilon": {"delta": 1e-6},
-    "bounds.pmw_dwork_roth_requirement": {"alpha": 0.2},
+    "svt.above_threshold_loss_bound": {"threshold_scale": 2.0, "query_scale": 4.0},
+    "svt.numeric_svt_s_loss": {"num_queries": 3, "numeric_epsilon": 0.5, "c": 1},
+    "svt.svt_s_lemma_losses": {"lengths": [1, 2], "c": 1},
+    "mechanisms.laplace_max_error_tail": {"t": [0.5, 1.0]},
+    "mechanisms.optimal_composition_delta": {"epsilon": 1.0, "epsilon0": 0.1, "k": 10},
+    "mechanisms.advanced_composition_epsilon": {"delta": 1e-6},
+    "pmw.pmw_dwork_roth_requirement": {"alpha": 0.2},
     "mechanisms.rr_debias": {"reports": [0, 1, 1, 0]},
     "pmw.release_errors": {"truth": None},
-    "reconstruction.least_squares_estimate": {"answers": [1.0, 0.0, 1.0, 1.0]},
-    "reconstruction.reconstruct": {"answers": [1.0, 0.0, 1.0, 1.0]},
-    "svt_variants.f_measure": {"selected": [[True, False, True]], "truth": [True, True, False]},
+    "linear_queries.least_squares_estimate": {"answers": [1.0, 0.0, 1.0, 1.0]},
+    "linear_queries.reconstruct": {"answers": [1.0, 0.0, 1.0, 1.0]},
+    "svt.f_measure": {"selected": [[True, False, True]], "truth": [True, True, False]},
     "mechanisms.rr_estimate": {"reports": [[0, 1, 1, 0]]},
     "mechanisms.k_randomized_response": {"values": [0, 1, 2, 1]},
-    "experiments.proportion_interval": {"counts": [3, 5], "trials": 10},
-    "experiments.summarize": {"values": [1.0, 2.0, 3.0]},
-    "experiments.max_abs_error": {"truth": [0.0, 1.0, 2.0, 0.5, 3.0, 0.2]},
-    "experiments.mean_squared_error": {"truth": [0.0, 1.0, 2.0, 0.5, 3.0, 0.2]},
-    "queries.histogram": {"domain_size": 4},
-    "factorization.canonical_decomposition": {"s": 2, "t": 5},
-    "factorization.answer_by_decomposition": {"s": 2, "t": 5},
-    "pmw.hedge": {"losses": [[0.1, 0.5], [0.3, 0.2]]},
+    "mechanisms.proportion_interval": {"counts": [3, 5], "trials": 10},
+    "mechanisms.summarize": {"values": [1.0, 2.0, 3.0]},
+    "mechanisms.max_abs_error": {"truth": [0.0, 1.0, 2.0, 0.5, 3.0, 0.2]},
+    "mechanisms.mean_squared_error": {"truth": [0.0, 1.0, 2.0, 0.5, 3.0, 0.2]},
+    "linear_queries.histogram": {"domain_size": 4},
+    "linear_queries.canonical_decomposition": {"s": 2, "t": 5},
+    "linear_queries.answer_by_decomposition": {"s": 2, "t": 5},
+    "pmw.multiplicative_weights": {"losses": [[0.1, 0.5], [0.3, 0.2]]},
     "pmw.product_histogram": {"n": 100, "num_bits": 3},
     "pmw.mw_update": {"released": 0.5, "synthetic": [0.25, 0.25, 0.5], "query": [1.0, 0.0, 1.0]},
     "pmw.kl_potential": {"p": [0.25, 0.25, 0.5], "synthetic": [0.5, 0.25, 0.25]},
-    "svt_variants.top_c_mask": {"counts": [5, 3, 8, 1]},
-    "svt_variants.zipf_counts": {"num_items": 20, "total": 1000},
+    "svt.top_c_mask": {"counts": [5, 3, 8, 1]},
+    "svt.zipf_counts": {"num_items": 20, "total": 1000},
     "audit.pattern_frequency": {"outputs": [[math.inf, -math.inf]], "pattern": [math.inf, -math.inf]},
     "audit.thinned_fisher_p_value": {"count_d": 5, "count_d_prime": 3, "n": 100, "epsilon": 1.0},
-    "audit.privacy_loss": {"p": [0.5, 0.5], "q": [0.25, 0.75]},
-    "exact.privacy_loss": {"p": [0.5, 0.5], "q": [0.25, 0.75]},
-    "exponential.adversarial_scores": {"num_outcomes": 5},
-    "exponential.utility_gap_tail": {"gaps": [0.5, 1.0]},
+    "svt.privacy_loss": {"p": [0.5, 0.5], "q": [0.25, 0.75]},
+    "mechanisms.adversarial_scores": {"num_outcomes": 5},
+    "mechanisms.utility_gap_tail": {"gaps": [0.5, 1.0]},
     "widgets.laplace_tail_panel": {"trials": 200, "max_k": 10, "render": False},
     "widgets.release_comparison_panel": {"num_types": 8, "max_queries": 20, "trials": 3, "render": False},
     "widgets.reconstruction_panel": {"n": 20, "trials": 2, "render": False},
@@ -213,25 +207,25 @@ OVERRIDES = {
     "widgets.variant_loss_panel": {"render": False},
     "widgets.neighbouring_answers": {"m": 4},
     "pmw.run_stream_with_potential": {"p": np.arange(1.0, 17.0) / 136},
-    "svt_variants.normalized_cumulative_rank": {
+    "svt.normalized_cumulative_rank": {
         "selected": [[True, False, True, False]],
         "counts": [5, 3, 8, 1],
         "c": 2,
     },
-    "svt_variants.normalized_cumulative_support": {
+    "svt.normalized_cumulative_support": {
         "selected": [[True, False, True, False]],
         "counts": [5, 3, 8, 1],
         "c": 2,
     },
-    "svt_variants.svt_retraversal": {"answers": [0.0, 1.0, 2.0, 0.5], "trials": 5, "monotonic": False},
+    "svt.svt_retraversal": {"answers": [0.0, 1.0, 2.0, 0.5], "trials": 5, "monotonic": False},
     "audit.audit": {"mechanism": "alg1", "trials": 2000, "threshold": 1.0},
     "audit.scan": {"mechanism": "alg1", "trials": 2000, "threshold": 1.0},
-    "exact.outcome_integrand": {"z": [0.0, 0.5], "outcome": 1, "answers": [0.0, 1.0, 2.0]},
-    "exact.variant_pattern_probability": {
+    "svt.outcome_integrand": {"z": [0.0, 0.5], "outcome": 1, "answers": [0.0, 1.0, 2.0]},
+    "svt.variant_pattern_probability": {
         "answers": [0.0, 1.0, 2.0, 0.5],
         "pattern": [math.inf, -math.inf, -math.inf, math.inf],
     },
-    "exact.generalized_above_threshold_pmf": {"answers": [0.0, 1.0, 2.0]},
+    "svt.generalized_above_threshold_pmf": {"answers": [0.0, 1.0, 2.0]},
     "svt.generalized_above_threshold": {"answers": [0.0, 1.0, 2.0]},
 }
 OVERRIDES.update(
@@ -282,21 +276,24 @@ SKIP = {
     "plotting.few_ticks",
     "plotting.plot_theory",
     "plotting.plot_empirical",
-    "svt_variants.format_outputs",
+    "svt.format_outputs",
+    # regenerate a shipped table for `python -m dpcourse.data` (minutes of work; no parameter to refuse)
+    "linear_queries.write_all_range_table",
+    "svt.write_variant_loss_table",
     # documented: grey for any name that is not a method (labels, strategies)
     "plotting.color_for",
 }
 # Zero is a meaningful value here (δ(ε) at ε = 0; a test of ε = 0 is a test of equal distributions).
 ZERO_OK = {
-    ("bounds.optimal_composition_delta", "epsilon"),
+    ("mechanisms.optimal_composition_delta", "epsilon"),
     ("widgets.format_delta", "delta"),
     ("audit.thinned_fisher_p_value", "epsilon"),
 }
 # Empty inputs that are meaningful (no records, no levels): not counted as bad.
 EMPTY_OK = {
-    ("queries.histogram", "records"),
-    ("bounds.laplace_max_error_tail", "t"),
-    ("experiments.proportion_interval", "counts"),
+    ("linear_queries.histogram", "records"),
+    ("mechanisms.laplace_max_error_tail", "t"),
+    ("mechanisms.proportion_interval", "counts"),
     ("pmw.run_stream", "queries"),
     ("pmw.run_stream_with_potential", "queries"),
 }  # an empty stream
@@ -320,32 +317,39 @@ def valid_value(qualname, param):
     return inspect.Parameter.empty
 
 
+def _defining_module(qualname):
+    """The last part of the module that defines ``package.name`` (``rr_vs_laplace`` for ``linear_queries.x``)."""
+    package, name = qualname.split(".", 1)
+    obj = getattr(importlib.import_module(f"dpcourse.{package}"), name)
+    return getattr(obj, "__module__", package).rsplit(".", 1)[-1]
+
+
 def _objects(qualname, param):
     """Valid structured arguments (strategies, workloads, populations) by parameter name."""
-    from dpcourse import factorization, pmw, queries, query_release, svt_variants
+    from dpcourse import linear_queries, pmw, svt
 
-    module = qualname.split(".")[0]
+    module = _defining_module(qualname)
     if param == "strategy":
-        return factorization.hierarchical_strategy(8)
+        return linear_queries.hierarchical_strategy(8)
     if param == "workload":
-        if module == "query_release":
-            return query_release.random_type_queries(4, 8, rng=0)
-        if module == "pmw":
+        if module == "rr_vs_laplace":
+            return linear_queries.random_type_queries(4, 8, rng=0)
+        if qualname.startswith("pmw."):
             return pmw.conjunction_workload(5, 4, rng=0)
-        return queries.all_range_workload(8)
+        return linear_queries.all_range_workload(8)
     if param == "population":
-        return query_release.make_population(100, 8, rng=0)
+        return linear_queries.make_population(100, 8, rng=0)
     if param == "noisy_answers":
-        return np.zeros(factorization.hierarchical_strategy(8).num_queries)
-    if param == "histogram" and module == "factorization":
+        return np.zeros(linear_queries.hierarchical_strategy(8).num_queries)
+    if param == "histogram" and module in ("factorization", "strategies"):
         return np.arange(8.0)
-    if param == "histogram" and module == "pmw":
+    if param == "histogram" and qualname.startswith("pmw."):
         return np.arange(1.0, 17.0)
     if param == "spec":
-        return svt_variants.svt_standard_spec(1.0, 1)
+        return svt.svt_standard_spec(1.0, 1)
     if param in ("queries", "workload") and module == "reconstruction":
         return np.eye(4)
-    if param == "queries" and module == "pmw":
+    if param == "queries" and qualname.startswith("pmw."):
         return np.array([[1.0] * 8 + [0.0] * 8, [0.0, 1.0] * 8])
     if param == "curator":
         return pmw.PrivateMW(np.arange(1.0, 17.0), epsilon=1.0, alpha=0.2, max_queries=4, rng=0)
@@ -522,9 +526,9 @@ NO_VALID_CALL_YET: set[str] = set()
     [
         (lambda: __import__("dpcourse.pmw", fromlist=["x"]).product_histogram(10, 22), "num_bits"),
         (
-            lambda: __import__("dpcourse.factorization", fromlist=["x"]).expected_error(
-                __import__("dpcourse.queries", fromlist=["x"]).all_range_workload(16384),
-                __import__("dpcourse.factorization", fromlist=["x"]).hierarchical_strategy(16384),
+            lambda: __import__("dpcourse.linear_queries", fromlist=["x"]).expected_error(
+                __import__("dpcourse.linear_queries.workloads", fromlist=["x"]).all_range_workload(16384),
+                __import__("dpcourse.linear_queries", fromlist=["x"]).hierarchical_strategy(16384),
                 epsilon=1.0,
             ),
             "domain size",
@@ -545,8 +549,8 @@ def test_size_guards_refuse_before_allocating(call_it, name):
 
 
 def test_theory_lines_refuses_an_unknown_method():
-    from dpcourse.query_release import make_population, random_type_queries
-    from dpcourse.widgets.release import theory_lines
+    from dpcourse.linear_queries import make_population, random_type_queries
+    from dpcourse.widgets.rr_vs_laplace import theory_lines
 
     with pytest.raises(ValueError, match="method must be one of"):
         theory_lines(

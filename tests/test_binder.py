@@ -16,8 +16,7 @@ import sys
 import pytest
 
 from dpcourse.classroom import release as student_copy
-
-from .test_environment import ROOT, binder_requirement_lines, conda_environment
+from tests.test_environment import ROOT, binder_requirement_lines, conda_environment
 
 
 def test_environment_yml_parses_and_uses_conda_forge():

@@ -27,8 +27,8 @@ claim.
 
 Mechanisms are any callable ``mechanism(answers, *, trials, rng)`` returning an array whose first
 axis is the trials: numbers, booleans, integer categories, or the output codes of
-:mod:`dpcourse.svt_variants` (⊥ = −∞, ⊤ = +∞, halted = NaN); a key of
-:data:`~dpcourse.svt_variants.VARIANTS` or a :class:`~dpcourse.svt_variants.Variant` is run at
+:mod:`dpcourse.svt.variants` (⊥ = −∞, ⊤ = +∞, halted = NaN); a key of
+:data:`~dpcourse.svt.VARIANTS` or a :class:`~dpcourse.svt.Variant` is run at
 the claimed ε with the given ``c``, ``threshold`` and ``sensitivity``.
 
 The auditor is a subpackage, one step a module, each building on the ones before it:
@@ -38,28 +38,12 @@ region), :mod:`~dpcourse.audit.encoding` (outputs as codes, the feature families
 returns), :mod:`~dpcourse.audit.search` (input pairs, screening, :func:`audit`, :func:`scan`) and
 :mod:`~dpcourse.audit.peer_suites` (StatDP's, DP-Sniper's and CheckDP's SVT suites). It imports the
 library, never the classroom, the checks or the widgets. The exact probabilities it is compared with
-live in :mod:`dpcourse.exact` and are re-exported here, as notebooks 04 and 05 use them.
+live in :mod:`dpcourse.svt` (:mod:`~dpcourse.svt.exact` and :mod:`~dpcourse.svt.exact_variants`).
 """
 
 from __future__ import annotations
 
-from ..exact import (  # noqa: F401  (re-exported: notebooks 04/05 and the checks use them from here)
-    PrivacyLoss,
-    ProofSteps,
-    _pattern_items,
-    above_threshold_pmf,
-    adversarial_pair,
-    counterexample,
-    exact_variant_loss,
-    generalized_above_threshold_pmf,
-    max_privacy_loss,
-    outcome_integrand,
-    privacy_loss,
-    proof_steps,
-    variant_pattern_probability,
-)
-from ..exact import __all__ as _exact_names
-from .encoding import _as_outputs, _Encoder  # noqa: F401  (tests/test_auditor.py reaches into them)
+from .encoding import _as_outputs, _Encoder  # noqa: F401  (tests/audit/test_auditor.py reaches into them)
 from .events import _best_event  # noqa: F401
 from .peer_suites import PEER_MECHANISMS
 from .result import AuditResult, ScanResult
@@ -75,5 +59,4 @@ __all__ = [
     "scan",
     "statdp_pairs",
     "thinned_fisher_p_value",
-    *_exact_names,  # the exact probabilities, re-exported from :mod:`dpcourse.exact`
 ]

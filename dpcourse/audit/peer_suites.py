@@ -16,12 +16,12 @@ symbolic in ε, so :func:`checkdp_mechanisms` builds its examples at any ε: at 
 BadSparseVector1–3, while BadGap is out of any sampler's reach with 10⁶ runs (its largest violation over
 pairs (a^{m−1}, b) / ((a + 1)^{m−1}, b) with events "⊥^{m−1}, then a value ≤ v" has an expected z of 1.67
 with 10⁶ test runs, below the 2.58 the test needs; computed exactly with
-:func:`dpcourse.exact.variant_pattern_probability`),
+:func:`dpcourse.svt.variant_pattern_probability`),
 and BadAdaptive is out of reach even at ε = 1 (expected z 0.33, or 0.42 when its top query moves too; 0.04
-at ε = 0.2): ``tests/test_auditor.py`` asserts each. ``flawed`` says whether the peer marks it incorrect.
+at ε = 0.2): ``tests/audit/test_auditor.py`` asserts each. ``flawed`` says whether the peer marks it incorrect.
 
 Longer than 400 lines because it is one catalogue: 22 peer mechanisms and 9 of CheckDP at any ε, each citing its source.
-Split by peer, the table that ``tests/test_auditor.py`` checks entry by entry would be scattered.
+Split by peer, the table that ``tests/audit/test_auditor.py`` checks entry by entry would be scattered.
 """
 
 from __future__ import annotations

@@ -20,12 +20,12 @@ from .._validation import (
     check_positive,
     check_probability,
 )
-from ..exact import (
+from ..mechanisms import proportion_interval
+from ..svt import VARIANTS, Variant
+from ..svt.exact_variants import (
+    PatternEntry,
     _pattern_items,
 )
-from ..exact_variants import PatternEntry
-from ..experiments import proportion_interval
-from ..svt_variants import VARIANTS, Variant
 from .encoding import _as_outputs, _Encoder
 from .events import _best_event, _Candidate
 from .result import AuditResult, ScanResult
@@ -144,7 +144,7 @@ def audit(
     Parameters
     ----------
     mechanism : str, Variant or callable
-        A key of :data:`~dpcourse.svt_variants.VARIANTS`, a variant, or any
+        A key of :data:`~dpcourse.svt.VARIANTS`, a variant, or any
         ``mechanism(answers, *, trials, rng)`` returning an array with one row per trial.
     answers_d, answers_d_prime : array_like, optional
         One neighbouring pair. With neither (and no ``pairs``), StatDP's family
@@ -311,7 +311,7 @@ def scan(
 def pattern_frequency(outputs: ArrayLike, pattern: Sequence[PatternEntry]) -> float:
     """The fraction of runs (rows of a variant's ``(trials, m)`` outputs) that match ``pattern``.
 
-    The empirical counterpart of :func:`dpcourse.exact.variant_pattern_probability`, with the
+    The empirical counterpart of :func:`dpcourse.svt.variant_pattern_probability`, with the
     same pattern codes.
     """
     out = check_array(outputs, "outputs", ndim=2, finite=False)  # ±inf and NaN are output codes

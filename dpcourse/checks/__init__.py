@@ -41,7 +41,7 @@ __all__ = [
     "hand_in_status",
 ]
 
-MODULES = ("laplace", "release", "trees", "above_threshold", "svt_variants", "pmw")
+MODULES = ("laplace", "rr_vs_laplace", "trees", "above_threshold", "svt_variants", "pmw")
 
 _install_kernel_handler()  # in a notebook: a check whose answer cell raised says so (see _kernel)
 

@@ -28,7 +28,7 @@ __all__ = ["NOTEBOOKS", "HandInStatus", "hand_in_status", "notebook_exercises"]
 #: Notebook stem → the check module of its exercises.
 NOTEBOOKS: dict[str, str] = {
     "01_laplace_utility": "laplace",
-    "02_rr_vs_laplace": "release",
+    "02_rr_vs_laplace": "rr_vs_laplace",
     "03_threshold_query_trees": "trees",
     "04_above_threshold_proof": "above_threshold",
     "05_flawed_svt_variants": "svt_variants",

@@ -9,9 +9,15 @@ import numpy as np
 from scipy import stats
 
 from .._validation import check_neighbouring_answers
-from ..audit import above_threshold_pmf, adversarial_pair, max_privacy_loss
-from ..bounds_svt import above_threshold_scales, numeric_sparse_scales, sparse_vector_scales
-from ..exact import generalized_above_threshold_pmf
+from ..svt import (
+    above_threshold_pmf,
+    above_threshold_scales,
+    adversarial_pair,
+    generalized_above_threshold_pmf,
+    max_privacy_loss,
+    numeric_sparse_scales,
+    sparse_vector_scales,
+)
 from ._core import (
     Exercise,
     Wrong,
@@ -46,7 +52,7 @@ __all__ = [
 _PARAMETERS = "(answers, threshold, epsilon, rng)"
 # 10,000 runs on each documented example suffice: the right distribution and the 13 named mistakes' are told
 # apart pairwise (disjoint acceptance intervals, see ``_LEVEL``) on one example or the other, as at 20,000, at half
-# the cost of running the student's function (tests/test_checks.py judges the right answer and mistakes on them).
+# the cost of running the student's function (tests/checks/test_checks.py judges the right answer and mistakes on them).
 _RUNS_OWN, _RUNS_GRADING, _GRADING_CASES = 10_000, 10_000, 4
 #: The documented runs: (answers, threshold, ε, the seed of the rng passed in, runs). The first is the notebook's
 #: own small example (not the lecture's); the second has ε far from 1, where ε left out of the scales or

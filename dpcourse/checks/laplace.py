@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ..bounds import laplace_max_error_bound, laplace_max_error_quantile
-from ..queries import MatrixWorkload
+from ..linear_queries import MatrixWorkload
+from ..mechanisms import laplace_max_error_bound, laplace_max_error_quantile
 from ._core import Exercise, call_evidence, calls, diagnose, judge_cases, short, value, value_evidence
 
 __all__ = [

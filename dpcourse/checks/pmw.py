@@ -6,10 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import bounds
+from .. import mechanisms, pmw
 from ..mechanisms import laplace_scale
-from ..pmw import mw_update
-from ..pmw_baselines import REPLACE_ONE_HISTOGRAM_SENSITIVITY
+from ..pmw import REPLACE_ONE_HISTOGRAM_SENSITIVITY, mw_update
 from ._core import (
     Exercise,
     Wrong,
@@ -158,7 +157,7 @@ mw_step = Exercise(
 def _judge_update_cap(evidence: dict) -> str:
     got = value(evidence, "N")
     d, alpha = UPDATE_CAP_EXERCISE["domain_size"], UPDATE_CAP_EXERCISE["alpha"]
-    expected = bounds.pmw_update_count_bound(domain_size=d, alpha=alpha)
+    expected = pmw.pmw_update_count_bound(domain_size=d, alpha=alpha)
     diagnose(
         got,
         expected,
@@ -168,7 +167,7 @@ def _judge_update_cap(evidence: dict) -> str:
         "the exercise's gap and η",
         mistakes={
             "the cap without privacy, 4 ln|𝒳|/α² (gap α, η = α/2)": (
-                bounds.mw_update_count_bound(domain_size=d, alpha=alpha),
+                pmw.mw_update_count_bound(domain_size=d, alpha=alpha),
                 "reread which gap and which η Private MW's noisy answers allow",
             ),
             "a drop of η·gap = α²/8 per update: the −η² term is missing": (
@@ -181,7 +180,7 @@ def _judge_update_cap(evidence: dict) -> str:
             ),
         },
     )
-    mw_count = bounds.mw_update_count_bound(domain_size=d, alpha=alpha)
+    mw_count = pmw.mw_update_count_bound(domain_size=d, alpha=alpha)
     return f"N = 16 ln|𝒳|/α² = {expected:.1f}, four times MW's {mw_count:.1f}"
 
 
@@ -228,7 +227,7 @@ _ABSURD_ALPHA = "an α above 1 is absurd: every normalised answer lies in [0, 1]
 def _judge_choose_alpha(evidence: dict) -> str:
     got = float(numbers(value(evidence, "α"), "α", ()))
     spec = ALPHA_EXERCISE
-    expected = bounds.pmw_notes_alpha(**spec)
+    expected = pmw.pmw_notes_alpha(**spec)
     n, k, eps, d, beta = spec["n"], spec["num_queries"], spec["epsilon"], spec["domain_size"], spec["beta"]
     logs = np.log(3 * k / beta) * np.log(d) / (n * eps)
     mistakes = {
@@ -304,7 +303,7 @@ def _judge_em_epsilon(evidence: dict) -> str:
             ),
         },
     )
-    level = bounds.exponential_mechanism_utility_bound(num_outcomes=size, sensitivity=du, epsilon=expected, t=t)
+    level = mechanisms.exponential_mechanism_utility_bound(num_outcomes=size, sensitivity=du, epsilon=expected, t=t)
     return f"ε = 2Δu(ln|R| + ln(1/β))/loss = {expected:.4g}; at that ε the theorem's level is {level:.4g}"
 
 

@@ -17,8 +17,7 @@ from scipy import stats
 
 from .._validation import ArrayLike, RngLike, as_generator
 from ..audit import audit as run_audit
-from ..audit import exact_variant_loss
-from ..svt_variants import NoiseSpec, svt_standard_spec
+from ..svt import NoiseSpec, exact_variant_loss, svt_standard_spec
 from ._core import (
     Exercise,
     Wrong,

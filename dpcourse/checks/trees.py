@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import factorization, queries
-from ..strategies import Strategy
+from .. import linear_queries
+from ..linear_queries import Strategy
 from ._core import Exercise, Wrong, diagnose, named_values, numbers, quote, value, value_evidence, values_evidence
 
 __all__ = [
@@ -35,8 +35,8 @@ def _judge_strategy(evidence: dict) -> str:
     answers = named_values(evidence, "your answers")
     d, b = STRATEGY["d"], STRATEGY["branching"]
     levels = round(np.log(d) / np.log(b))
-    prefix = factorization.prefix_strategy(d).l1_sensitivity
-    tree = factorization.hierarchical_strategy(d, b).l1_sensitivity
+    prefix = linear_queries.prefix_strategy(d).l1_sensitivity
+    tree = linear_queries.hierarchical_strategy(d, b).l1_sensitivity
     diagnose(
         answers.get("prefix_l1"),
         prefix,
@@ -106,7 +106,7 @@ def _covered_cells(tree: Strategy, pairs: Sequence[tuple[int, int]]) -> list[int
 def _judge_decomposition(evidence: dict) -> str:
     nodes = value(evidence, "nodes")
     d, s, t = DECOMPOSITION["d"], DECOMPOSITION["s"], DECOMPOSITION["t"]
-    tree = factorization.hierarchical_strategy(d, 2)
+    tree = linear_queries.hierarchical_strategy(d, 2)
     pairs = numbers(nodes, "nodes", whole=True)
     if pairs.ndim != 2 or pairs.shape[1] != 2 or pairs.shape[0] > 4 * d:
         raise Wrong(
@@ -142,7 +142,7 @@ def _judge_decomposition(evidence: dict) -> str:
             "node (ℓ, j) covers the cells j·2^ℓ … (j + 1)·2^ℓ − 1; each cell must be covered once",
             "nodes that do not cover the interval exactly once",
         )
-    best = factorization.canonical_decomposition(tree, s, t)
+    best = linear_queries.canonical_decomposition(tree, s, t)
     if len(given) > len(best):
         raise Wrong(
             f"your {len(given)} nodes partition [{s}, {t}], but {len(best)} are enough",
@@ -161,8 +161,8 @@ SMALL_ERROR_EPSILON = 1.0
 
 def _judge_small_error(evidence: dict) -> str:
     got = value(evidence, "small_error")
-    workload, strategy = queries.all_range_workload(2), factorization.hierarchical_strategy(2)
-    expected = factorization.expected_error(workload, strategy, epsilon=SMALL_ERROR_EPSILON)
+    workload, strategy = linear_queries.all_range_workload(2), linear_queries.hierarchical_strategy(2)
+    expected = linear_queries.expected_error(workload, strategy, epsilon=SMALL_ERROR_EPSILON)
     diagnose(
         got,
         expected,
@@ -197,8 +197,8 @@ INTERVAL_NODES: dict[str, Any] = {"d": 64, "branching": 4}
 
 def _most_nodes(d: int, branching: int) -> int:
     """The largest number of nodes in the canonical decomposition of any interval [s, t] of the tree."""
-    tree = factorization.hierarchical_strategy(d, branching)
-    return max(len(factorization.canonical_decomposition(tree, s, t)) for s in range(d) for t in range(s, d))
+    tree = linear_queries.hierarchical_strategy(d, branching)
+    return max(len(linear_queries.canonical_decomposition(tree, s, t)) for s in range(d) for t in range(s, d))
 
 
 def _judge_interval_nodes(evidence: dict) -> str:
@@ -246,9 +246,9 @@ PREFIX_VARIANCE: dict[str, Any] = {"d": 1024, "epsilon": 1.0}
 def _judge_prefix_variance(evidence: dict) -> str:
     got = value(evidence, "prefix_variance")
     d, epsilon = PREFIX_VARIANCE["d"], PREFIX_VARIANCE["epsilon"]
-    tree = factorization.hierarchical_strategy(d, 2)
-    per_node = factorization.noise_variance(tree, epsilon=epsilon)
-    nodes = max(len(factorization.canonical_decomposition(tree, 0, t)) for t in range(d))
+    tree = linear_queries.hierarchical_strategy(d, 2)
+    per_node = linear_queries.noise_variance(tree, epsilon=epsilon)
+    nodes = max(len(linear_queries.canonical_decomposition(tree, 0, t)) for t in range(d))
     expected = nodes * per_node
     diagnose(
         got,
@@ -291,9 +291,9 @@ BEST_BRANCHING: dict[str, Any] = {"d": 80}
 
 def _errors_by_branching(d: int) -> dict[int, float]:
     """The exact error per all-range query of the tree of every branching b = 2, …, d (with least squares)."""
-    workload = queries.all_range_workload(d)
+    workload = linear_queries.all_range_workload(d)
     return {
-        b: factorization.expected_error(workload, factorization.hierarchical_strategy(d, b), epsilon=1.0)
+        b: linear_queries.expected_error(workload, linear_queries.hierarchical_strategy(d, b), epsilon=1.0)
         for b in range(2, d + 1)
     }
 

@@ -3,16 +3,16 @@
 * ``interval_errors.npz``: the tree panel's per-length error curves of notebook 03
   (:func:`dpcourse.widgets.trees.write_table`);
 * ``all_range_traces.npz``: trace(WᵀW (AᵀA)⁻¹) of the all-range workload for the prefix, wavelet
-  and tree strategies up to d = 4096 (:func:`dpcourse.factorization.write_all_range_table`), so
+  and tree strategies up to d = 4096 (:func:`dpcourse.linear_queries.write_all_range_table`), so
   ``expected_error`` answers notebook 03's tables at once. Each entry carries a fingerprint of its
   strategy matrix and is used only when the matrix matches;
 * ``variant_losses.npz``: the exact loss (and both probabilities) of every SVT variant's counterexample
   at ε = 1, c = 1 … 5, m ≤ 42 (and m = 150 for the private ones), as notebook 05 and its panel show
-  them (:func:`dpcourse.exact.write_variant_loss_table`). Each entry carries a fingerprint of the
+  them (:func:`dpcourse.svt.write_variant_loss_table`). Each entry carries a fingerprint of the
   variant's noise and of the counterexample, and is used only when both match.
 
-``tests/test_widgets_trees.py``, ``tests/test_factorization.py`` and ``tests/test_exact.py`` recompute
-entries and compare.
+``tests/widgets/test_trees.py``, ``tests/linear_queries/test_factorization.py`` and
+``tests/svt/test_exact.py`` recompute entries and compare.
 """
 
 from functools import cache

@@ -16,8 +16,8 @@ _LAZY = {
     "above_threshold_panel": "above_threshold",
     "laplace_tail_panel": "laplace",
     "pmw_panel": "pmw",
-    "reconstruction_panel": "release",
-    "release_comparison_panel": "release",
+    "reconstruction_panel": "rr_vs_laplace",
+    "release_comparison_panel": "rr_vs_laplace",
     "tree_panel": "trees",
     "variant_loss_panel": "svt_variants",
 }

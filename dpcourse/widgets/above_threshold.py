@@ -9,10 +9,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._validation import RngLike, as_generator
-from ..audit import max_privacy_loss
-from ..bounds_svt import sparse_vector_accuracy_bound, sparse_vector_scales
 from ..plotting import color_for, fast_log_axes
-from ..svt import sparse_accuracy_margins
+from ..svt import max_privacy_loss, sparse_accuracy_margins, sparse_vector_accuracy_bound, sparse_vector_scales
 from ._panel import Panel, delta_slider, float_slider, format_delta, int_slider, log_slider
 
 __all__ = [

@@ -9,8 +9,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._validation import RngLike, as_generator, check_integer, check_size
-from ..bounds import laplace_max_error_bound, laplace_max_error_quantile, laplace_max_error_tail
-from ..experiments import empirical_tail
+from ..mechanisms import empirical_tail, laplace_max_error_bound, laplace_max_error_quantile, laplace_max_error_tail
 from ..plotting import color_for, fast_log_axes, few_ticks
 from ._panel import Panel, int_slider, log_slider
 

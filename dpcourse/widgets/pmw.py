@@ -10,11 +10,10 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.ticker import LogLocator, MaxNLocator
 
-from .. import bounds
+from .. import pmw
 from .._validation import check_integer
 from ..plotting import color_for, fast_log_axes
-from ..pmw import PrivateMW, conjunction_workload, product_histogram, run_stream
-from ..pmw_baselines import REPLACE_ONE_HISTOGRAM_SENSITIVITY
+from ..pmw import REPLACE_ONE_HISTOGRAM_SENSITIVITY, PrivateMW, conjunction_workload, product_histogram, run_stream
 from ._panel import Panel, float_slider, int_slider, log_slider
 
 __all__ = ["pmw_panel"]
@@ -96,7 +95,7 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
         err_pmw = np.maximum.accumulate(np.abs(answers - truth))
         err_lap = np.maximum.accumulate(np.abs(laplace_unit) * k / (n * epsilon))
         err_hist = np.maximum.accumulate(np.abs(histogram_unit) * REPLACE_ONE_HISTOGRAM_SENSITIVITY / (n * epsilon))
-        least_alpha = bounds.pmw_notes_alpha(n=n, epsilon=epsilon, domain_size=d, num_queries=k, beta=0.05)
+        least_alpha = pmw.pmw_notes_alpha(n=n, epsilon=epsilon, domain_size=d, num_queries=k, beta=0.05)
         guaranteed = curator.guaranteed_error  # 11α/8 if α ≥ least_alpha, else None
         artists["pmw"].set_data(t, err_pmw)
         artists["laplace"].set_data(t, err_lap)
@@ -121,7 +120,7 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
         artists["err_title"].set_text(f"|X| = 2^{bits}, n = {n:.3g}, ε = {epsilon:.3g}")
         cumulative = np.cumsum(curator.history.updated).astype(float)
         cumulative[cumulative == 0] = np.nan  # log axis: the curve starts at the first update
-        count_bound = bounds.mw_update_count_bound(domain_size=d, alpha=alpha)
+        count_bound = pmw.mw_update_count_bound(domain_size=d, alpha=alpha)
         artists["updates"].set_data(t, cumulative)
         artists["N"].set_ydata([curator.max_updates] * 2)
         artists["mw"].set_ydata([count_bound] * 2)

@@ -10,9 +10,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..audit import exact_variant_loss
 from ..plotting import color_for
-from ..svt_variants import VARIANTS
+from ..svt import VARIANTS, exact_variant_loss
 from ._panel import Panel, int_slider, log_slider
 
 __all__ = ["variant_loss_panel"]

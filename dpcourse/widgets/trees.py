@@ -3,7 +3,7 @@
 The panel's curves (the mean, over all intervals of each length, of qᵀ(AᵀA)⁻¹q) are exact and
 cost up to a second each at d = 1024, so they are shipped precomputed for every choice the
 panel offers, in ``dpcourse/data/interval_errors.npz``. Regenerate that file with
-``python -m dpcourse.data`` after changing a strategy; ``tests/test_widgets_trees.py``
+``python -m dpcourse.data`` after changing a strategy; ``tests/widgets/test_trees.py``
 recomputes entries and compares.
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .. import factorization
+from .. import linear_queries
 from .._validation import check_choice, check_integer
 from ..data import DIRECTORY, load_table
 from ..plotting import color_for, fast_log_axes
@@ -44,13 +44,13 @@ TABLE = DIRECTORY / "interval_errors.npz"
 STRATEGY_COLORS = {"identity": "laplace", "prefix": "laplace_histogram", "tree": "tree", "wavelet": "matrix_mechanism"}
 
 
-def strategy_by_name(name: str, d: int, branching: int = 2) -> factorization.Strategy:
+def strategy_by_name(name: str, d: int, branching: int = 2) -> linear_queries.Strategy:
     """One of :data:`STRATEGIES` over d cells (``branching`` is used by the tree only)."""
     builders = {
-        "identity": factorization.identity_strategy,
-        "prefix": factorization.prefix_strategy,
-        "wavelet": factorization.wavelet_strategy,
-        "tree": lambda d: factorization.hierarchical_strategy(d, branching),
+        "identity": linear_queries.identity_strategy,
+        "prefix": linear_queries.prefix_strategy,
+        "wavelet": linear_queries.wavelet_strategy,
+        "tree": lambda d: linear_queries.hierarchical_strategy(d, branching),
     }
     if not isinstance(name, str) or name not in builders:
         raise ValueError(f"strategy must be one of {', '.join(map(repr, STRATEGIES))}; got {name!r}")
@@ -103,7 +103,7 @@ def interval_error_by_length(
         for length in sampled:
             starts = gen.integers(0, d - length + 1, size=8)
             counts.append(
-                np.mean([len(factorization.canonical_decomposition(strategy, s, s + length - 1)) for s in starts])
+                np.mean([len(linear_queries.canonical_decomposition(strategy, s, s + length - 1)) for s in starts])
             )
         return sampled, np.array(counts), strategy.l1_sensitivity
     stored = _table().get(_key(name, d, branching))
@@ -130,9 +130,9 @@ def write_table(path: Path = TABLE, domain_sizes: Sequence[int] = DOMAIN_SIZES) 
 
 def _draw_decomposition(ax: Axes, d: int, branching: int, interval: tuple[int, int], artists: dict[str, Any]) -> int:
     """The tree's levels as grey bands (node borders when there are few), the interval's nodes filled."""
-    tree = factorization.hierarchical_strategy(d, branching)
+    tree = linear_queries.hierarchical_strategy(d, branching)
     s, t = interval
-    chosen = factorization.canonical_decomposition(tree, s, t)
+    chosen = linear_queries.canonical_decomposition(tree, s, t)
     key = (d, branching)
     if artists.get("tree_key") != key:
         for artist in artists.pop("tree_artists", []):

@@ -21,10 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.deploy.test_deploy_schemas import offline
+from tests.e2e.conftest import ROOT
 from tests.test_book import toc_files
-from tests.test_deploy_schemas import offline
-
-from .conftest import ROOT
 
 BOOK_PYTHON = ROOT / ".venv" / "book" / "bin" / "python"
 NPM_STAMP = ROOT / "book" / "npm" / "node_modules" / ".installed"

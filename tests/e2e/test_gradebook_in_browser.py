@@ -4,7 +4,7 @@ loads, and it asks the network for nothing. Screenshot: test-artifacts/grades_su
 from __future__ import annotations
 
 from dpcourse.classroom import gradebook
-from tests.test_gradebook import EXERCISES, LOG, rows
+from tests.classroom.test_gradebook import EXERCISES, LOG, rows
 
 
 def test_the_summary_page_renders_offline_with_its_figure(browser, tmp_path, artifacts):

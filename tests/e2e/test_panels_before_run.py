@@ -15,8 +15,7 @@ import nbformat
 import pytest
 
 from dpcourse.classroom.release import release_notebook
-
-from .conftest import ROOT, TOKEN
+from tests.e2e.conftest import ROOT, TOKEN
 
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"

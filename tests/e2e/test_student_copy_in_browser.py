@@ -16,8 +16,7 @@ import nbformat
 import pytest
 
 from dpcourse.classroom.release import release_notebook
-
-from .conftest import ROOT, TOKEN
+from tests.e2e.conftest import ROOT, TOKEN
 
 
 def _with_wrong_answers(nb):

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .conftest import ROOT
-from .test_student_copy_in_browser import _upload, check_wrong_answers_ran_to_the_end
+from tests.e2e.conftest import ROOT
+from tests.e2e.test_student_copy_in_browser import _upload, check_wrong_answers_ran_to_the_end
 
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 PRESSES = 5

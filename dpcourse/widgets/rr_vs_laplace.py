@@ -1,0 +1,359 @@
+"""Panels of notebook 02: four ways to release linear queries, and the reconstruction attack."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+import ipywidgets as widgets
+import numpy as np
+import traitlets
+from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure
+
+from .. import linear_queries, mechanisms
+from .._validation import RngLike, as_generator, check_choice, check_integer, check_size
+from ..linear_queries import MatrixWorkload
+from ..mechanisms import gaussian_sigma, max_abs_error, mean_squared_error, summarize
+from ..plotting import color_for, fast_log_axes
+from ._panel import Panel, delta_slider, float_slider, log_slider
+
+__all__ = ["CheckboxGroup", "METHOD_LABELS", "reconstruction_panel", "release_comparison_panel", "theory_lines"]
+
+METHOD_LABELS = {
+    "randomized_response": "randomized response",
+    "laplace": "Laplace, ε/|Q| per query",
+    "laplace_histogram": "Laplace histogram",
+    "gaussian": "Gaussian (analytic)",
+}
+BETA = 0.05
+#: The fixed noise levels E/√n of the reconstruction panel's curve.
+RECONSTRUCTION_LEVELS = np.geomspace(0.01, 10, 10)
+
+
+def theory_lines(
+    method: str, population: linear_queries.Population, workload: MatrixWorkload, *, epsilon: float, delta: float
+) -> tuple[float, float]:
+    """(max-error bound at β = 0.05, exact mean squared error per query) of one method."""
+    check_choice(method, "method", tuple(METHOD_LABELS))
+    n, k = population.n, workload.num_queries
+    people = workload.answer(population.type_sizes)  # how many people each query counts
+    if method == "randomized_response":
+        mse = mechanisms.rr_answer_variance(people_in_query=float(np.mean(people)), n=n, epsilon=epsilon)
+        return mechanisms.rr_max_error_bound(n=n, num_queries=k, beta=BETA, epsilon=epsilon), mse
+    if method == "laplace":
+        sensitivity = workload.l1_sensitivity / n
+        return (
+            mechanisms.laplace_max_error_bound(k=k, beta=BETA, sensitivity=sensitivity, epsilon=epsilon),
+            mechanisms.laplace_variance(sensitivity=sensitivity, epsilon=epsilon),
+        )
+    if method == "laplace_histogram":
+        cells = workload.answer(np.ones(population.num_types))  # |S| per query
+        mse = np.mean(cells) * mechanisms.laplace_variance(sensitivity=1.0, epsilon=epsilon) / n**2
+        return mechanisms.noisy_histogram_max_error_bound(
+            domain_size=population.num_types, num_queries=k, beta=BETA, epsilon=epsilon, n=n
+        ), mse
+    sigma = gaussian_sigma(l2_sensitivity=workload.l2_sensitivity / n, epsilon=epsilon, delta=delta)
+    return mechanisms.gaussian_max_error_bound(sigma=sigma, num_queries=k, beta=BETA), sigma**2
+
+
+class CheckboxGroup(widgets.VBox, widgets.ValueWidget):
+    """One checkbox per option, with readable labels; ``value`` is the tuple of checked keys, in option order.
+
+    A value widget like a slider: ``Panel`` observes ``value``, and setting ``value`` ticks the boxes.
+    """
+
+    value = traitlets.Tuple()
+
+    def __init__(self, options: Mapping[str, str], *, value: Sequence[str] = (), description: str = ""):
+        self.options = dict(options)
+        self._boxes = {
+            key: widgets.Checkbox(
+                value=key in value, description=label, indent=False, layout=widgets.Layout(width="auto")
+            )
+            for key, label in self.options.items()
+        }
+        children = ([widgets.Label(description)] if description else []) + list(self._boxes.values())
+        super().__init__(
+            children=children,
+            value=tuple(k for k in self.options if k in value),
+            layout=widgets.Layout(margin="0 0 0 12px"),
+        )
+        for box in self._boxes.values():
+            box.observe(self._box_changed, names="value")
+
+    @traitlets.validate("value")
+    def _valid(self, proposal: Mapping[str, Any]) -> tuple[str, ...]:
+        chosen = tuple(proposal["value"])
+        unknown = [k for k in chosen if k not in self.options]
+        if unknown:
+            raise traitlets.TraitError(
+                f"methods must be among {', '.join(map(repr, self.options))}; got {unknown[0]!r}"
+            )
+        return tuple(k for k in self.options if k in chosen)
+
+    @traitlets.observe("value")
+    def _value_changed(self, change: Mapping[str, Any]) -> None:
+        for key, box in self._boxes.items():
+            box.value = key in change["new"]
+
+    def _box_changed(self, _change: Mapping[str, Any]) -> None:
+        self.value = tuple(key for key, box in self._boxes.items() if box.value)
+
+
+def release_comparison_panel(
+    *, num_types: int = 64, max_queries: int = 1000, trials: int = 40, rng: RngLike = 2026, render: bool = True
+) -> Panel:
+    """Max error and mean squared error of the four releases against |Q|, measured and in theory.
+
+    Controls: ε, n, the largest |Q|, δ (Gaussian only) and which methods to show. The query
+    matrix (``max_queries`` random sets of types) is drawn once; the workload of size k is its
+    first k rows, so moving |Q| adds queries rather than redrawing them. All four methods are
+    measured (with one seeded generator, in a fixed order) once per (ε, n, |Q|, δ) and kept:
+    ticking a method on or off only shows or hides its curves.
+
+    ``num_types`` ≤ 4096, ``max_queries`` ≤ 10 000 and ``trials`` ≤ 1000 (as the sliders allow).
+    """
+    g = check_integer(num_types, "num_types", minimum=2, maximum=4096)
+    k_max = check_integer(max_queries, "max_queries", minimum=2, maximum=10_000)
+    trials = check_integer(trials, "trials", minimum=2, maximum=1000)
+    check_size(8 * k_max * g, "max_queries × num_types")
+    check_size(8 * 4 * trials * k_max, "trials × max_queries")
+    seed = int(as_generator(rng).integers(2**32))
+    all_queries = linear_queries.random_type_queries(k_max, g, rng=seed).matrix()
+
+    @lru_cache(maxsize=32)
+    def population(n: int) -> linear_queries.Population:
+        return linear_queries.make_population(n, g, rng=seed + 1)
+
+    @lru_cache(maxsize=64)
+    def workload(k: int) -> MatrixWorkload:  # the first k queries; built (and its sensitivities computed) once per k
+        return MatrixWorkload(all_queries[:k])
+
+    @lru_cache(maxsize=64)
+    def measure(epsilon: float, n: int, max_q: int, delta: float) -> tuple[linear_queries.Population, dict[str, tuple]]:
+        """Per method: the |Q| grid, max-error and MSE summaries, the bound and the exact MSE."""
+        pop = population(n)
+        grid = np.unique(np.geomspace(1, max_q, 6).astype(int))
+        gen = np.random.default_rng(seed + 2)
+        results = {}
+        for method in METHOD_LABELS:
+            rows = []
+            for k in grid:
+                w = workload(int(k))
+                truth = pop.answers(w)
+                released = linear_queries.release(method, pop, w, epsilon=epsilon, delta=delta, rng=gen, trials=trials)
+                rows.append(
+                    (
+                        summarize(max_abs_error(released, truth)),
+                        summarize(mean_squared_error(released, truth)),
+                        *theory_lines(method, pop, w, epsilon=epsilon, delta=delta),
+                    )
+                )
+            results[method] = (grid, *zip(*rows, strict=True))
+        return pop, results
+
+    artists: dict[str, Any] = {}
+
+    def build(fig: Figure) -> None:
+        ax_max, ax_mse = fig.subplots(1, 2)
+        for method in METHOD_LABELS:
+            c = color_for(method)
+            artists[method] = [
+                (
+                    ax.plot([], [], "o", ms=5, color=c, label=METHOD_LABELS[method])[0],
+                    ax.add_collection(LineCollection([], colors=c, linewidths=1.5)),
+                    ax.plot([], [], style, color=c, lw=1.8)[0],
+                )
+                for ax, style in ((ax_max, "--"), (ax_mse, "-"))
+            ]
+        for ax, what in ((ax_max, "max error over the queries"), (ax_mse, "mean squared error per query")):
+            fast_log_axes(ax)
+            ax.set_xlabel("number of queries |Q|")
+            ax.set_ylabel(f"normalised {what}")
+        artists["title"] = ax_max.set_title(" ")
+        ax_mse.set_title("points: measured; solid: exact")
+        artists["axes"] = (ax_max, ax_mse)
+
+    def draw(
+        fig: Figure, *, epsilon: float, n: float, max_q: float, delta: float, methods: tuple[str, ...]
+    ) -> dict[str, Any]:
+        if not artists:
+            build(fig)
+        ax_max, ax_mse = artists["axes"]
+        pop, results = measure(float(epsilon), int(round(n)), int(round(max_q)), float(delta))
+        numbers = {}
+        ranges: list[list[float]] = [[], []]  # every y value shown, per axis
+        for method in METHOD_LABELS:
+            shown = method in methods
+            grid, max_err, mse, max_bound, mse_exact = results[method]
+            for i, (summaries, theory) in enumerate(((max_err, max_bound), (mse, mse_exact))):
+                points, bars, line = artists[method][i]
+                mean = np.array([s.mean for s in summaries])
+                low = np.array([s.low for s in summaries])
+                high = np.array([s.high for s in summaries])
+                points.set_data(grid, mean)
+                bars.set_segments([[(x, max(lo, 1e-300)), (x, hi)] for x, lo, hi in zip(grid, low, high, strict=True)])
+                line.set_data(grid, theory)
+                for artist in (points, bars, line):
+                    artist.set_visible(shown)
+                if shown:
+                    ranges[i] += [
+                        np.min(low[low > 0], initial=np.min(mean)),
+                        np.max(high),
+                        np.min(theory),
+                        np.max(theory),
+                    ]
+            if shown:
+                numbers[f"{method}: max error at |Q| = {grid[-1]}"] = max_err[-1].mean
+                numbers[f"{method}: bound"] = max_bound[-1]
+        for ax, values in zip((ax_max, ax_mse), ranges, strict=True):
+            ax.set_xlim(0.8, max_q * 1.25)
+            if values:
+                ax.set_ylim(min(values) / 1.6, max(values) * 1.6)
+        artists["title"].set_text(f"n = {pop.n:,}, ε = {epsilon:.3g}; dashed: bound (β = {BETA})")
+        if artists.get("legend_methods") != tuple(methods):
+            if ax_max.get_legend() is not None:
+                ax_max.get_legend().remove()
+            if methods:
+                ax_max.legend(
+                    handles=[artists[m][0][0] for m in methods], loc="upper left", bbox_to_anchor=(0.0, -0.17), ncols=4
+                )
+            artists["legend_methods"] = tuple(methods)
+        return numbers
+
+    controls = {
+        "epsilon": log_slider("ε", value=1.0, min_exp=-1.3, max_exp=0.7, step=0.05),
+        "n": log_slider("n", value=10_000, min_exp=2, max_exp=5, step=0.25),
+        "max_q": log_slider("largest |Q|", value=k_max, min_exp=0.5, max_exp=np.log10(k_max), step=0.25),
+        "delta": delta_slider("δ", value=1e-6),
+        "methods": CheckboxGroup(METHOD_LABELS, value=tuple(METHOD_LABELS), description="methods"),
+    }
+    return Panel(
+        draw,
+        controls,
+        figsize=(10.5, 4.6),
+        render=render,
+        margins={"left": 0.08, "right": 0.985, "bottom": 0.25, "top": 0.92, "wspace": 0.3},
+    )
+
+
+def reconstruction_panel(*, n: int = 200, trials: int = 6, rng: RngLike = 2026, render: bool = True) -> Panel:
+    """The reconstruction attack on subset sums (Dinur & Nissim's setting; least squares on O(n) random
+    queries, as in the attacks of Dwork, McSherry & Talwar 2007 and Dwork & Yekhanin 2008): the
+    fraction of secret bits recovered against the noise level E/√n.
+
+    Controls: the noise level E/√n of the current point, the number of queries m/n, and ε, which
+    places the Laplace noise Lap(m/ε) that makes the m answers ε-DP on the same axis. Per m, the
+    queries, their pseudo-inverse, the standard noise and the curve over the fixed noise levels
+    are computed once; moving E or ε only re-runs the attack at the current point.
+
+    ``n`` ≤ 2000 and ``trials`` ≤ 100 (the attack needs an m × n query matrix with m up to 8n).
+    """
+    n = check_integer(n, "n", minimum=10, maximum=2000)
+    trials = check_integer(trials, "trials", minimum=1, maximum=100)
+    check_size(8 * 8 * n * (2 * n + (len(RECONSTRUCTION_LEVELS) + 2) * trials), "n × trials")
+    gen = as_generator(rng)
+    secret = gen.integers(0, 2, size=n)
+    seed = int(gen.integers(2**32))
+    levels = RECONSTRUCTION_LEVELS
+
+    @lru_cache(maxsize=16)
+    def at_m(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Queries, pseudo-inverse, exact answers, standard noise and the recovered fraction at each fixed level."""
+        a = linear_queries.subset_sum_queries(m, n, rng=seed + m)
+        pinv = linear_queries.pseudo_inverse(a)
+        noise_gen = np.random.default_rng(seed)
+        unit_uniform = noise_gen.uniform(-1, 1, size=(levels.size + 1, trials, m))
+        unit_laplace = noise_gen.laplace(0, 1.0, size=(trials, m))
+        exact = a @ secret
+        errors = unit_uniform[:-1] * (levels * np.sqrt(n))[:, None, None]
+        estimates = linear_queries.least_squares_estimate(a, (exact + errors).reshape(-1, m), pseudo_inverse=pinv)
+        recovered = np.mean((estimates > 0.5) == secret, axis=1).reshape(levels.size, trials).mean(axis=1)
+        # A⁺(y + s·u) = A⁺y + s·A⁺u: a redraw only scales and adds these (no matrix product)
+        base = exact @ pinv.T
+        return base, unit_uniform[-1] @ pinv.T, unit_laplace @ pinv.T, recovered
+
+    artists: dict[str, Any] = {}
+    bins = np.linspace(-1.0, 2.0, 61)
+
+    def build(fig: Figure) -> None:
+        ax_curve, ax_hist = fig.subplots(1, 2)
+        fast_log_axes(ax_curve, y=False)
+        (artists["curve"],) = ax_curve.plot(
+            levels,
+            np.full(levels.size, 0.5),
+            "o-",
+            color=color_for("laplace"),
+            ms=4,
+            label="answers within E (uniform error)",
+        )
+        (artists["current"],) = ax_curve.plot(
+            [], [], "o", ms=10, mfc="none", color=color_for("exact"), label="current E"
+        )
+        (artists["dp"],) = ax_curve.plot([], [], "s", color=color_for("laplace_histogram"), label="ε-DP: Lap(m/ε)")
+        ax_curve.axhline(0.5, color=color_for("bound"), ls=":", label="guessing")
+        ax_curve.set_xlabel("noise level E / √n")
+        ax_curve.set_ylabel("fraction of bits recovered")
+        ax_curve.set_ylim(0.4, 1.02)
+        artists["title"] = ax_curve.set_title(" ")
+        artists["legend"] = ax_curve.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=2)
+        artists["hists"] = [
+            ax_hist.stairs(np.zeros(bins.size - 1), bins, fill=True, alpha=0.5, color=colour, label=f"true bit {bit}")
+            for bit, colour in ((0, color_for("laplace")), (1, color_for("randomized_response")))
+        ]
+        ax_hist.axvline(0.5, color=color_for("bound"), ls="--", label="rounding at ½")
+        ax_hist.set_xlabel("least-squares estimate of a bit")
+        ax_hist.set_ylabel("people × trials")
+        ax_hist.set_title("estimates at the current E")
+        ax_hist.set_xlim(bins[0], bins[-1])
+        ax_hist.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncols=3)
+        artists["axes"] = (ax_curve, ax_hist)
+
+    def draw(fig: Figure, *, noise: float, queries_per_person: int, epsilon: float) -> dict[str, Any]:
+        if not artists:
+            build(fig)
+        ax_curve, ax_hist = artists["axes"]
+        m = int(round(queries_per_person * n))
+        base, uniform_part, laplace_part, recovered = at_m(m)
+        estimates = base + (noise * np.sqrt(n)) * uniform_part
+        current = float(np.mean((estimates > 0.5) == secret))
+        dp_scale = m / epsilon
+        dp_estimates = base + dp_scale * laplace_part
+        dp_recovered = float(np.mean((dp_estimates > 0.5) == secret))
+        artists["curve"].set_ydata(recovered)
+        artists["current"].set_data([noise], [current])
+        artists["dp"].set_data([dp_scale / np.sqrt(n)], [dp_recovered])
+        artists["legend"].get_texts()[2].set_text(f"ε = {epsilon:.2g}-DP: Lap(m/ε)")
+        ax_curve.set_xlim(
+            min(levels[0], noise, dp_scale / np.sqrt(n)) / 1.5, max(levels[-1], noise, dp_scale / np.sqrt(n)) * 1.5
+        )
+        artists["title"].set_text(f"n = {n} people, m = {m} subset-sum queries")
+        values = estimates.ravel()
+        truth = np.tile(secret, trials)
+        tallest = 1
+        for bit, stairs in zip((0, 1), artists["hists"], strict=True):
+            counts, _ = np.histogram(np.clip(values[truth == bit], -1, 2), bins=bins)
+            stairs.set_data(counts)
+            tallest = max(tallest, counts.max())
+        ax_hist.set_ylim(0, 1.08 * tallest)
+        return {
+            "fraction recovered at current E": current,
+            "E / sqrt(n)": float(noise),
+            "m": m,
+            "fraction recovered under DP noise": dp_recovered,
+        }
+
+    controls = {
+        "noise": log_slider("E / √n", value=0.1, min_exp=-2, max_exp=1, step=0.1),
+        "queries_per_person": float_slider("m / n", value=4.0, min=1.0, max=8.0, step=0.5),
+        "epsilon": log_slider("ε", value=1.0, min_exp=-1, max_exp=1, step=0.1),
+    }
+    return Panel(
+        draw,
+        controls,
+        figsize=(10.5, 4.6),
+        render=render,
+        margins={"left": 0.075, "right": 0.985, "bottom": 0.27, "top": 0.92, "wspace": 0.22},
+    )

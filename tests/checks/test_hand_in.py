@@ -1,0 +1,161 @@
+"""The hand-in status that ends each notebook: every check of the notebook on the student's current answers."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from dpcourse.checks import NOTEBOOKS, HandInStatus, all_exercises, hand_in_status
+from dpcourse.checks._hand_in import notebook_exercises
+from tests.checks.test_checks import CASES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _check_calls(stem):
+    """(exercise id, attribute called, names passed) of each check cell of the notebook, in order."""
+    found = []
+    for cell in nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4).cells:
+        exercise = cell.metadata.get("dpcourse", {}).get("exercise")
+        if cell.cell_type != "code" or "check" not in cell.metadata.get("tags", []):
+            continue
+        for node in ast.walk(ast.parse(cell.source)):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if isinstance(node.func.value, ast.Name) and node.func.value.id == "check":
+                    found.append((exercise, node.func.attr, tuple(arg.id for arg in node.args)))
+    return found
+
+
+def _namespace(stem, *, wrong=None, missing=(), stub=()):
+    """The right answers of the notebook's exercises by their names, with some wrong, missing or stubs."""
+    namespace = {}
+    for exercise in notebook_exercises(stem):
+        _, right, mistakes = CASES[exercise.exercise]
+        answers = mistakes[0][0] if exercise.exercise == wrong else right
+        if exercise.exercise in stub:
+            answers = tuple(_stub if callable(a) else ... for a in answers)
+        if exercise.exercise not in missing:
+            namespace.update(zip(exercise.answers, answers, strict=True))
+    return namespace
+
+
+def _stub(*args, **kwargs):
+    raise NotImplementedError("exercise: write your answer here")
+
+
+@pytest.mark.parametrize("stem", sorted(NOTEBOOKS))
+def test_each_exercise_knows_the_names_its_check_cell_passes_in_the_notebooks_order(stem):
+    calls = _check_calls(stem)
+    exercises = notebook_exercises(stem)
+    assert [exercise for exercise, _, _ in calls] == [e.exercise for e in exercises]
+    module = __import__(f"dpcourse.checks.{NOTEBOOKS[stem]}", fromlist=["_"])
+    for (exercise, attribute, names), known in zip(calls, exercises, strict=True):
+        assert getattr(module, attribute) is known and known.answers == names, (exercise, names, known.answers)
+
+
+def test_every_exercise_belongs_to_one_notebook():
+    listed = [e.exercise for stem in NOTEBOOKS for e in notebook_exercises(stem)]
+    assert sorted(listed) == sorted(all_exercises())
+
+
+@pytest.mark.parametrize("stem", sorted(NOTEBOOKS))
+def test_right_answers_pass_and_say_which_file_to_hand_in(stem):
+    status = hand_in_status(stem, _namespace(stem))
+    assert isinstance(status, HandInStatus) and status.passed == status.total == len(status.exercises)
+    assert status.total >= 3 and all(v.passed for v in status.exercises)
+    text = str(status)
+    assert text == f"✓ {status.total} of {status.total} exercises pass; hand in this file as {stem}.ipynb"
+    assert f"<code>{stem}.ipynb</code>" in status._repr_html_() and "`" not in status._repr_html_()
+    assert "hand in this file as" in status._repr_html_() and "#1b7837" in status._repr_html_()
+    assert hand_in_status(f"{stem}.ipynb", _namespace(stem)).passed == status.total
+
+
+@pytest.mark.parametrize("stem", sorted(NOTEBOOKS))
+def test_a_wrong_answer_is_named_with_its_message_and_a_missing_one_is_not_attempted(stem):
+    first, *rest = (e.exercise for e in notebook_exercises(stem))
+    status = hand_in_status(stem, _namespace(stem, wrong=first, missing=rest[-1:]))
+    assert (status.passed, status.total) == (status.total - 2, len(rest) + 1)
+    assert [v.status for v in status.exercises] == ["failed", *["passed"] * (len(rest) - 1), "not attempted"]
+    summary, hand_in = status.lines()
+    assert summary.startswith(f"{status.passed} of {status.total} exercises pass: {first} fails (")
+    assert summary.endswith(f"; not attempted: {rest[-1]}")
+    assert f"{stem}.ipynb" in hand_in and "`" not in hand_in and len(summary) < 300
+
+
+@pytest.mark.parametrize("stem", sorted(NOTEBOOKS))
+def test_stubs_and_an_empty_namespace_are_not_attempted(stem):
+    ids = [e.exercise for e in notebook_exercises(stem)]
+    for namespace in ({}, _namespace(stem, stub=ids)):
+        status = hand_in_status(stem, namespace)
+        assert status.passed == 0 and {v.status for v in status.exercises} == {"not attempted"}
+        assert status.lines()[0] == f"0 of {len(ids)} exercises pass: not attempted: {', '.join(ids)}"
+        assert status.score == 0.0
+
+
+def test_a_stub_among_several_answers_and_a_partly_missing_exercise_are_not_attempted():
+    status = hand_in_status("02_rr_vs_laplace", {"l1": 0.005})  # l2 missing
+    assert status.exercises[1].status == "not attempted"
+
+
+def test_the_namespace_defaults_to_the_ipython_user_namespace():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.user_ns.update(K_max=538)
+        status = hand_in_status("01_laplace_utility")
+        assert [v.status for v in status.exercises] == ["not attempted"] * 2 + ["passed"] + ["not attempted"] * 2
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_bad_arguments_are_refused_by_name():
+    with pytest.raises(ValueError, match="notebook"):
+        hand_in_status("07_nothing", {})
+    with pytest.raises(TypeError, match="namespace"):
+        hand_in_status("01_laplace_utility", [("K_max", 538)])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="namespace"):
+        hand_in_status("01_laplace_utility")  # no IPython kernel in a test
+
+
+def test_a_check_already_run_on_the_same_function_is_reused_and_a_redefined_one_is_judged_afresh(monkeypatch):
+    from dpcourse.checks import _core
+    from dpcourse.checks import above_threshold as at
+
+    monkeypatch.setattr(_core, "_LAST_RUN", {})  # this kernel has run no check cell yet
+    right, mistakes = CASES["implement"][1][0], CASES["implement"][2]
+    calls = []
+
+    def counted(*args):
+        calls.append(1)
+        return right(*args)
+
+    at.implementation(counted)  # the check cell: probes the function (many runs on each documented example)
+    assert calls
+    checked = len(calls)
+    namespace = {**_namespace("04_above_threshold_proof"), "my_above_threshold": counted}
+    status = hand_in_status("04_above_threshold_proof", namespace)
+    assert status.exercises[0].passed and len(calls) == checked  # same function object: not run again
+
+    def counted(*args):  # noqa: F811 - the answer cell run again: a new function object, now a wrong one
+        calls.append(1)
+        return mistakes[0][0][0](*args)
+
+    namespace["my_above_threshold"] = counted
+    status = hand_in_status("04_above_threshold_proof", namespace)
+    assert status.exercises[0].status == "failed" and len(calls) > checked
+
+
+def test_a_list_answer_changed_in_place_after_its_check_is_judged_afresh(monkeypatch):
+    from dpcourse.checks import _core
+    from dpcourse.checks import above_threshold as at
+
+    monkeypatch.setattr(_core, "_LAST_RUN", {})
+    answer = list(CASES["small-pmf"][1][0])
+    at.small_pmf(answer)
+    answer.reverse()  # the same list object, now wrong
+    status = hand_in_status("04_above_threshold_proof", {**_namespace("04_above_threshold_proof"), "small_pmf": answer})
+    assert status.exercises[1].status == "failed" and "reverse order" in status.exercises[1].message

@@ -1,0 +1,215 @@
+"""Grading with ``--sandbox none``: the grader survives submissions that kill, stop or flood their parent.
+
+Without a sandbox a submission can do whatever the grader's user can (the README says exactly what
+an unconfined run protects). What must still hold: the worker is detached (walking up
+``os.getppid()`` does not reach the grader), a submission that kills or stops its worker or floods
+its pipe only loses its own rows, every other submission is graded, the report is written, and every
+row says the run was unconfined. This runs with or without bubblewrap installed.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from dpcourse.classroom import reports
+from dpcourse.classroom.cli import main
+from dpcourse.classroom.grade import AS_ROOT, UNCONFINED
+from dpcourse.classroom.sandbox import unconfined_user
+from tests.classroom.grading_scenarios import (
+    EXERCISES,
+    NAME,
+    WRONG,
+    jobs_for,
+    released,
+    right,
+    source_notebook,
+    unreadable_files,
+    with_answers,
+    write_course,
+)
+from tests.classroom.ordinary_python import readable_copy
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+ROOT = Path(__file__).resolve().parents[2]
+
+# The kernel's parent is the worker; the worker's parent, once detached, is init (pid 1) or a
+# subreaper. Only a Python process there could be the grader: if it were reachable, this would kill
+# the test run itself, and the run would fail.
+PARRICIDE = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nK_max = 538"
+GRANDPARENT = """import os, signal
+grandparent = int(open('/proc/%d/stat' % os.getppid()).read().rsplit(')', 1)[1].split()[1])
+command = open('/proc/%d/cmdline' % grandparent, 'rb').read() if grandparent > 1 else b''
+if b'python' in command:
+    os.kill(grandparent, signal.SIGKILL)
+K_max = 538 if grandparent <= 1 or b'python' not in command else -1"""
+STOPPER = "import os, signal\nos.kill(os.getppid(), signal.SIGSTOP)\nK_max = 538"
+FLOODER = """import os
+try:
+    with open('/proc/%d/fd/1' % os.getppid(), 'wb') as pipe:
+        for _ in range(40):
+            pipe.write(b'x' * 1_000_000)
+except OSError:
+    print('y' * 40_000_000)
+K_max = 538"""
+
+
+DROPPED = """import os
+refused = []
+for attempt in (lambda: open({source!r}).read(), lambda: open('/root/planted', 'w')):
+    try:
+        attempt()
+        refused.append(False)
+    except OSError:
+        refused.append(True)
+K_max = 538 if os.geteuid() != 0 and all(refused) else -1"""
+
+
+def _grade(argv: list[str]) -> int:
+    """``python -m dpcourse grade`` as an instructor runs it: as root with a Python that ``nobody`` can run.
+
+    As root, the grader drops each unconfined submission to ``nobody`` only when ``nobody`` can run its Python;
+    pyenv's Python under a 0700 ``/root`` is out of its reach, so the run uses a readable copy of this environment
+    (``tests/classroom/ordinary_python.py``) and the tests see the path an instructor's machine takes.
+    """
+    if os.geteuid() != 0 or unconfined_user() is not None:
+        return main(argv)
+    folder = Path(tempfile.mkdtemp(prefix="dpcourse-unconfined-python-"))  # pytest's own folders are root's 0700
+    try:
+        python = readable_copy(folder)
+        return subprocess.run([str(python), "-m", "dpcourse", *argv], cwd=ROOT, timeout=900, check=False).returncode
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def unconfined(tmp_path_factory):
+    root = tmp_path_factory.mktemp("unconfined")
+    rel = released()
+    submissions = {
+        "alice": {NAME: right()},
+        "bob": {NAME: with_answers(rel, **WRONG)},
+        "parricide": {NAME: with_answers(right(), max_queries=PARRICIDE)},
+        "grandparent": {NAME: with_answers(right(), max_queries=GRANDPARENT)},
+        "stopper": {NAME: with_answers(right(), max_queries=STOPPER)},
+        "flooder": {NAME: with_answers(right(), max_queries=FLOODER)},
+        "zed": {NAME: right()},
+        # as root, the grader drops each submission to nobody: it cannot read the sources or write the report
+        "dropped": {NAME: with_answers(right(), max_queries=DROPPED.format(source=str(root / "source" / NAME)))},
+        **unreadable_files(),
+    }
+    paths = write_course(root, submissions)
+    # a second notebook of the course, worth 2 points an exercise, which nobody handed in; carol is only on the roster
+    second = source_notebook()
+    for cell in second.cells:
+        if "check" in cell.metadata.get("tags", []):
+            cell.metadata["dpcourse"]["points"] = 2
+    nbformat.write(second, root / "source" / "second.ipynb")
+    (root / "roster.txt").write_text("alice\nbob\ncarol\n")
+    report = root / "grades.csv"
+    status = _grade(
+        [
+            "grade",
+            *map(str, paths),
+            "--source",
+            str(root / "source"),
+            "--report",
+            str(report),
+            "--sandbox",
+            "none",
+            "--jobs",
+            jobs_for("none"),
+            "--cell-timeout",
+            "20",
+            "--notebook-timeout",
+            "90",
+            "--roster",
+            str(root / "roster.txt"),
+            "--gradebook",
+            "canvas",
+            "--gradebook",
+            "gradescope",
+            "--feedback",
+            str(root / "feedback"),
+        ]
+    )
+    return {
+        "status": status,
+        "rows": reports.read_report(report),
+        "report": report,
+        "root": root,
+        "students": {r.student for r in reports.read_report(report)} | {"carol"},
+    }
+
+
+def statuses(result, student):
+    return {r.exercise: r.status for r in result["rows"] if r.student == student}
+
+
+def test_every_other_submission_is_graded_and_the_report_written(unconfined):
+    assert unconfined["status"] == 0
+    assert statuses(unconfined, "alice") == dict.fromkeys(EXERCISES, "passed")
+    assert statuses(unconfined, "zed") == dict.fromkeys(EXERCISES, "passed")
+    assert statuses(unconfined, "bob") == dict.fromkeys(EXERCISES, "failed")
+    for student in unreadable_files():
+        assert statuses(unconfined, student) == {"-": "invalid"}, student
+
+
+def test_killing_the_parent_loses_only_that_submission(unconfined):
+    assert statuses(unconfined, "parricide") == dict.fromkeys(EXERCISES, "errored")
+
+
+def test_the_grader_is_not_up_the_parent_chain(unconfined):
+    assert statuses(unconfined, "grandparent") == dict.fromkeys(EXERCISES, "passed")
+
+
+def test_a_stopped_worker_is_continued(unconfined):
+    assert statuses(unconfined, "stopper") == dict.fromkeys(EXERCISES, "passed")
+
+
+def test_a_flood_loses_at_most_that_submission(unconfined):
+    assert set(statuses(unconfined, "flooder").values()) <= {"passed", "errored"}
+
+
+def test_as_root_each_submission_runs_as_nobody_reading_no_source_and_writing_nothing_of_roots(unconfined):
+    if os.geteuid() != 0:
+        pytest.skip("run as an ordinary user, an unconfined submission is that user and reads what it reads (README)")
+    assert statuses(unconfined, "dropped") == dict.fromkeys(EXERCISES, "passed")
+    assert not any(AS_ROOT in r.integrity for r in unconfined["rows"])
+
+
+def test_every_row_says_the_run_was_unconfined(unconfined):
+    assert all(UNCONFINED in r.integrity for r in unconfined["rows"])
+
+
+def _csv(path):
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.reader(handle))
+
+
+def test_the_gradebook_is_over_the_whole_course_and_the_roster(unconfined):
+    """Issue 21: a notebook nobody handed in counts 0 of its points; a student only on the roster is a row of 0."""
+    root = unconfined["root"]
+    totals = {line[0]: line[1:] for line in _csv(root / "grades_totals.csv")[1:]}
+    assert _csv(root / "grades_totals.csv")[0] == ["student", "second", "small", "total", "max"]
+    assert totals["alice"] == ["0", "3", "3", "9"] and totals["bob"] == ["0", "0", "0", "9"]
+    assert totals["carol"] == ["0", "0", "0", "9"] and set(totals) == unconfined["students"]
+    # Issue 28: the LMS files and the feedback hold only what this run graded ("small"), never a 0 for "second",
+    # and only the students who handed something in (carol, only on the roster, is left to the LMS as she is)
+    handed_in = {r.student for r in unconfined["rows"]}
+    canvas = _csv(root / "grades_canvas.csv")
+    assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "small"]
+    assert canvas[1] == ["Points Possible", "", "", "", "", "3"] and len(canvas) == 2 + len(handed_in)
+    assert {line[0] for line in canvas[2:]} == handed_in
+    assert len(_csv(root / "grades_gradescope.csv")) == 1 + len(handed_in)
+    page = (root / "grades_summary.html").read_text()
+    assert "1 × you dropped the logarithm" in page  # bob's, the one wrong max-queries of the class
+    feedback = list((root / "feedback").rglob("*.md"))
+    assert {p.name for p in feedback} == {"small.md"} and len(feedback) == len(handed_in)

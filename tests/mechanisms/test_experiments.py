@@ -1,0 +1,60 @@
+import functools
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpcourse import mechanisms
+
+
+def test_error_metrics():
+    released = np.array([[1.0, 2.0, 6.0], [0.0, 0.0, 0.0]])
+    truth = np.array([1.0, 1.0, 3.0])
+    np.testing.assert_allclose(mechanisms.max_abs_error(released, truth), [3.0, 3.0])
+    np.testing.assert_allclose(mechanisms.mean_squared_error(released, truth), [10 / 3, 11 / 3])
+
+
+def test_summarize_matches_the_normal_interval():
+    values = np.array([1.0, 2.0, 3.0, 4.0])
+    s = mechanisms.summarize(values, confidence=0.9)
+    half = stats.norm.ppf(0.95) * values.std(ddof=1) / 2
+    assert (s.mean, s.low, s.high, s.trials) == pytest.approx((2.5, 2.5 - half, 2.5 + half, 4))
+    assert "90% CI, 4 trials" in str(s)
+
+
+def test_summary_interval_covers_the_mean_at_its_level(rng):
+    # 2000 intervals of 200 exponential draws each; coverage should be ≈ 95%, with
+    # binomial SE sqrt(.95·.05/2000) ≈ 0.5%; allow 5 SE (the normal approximation is good at 200).
+    draws = rng.exponential(size=(2000, 200))
+    covered = [mechanisms.summarize(row).low <= 1.0 <= mechanisms.summarize(row).high for row in draws[:2000]]
+    assert np.mean(covered) == pytest.approx(0.95, abs=5 * 0.005)
+
+
+def test_empirical_tail_counts_and_exact_intervals():
+    t = mechanisms.empirical_tail([1.0, 2.0, 3.0, 4.0], [0.0, 2.5, 5.0])
+    np.testing.assert_allclose(t.probability, [1.0, 0.5, 0.0])
+    ci = stats.binomtest(2, 4).proportion_ci(method="exact")
+    assert (t.low[1], t.high[1]) == pytest.approx((ci.low, ci.high))
+    assert t.high[0] == 1.0 and t.low[2] == 0.0
+
+
+def test_empirical_error_runs_one_vectorised_draw():
+    mech = functools.partial(mechanisms.laplace_mechanism, sensitivity=1.0, epsilon=1.0)
+    summary, errors = mechanisms.empirical_error(mech, np.zeros(10), trials=500, rng=3, metric="mse")
+    assert errors.shape == (500,)
+    # the MSE of Lap(1) noise has mean 2 and per-trial SD sqrt(Var(Z²)/10) = sqrt(20/10)
+    assert summary.mean == pytest.approx(2.0, abs=5 * np.sqrt(2.0 / 500))
+
+
+def test_empirical_error_rejects_bad_input():
+    mech = functools.partial(mechanisms.laplace_mechanism, sensitivity=1.0, epsilon=1.0)
+    with pytest.raises(ValueError, match="metric must be one of"):
+        mechanisms.empirical_error(mech, np.zeros(3), trials=10, metric="l7")
+    with pytest.raises(ValueError, match="trials must be an integer"):
+        mechanisms.empirical_error(mech, np.zeros(3), trials=1)
+    with pytest.raises(ValueError, match="mechanism must return shape"):
+        mechanisms.empirical_error(lambda truth, rng, trials: np.zeros(3), np.zeros(3), trials=10)
+    with pytest.raises(ValueError, match="values must have at least 2 entries"):
+        mechanisms.summarize([1.0])
+    with pytest.raises(ValueError, match="confidence"):
+        mechanisms.empirical_tail([1.0], [0.5], confidence=1.0)
