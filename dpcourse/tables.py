@@ -29,7 +29,19 @@ __all__ = ["Table", "format_cell"]
 
 
 def format_cell(value: Any) -> str:
-    """One cell as text: integers as they are, other numbers to 4 significant digits, anything else with ``str``."""
+    """One cell as text: integers as they are, other numbers to 4 significant digits, anything else with ``str``.
+
+    Parameters
+    ----------
+    value : Any
+        The cell: a bool (``True``/``False``), an int or NumPy integer, a float or NumPy float (``:.4g``),
+        or anything else (``str``).
+
+    Returns
+    -------
+    str
+        The cell's text.
+    """
     if isinstance(value, bool | np.bool_):
         return str(bool(value))
     if isinstance(value, int | np.integer):
@@ -73,7 +85,13 @@ class Table:
                 )
 
     def cells(self) -> list[list[str]]:
-        """Every row's cells as text."""
+        """Every row's cells as text.
+
+        Returns
+        -------
+        list of list of str
+            One list per row, each cell turned into text by ``formatter``.
+        """
         return [[self.formatter(value) for value in row] for row in self.rows]
 
     def __str__(self) -> str:

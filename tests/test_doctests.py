@@ -8,18 +8,8 @@ import pytest
 
 import dpcourse
 
-# Old names kept for one release: they only re-export (and warn), so they hold no examples of their own.
-DEPRECATED = {
-    "dpcourse._grade_worker",
-    "dpcourse.grading",
-    "dpcourse.instructor",
-    "dpcourse.peer_suites",
-    "dpcourse.student_copy",
-}
 MODULES = sorted(
-    name
-    for _, name, _ in pkgutil.walk_packages(dpcourse.__path__, prefix="dpcourse.")
-    if not name.endswith("__main__") and name not in DEPRECATED
+    name for _, name, _ in pkgutil.walk_packages(dpcourse.__path__, prefix="dpcourse.") if not name.endswith("__main__")
 )
 
 

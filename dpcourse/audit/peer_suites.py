@@ -38,7 +38,29 @@ __all__ = ["PEER_MECHANISMS", "PeerMechanism", "checkdp_mechanisms"]
 
 @dataclass(frozen=True)
 class PeerMechanism:
-    """One mechanism of a peer's suite: where it is, what it claims, and a vectorised runner."""
+    """One mechanism of a peer's suite: where it is, what it claims, and a vectorised runner.
+
+    Calling it, ``mechanism(answers, *, trials, rng=None)``, checks the arguments (``answers`` a non-empty 1-D
+    array of finite numbers, ``trials`` an integer ≥ 1, ``rng`` a seed or generator) and returns the
+    ``(trials, …)`` outputs of ``run``: it is a mechanism for :func:`dpcourse.audit.audit`.
+
+    Attributes
+    ----------
+    key : str
+        Its key in :data:`PEER_MECHANISMS` (``statdp_…``, ``dpsniper_…``, ``checkdp_…``).
+    suite : str
+        The peer: ``"StatDP"``, ``"DP-Sniper"`` or ``"CheckDP"``.
+    source : str
+        The file and lines of the peer's source it re-implements, with the parameters used.
+    epsilon : float
+        The ε it claims (and is run at).
+    flawed : bool
+        Whether the peer marks it incorrect.
+    note : str
+        What it does, in a few words.
+    run : callable
+        ``run(answers, trials, generator)``, the vectorised mechanism without checks.
+    """
 
     key: str
     suite: str
@@ -325,6 +347,23 @@ def checkdp_mechanisms(epsilon: float) -> dict[str, PeerMechanism]:
     :data:`PEER_MECHANISMS` holds them at ε = 1, the ε of CheckDP's PSI programs; CheckDP's checker
     is symbolic in ε, so any ε > 0 is one of its claims (the C sources' ``int`` casts of the threshold
     and of the cost counter are not reproduced: the PSI programs use real numbers).
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε they claim and are run at, > 0.
+
+    Returns
+    -------
+    dict of str to PeerMechanism
+        CheckDP's nine examples, by key (``checkdp_…``).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not a finite number > 0.
+    TypeError
+        If ``epsilon`` is not a real number.
     """
     return {entry.key: entry for entry in _checkdp_entries(check_positive(epsilon, "epsilon"))}
 

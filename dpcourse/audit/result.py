@@ -22,21 +22,46 @@ class AuditResult:
 
     Attributes
     ----------
-    flagged : bool
-        The claimed ε is rejected at ``level``: ``p_value < level``.
+    mechanism : str
+        The mechanism's name: a variant's key, or a callable's ``key`` or ``__name__``.
+    pair : str
+        The name of the input pair (StatDP's pattern, "pair i" of the user's list, or "given"), with
+        " (D and D′ swapped)" when the event is more likely on the second input of the pair.
+    event : str
+        The event tested, chosen on the selection runs.
+    p_d : float
+        The event's frequency on the test runs on ``answers_d``.
+    ci_d : tuple of float
+        Its (1 − ``level`` / ``tests``) Clopper–Pearson interval.
+    p_d_prime : float
+        The event's frequency on the test runs on ``answers_d_prime``.
+    ci_d_prime : tuple of float
+        Its (1 − ``level`` / ``tests``) Clopper–Pearson interval.
+    count_d : int
+        How many of the ``trials`` test runs on ``answers_d`` gave the event.
+    count_d_prime : int
+        How many of the ``trials`` test runs on ``answers_d_prime`` gave the event.
     p_value : float
         For H₀: Pr[E | D] ≤ e^ε Pr[E | D′] on the fresh test runs (see :func:`thinned_fisher_p_value`).
+    claimed_epsilon : float
+        The ε the mechanism claims (and the test ε).
+    level : float
+        The test's level.
+    trials : int
+        The number of fresh test runs on each input.
+    selection_trials : int
+        The number of runs on each input of a finalist pair that chose the event.
+    pairs_searched : int
+        How many input pairs were searched.
+    answers_d : numpy.ndarray
+        The input on which the event is more likely.
+    answers_d_prime : numpy.ndarray
+        Its neighbour.
+    flagged : bool
+        The claimed ε is rejected at ``level``: ``p_value < level``.
     epsilon_lower_bound : float
         A (1 − ``level``) lower confidence bound on the privacy loss of ``event`` between the two
         inputs: the ε's the test rejects. It exceeds the claim exactly when ``flagged``.
-    event : str
-        The event tested, chosen on the selection runs.
-    answers_d, answers_d_prime : numpy.ndarray
-        The inputs, ordered so that the event is more likely on ``answers_d``.
-    pair : str
-        The name of the input pair (StatDP's pattern, "pair i" of the user's list, or "given").
-    p_d, p_d_prime, ci_d, ci_d_prime :
-        The event's frequencies on the test runs, with (1 − ``level`` / ``tests``) Clopper–Pearson intervals.
     tests : int
         How many chosen events were tested on the test runs: 2 (the best of the families and the best
         learned region), or 1 when outputs are single numbers and nothing is learned. ``p_value`` is the
@@ -76,12 +101,48 @@ class AuditResult:
         )
 
     def p_value_at(self, epsilon: float) -> float:
-        """The p-value of the same event and test runs for another test ε (times ``tests``, as ``p_value``)."""
+        """The p-value of the same event and test runs for another test ε (times ``tests``, as ``p_value``).
+
+        Parameters
+        ----------
+        epsilon : float
+            The test ε, ≥ 0 (∞ gives 1).
+
+        Returns
+        -------
+        float
+            The p-value, in [0, 1].
+
+        Raises
+        ------
+        ValueError
+            If ``epsilon`` is negative or NaN.
+        TypeError
+            If ``epsilon`` is not a real number.
+        """
         return min(1.0, self.tests * thinned_fisher_p_value(self.count_d, self.count_d_prime, self.trials, epsilon))
 
     def scan(self, test_epsilons: ArrayLike | None = None) -> ScanResult:
-        """The p-value curve over ``test_epsilons`` (default 40 values up to 4× the claim) from this
-        audit's test counts: no new runs (see :func:`scan`)."""
+        """The p-value curve over ``test_epsilons`` from this audit's test counts: no new runs (see :func:`scan`).
+
+        Parameters
+        ----------
+        test_epsilons : array_like or None, optional
+            The test ε's, a non-empty 1-D array of finite numbers ≥ 0, in any order (they are sorted); None
+            (default) for 40 values evenly spaced up to 4× the claim.
+
+        Returns
+        -------
+        ScanResult
+            The p-value at each test ε and the bounds read from the curve.
+
+        Raises
+        ------
+        ValueError
+            If ``test_epsilons`` is not a non-empty 1-D array of finite numbers ≥ 0.
+        TypeError
+            If ``test_epsilons`` is not numeric.
+        """
         grid = (
             np.linspace(0, 4 * self.claimed_epsilon, 41)[1:]
             if test_epsilons is None
@@ -104,6 +165,13 @@ class AuditResult:
         )
 
     def summary(self) -> str:
+        """One line for a notebook: the verdict, the p-value, the bound on ε, the pair and the event.
+
+        Returns
+        -------
+        str
+            The summary, e.g. ``"alg3: VIOLATES ε = 1 (p = …, ε ≥ …); input …; event: …; Pr[E|D] = …"``.
+        """
         verdict = (
             f"VIOLATES ε = {self.claimed_epsilon:g}"
             if self.flagged
@@ -117,7 +185,22 @@ class AuditResult:
 
 @dataclass(frozen=True)
 class ScanResult:
-    """A p-value curve over test ε from one set of test runs (:func:`scan`), like StatDP's figures."""
+    """A p-value curve over test ε from one set of test runs (:func:`scan`), like StatDP's figures.
+
+    Attributes
+    ----------
+    test_epsilons : numpy.ndarray
+        The test ε's, in increasing order.
+    p_values : numpy.ndarray
+        The p-value at each (as :meth:`AuditResult.p_value_at`), non-decreasing.
+    largest_rejected : float
+        The largest test ε whose p-value is below the audit's ``level``, or 0 if none is.
+    epsilon_lower_bound : float
+        The lower confidence bound on ε, found by bisection on the p-value, not only among the grid's points
+        (0 when the event never occurred on D).
+    result : AuditResult
+        The audit the curve comes from.
+    """
 
     test_epsilons: np.ndarray
     p_values: np.ndarray

@@ -44,6 +44,26 @@ def statdp_pairs(
     (0^⌊m/2⌋, 1^⌈m/2⌉). Order matters for SVT, so the patterns keep StatDP's orientation; the
     auditor tests both directions of every event, which covers swapping D and D′. Values are
     multiples of ``sensitivity`` (Δ); StatDP's lengths are 5 and 10.
+
+    Parameters
+    ----------
+    num_queries : int or sequence of int, optional
+        The length m of the inputs, or several lengths, each ≥ 1 (default 5 and 10).
+    sensitivity : float, optional
+        The sensitivity Δ, > 0 (default 1).
+
+    Returns
+    -------
+    dict
+        Eight pairs per length, by name (e.g. ``"one below (m = 5)"``): each ``(answers_d, answers_d_prime)``,
+        two arrays of shape ``(m,)``.
+
+    Raises
+    ------
+    ValueError
+        If a length is not an integer ≥ 1 or ``sensitivity`` is not a finite number > 0.
+    TypeError
+        If a length is not an integer or ``sensitivity`` is not a real number.
     """
     delta_q = check_positive(sensitivity, "sensitivity")
     lengths = (num_queries,) if isinstance(num_queries, int) or np.ndim(num_queries) == 0 else tuple(num_queries)
@@ -151,18 +171,43 @@ def audit(
         (:func:`statdp_pairs`: 8 patterns × lengths 5 and 10) is searched.
     epsilon : float
         The claimed ε (also the ε a variant is run at).
-    trials : int
-        Fresh runs per input for the test of the chosen event (at most 10⁶).
+    trials : int, optional
+        Fresh runs per input for the test of the chosen event, in [100, 10⁶] (default 200 000).
     selection_trials : int, optional
-        Runs per input and per candidate pair for choosing the event; default ``trials // 4``.
-    level : float
-        The test's level: a mechanism that keeps its claim is flagged with probability ≤ ``level``.
+        Runs per input and per candidate pair for choosing the event, in [100, 10⁶]; default ``trials // 4``.
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for every run (the mechanism's ``rng``).
+    level : float, optional
+        The test's level, in (0, 1) (default 0.01): a mechanism that keeps its claim is flagged with
+        probability ≤ ``level``.
     pairs : list or dict of (answers_d, answers_d_prime), optional
         The user's own candidate pairs, searched instead of StatDP's.
-    c, threshold, sensitivity :
-        Passed to a variant (its c, threshold T and Δ); ``sensitivity`` is also the neighbour distance.
-    min_count : int
-        An event is considered only if it occurs at least this often on one input in the selection runs.
+    c, threshold, sensitivity : optional
+        Passed to a variant (its c, threshold T and Δ; defaults 1, 1.0 and 1.0); ``sensitivity`` is also the
+        neighbour distance.
+    min_count : int, optional
+        An event is considered only if it occurs at least this often on one input in the selection runs
+        (default 10).
+
+    Returns
+    -------
+    AuditResult
+        The verdict, the p-value, the lower confidence bound on ε, the event and the pair it was tested on.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` or ``sensitivity`` is not a finite number > 0, ``level`` is not in (0, 1), ``trials`` or
+        ``selection_trials`` is not an integer in [100, 10⁶], ``min_count`` is not an integer ≥ 0, ``mechanism``
+        is a string that is not a key of :data:`~dpcourse.svt.VARIANTS`, ``c`` is not an integer ≥ 1 (for a
+        variant), the inputs are not neighbours (same shape, every answer within Δ), both ``pairs`` and
+        answers are given, ``pairs`` is empty or only one of ``answers_d`` and ``answers_d_prime`` is given,
+        ``rng`` is a negative seed, the mechanism does not return one row per trial, or no event occurs
+        ``min_count`` times in the selection runs.
+    TypeError
+        If ``mechanism`` is neither a key, a :class:`~dpcourse.svt.Variant` nor a callable, it returns objects
+        rather than numbers, a parameter is not a number of its kind, or ``rng`` is not a seed,
+        ``SeedSequence`` or ``Generator``.
     """
     return _audit(
         mechanism,
@@ -201,6 +246,7 @@ def _audit(
     level = check_probability(level, "level")
     delta_q = check_positive(sensitivity, "sensitivity")
     trials = check_integer(trials, "trials", minimum=100, maximum=10**6)
+    min_count = check_integer(min_count, "min_count", minimum=0)
     selection = check_integer(
         trials // 4 if selection_trials is None else selection_trials, "selection_trials", minimum=100, maximum=10**6
     )
@@ -302,8 +348,32 @@ def scan(
     The event is chosen once, at the claimed ``epsilon`` (which is also the ε a variant runs at),
     and the same test counts give every p-value, so the curve rises monotonically and crosses
     ``level`` at the lower confidence bound on ε. ``test_epsilons`` defaults to 40 values up to
-    4ε. Other keywords as :func:`audit`. An audit already run gives its curve without new runs:
-    :meth:`AuditResult.scan`.
+    4ε. An audit already run gives its curve without new runs: :meth:`AuditResult.scan`.
+
+    Parameters
+    ----------
+    mechanism : str, Variant or callable
+        As :func:`audit`.
+    answers_d, answers_d_prime : array_like, optional
+        As :func:`audit`.
+    epsilon : float
+        The claimed ε, > 0.
+    test_epsilons : array_like or None, optional
+        The test ε's, each ≥ 0; None (default) for 40 values evenly spaced up to 4ε.
+    **kwargs
+        The other keywords of :func:`audit` (``trials``, ``rng``, ``level``, ``pairs``, …).
+
+    Returns
+    -------
+    ScanResult
+        The p-value curve, with the audit it comes from as ``result``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`audit`, and if ``test_epsilons`` is not a non-empty 1-D array of finite numbers ≥ 0.
+    TypeError
+        As :func:`audit`, and if ``test_epsilons`` is not numeric or a keyword is not one of :func:`audit`'s.
     """
     return audit(mechanism, answers_d, answers_d_prime, epsilon=epsilon, **kwargs).scan(test_epsilons)
 
@@ -313,6 +383,27 @@ def pattern_frequency(outputs: ArrayLike, pattern: Sequence[PatternEntry]) -> fl
 
     The empirical counterpart of :func:`dpcourse.svt.variant_pattern_probability`, with the
     same pattern codes.
+
+    Parameters
+    ----------
+    outputs : array_like, shape (trials, m)
+        The runs' output codes (−∞ for ⊥, +∞ for ⊤, NaN for not answered, or a released number).
+    pattern : sequence, length m
+        One entry per query: −∞ (⊥), +∞ (⊤), NaN (not answered) or ``(lo, hi)``, a released number in
+        [lo, hi].
+
+    Returns
+    -------
+    float
+        The fraction of rows that match, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If ``outputs`` is not a non-empty 2-D array, ``pattern`` does not have m entries, or one of its entries
+        is neither ±∞, NaN nor a pair ``(lo, hi)`` with lo < hi.
+    TypeError
+        If ``outputs`` is not numeric.
     """
     out = check_array(outputs, "outputs", ndim=2, finite=False)  # ±inf and NaN are output codes
     kinds = _pattern_items(pattern, out.shape[1])

@@ -20,13 +20,34 @@ from .._validation import (
 def thinned_fisher_p_value(count_d: int, count_d_prime: int, n: int, epsilon: float) -> float:
     """A valid p-value for H₀: Pr[E | D] ≤ e^ε Pr[E | D′], from the counts of E in n runs on each.
 
-    ``epsilon`` is the test ε, a number ≥ 0 (0 tests whether E is more likely on D at all; ∞ gives 1).
-
     2 · E[Fisher(X, x′)] with X ~ Binomial(x, e^{−ε}) the thinned count (StatDP's statistic,
     Ding et al. 2018, §4.2), the expectation taken exactly over X (mass beyond 9 standard
     deviations, below 1e-18, is counted as p = 1). Fisher's one-sided test for each X is valid;
     twice an average of valid p-values is valid (Rüschendorf 1982; Vovk & Wang 2020), while the
     average alone need not be. Non-decreasing in ε.
+
+    Parameters
+    ----------
+    count_d : int
+        x, how many of the n runs on D gave E, in [0, n].
+    count_d_prime : int
+        x′, how many of the n runs on D′ gave E, in [0, n].
+    n : int
+        The number of runs on each input, ≥ 1.
+    epsilon : float
+        The test ε, a number ≥ 0 (0 tests whether E is more likely on D at all; ∞ gives 1).
+
+    Returns
+    -------
+    float
+        The p-value, in [0, 1]; 1 when x = 0 or ε = ∞.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not an integer ≥ 1, a count is not an integer in [0, n], or ``epsilon`` is negative or NaN.
+    TypeError
+        If ``n`` or a count is not an integer, or ``epsilon`` is not a real number.
 
     Examples
     --------

@@ -47,7 +47,13 @@ _install_kernel_handler()  # in a notebook: a check whose answer cell raised say
 
 
 def all_exercises() -> dict[str, Exercise]:
-    """Every exercise of the workbook by id (imports the six check modules)."""
+    """Every exercise of the workbook by id (imports the six check modules).
+
+    Returns
+    -------
+    dict of str to Exercise
+        Each exercise under its id, module by module in the notebooks' order (:data:`MODULES`).
+    """
     found: dict[str, Exercise] = {}
     for name in MODULES:
         module = import_module(f"{__name__}.{name}")
@@ -58,6 +64,22 @@ def all_exercises() -> dict[str, Exercise]:
 
 
 def exercise(exercise_id: str) -> Exercise:
-    """The :class:`Exercise` with this id; ``ValueError`` naming the known ids if there is none."""
+    """The :class:`Exercise` with this id; ``ValueError`` naming the known ids if there is none.
+
+    Parameters
+    ----------
+    exercise_id : str
+        The exercise's id, as in its cells' ``metadata["dpcourse"]["exercise"]``.
+
+    Returns
+    -------
+    Exercise
+        The exercise: its probe, its judge and (for a function exercise) its cases.
+
+    Raises
+    ------
+    ValueError
+        If no exercise has this id (the message lists the known ids).
+    """
     known = all_exercises()
     return known[check_choice(exercise_id, "exercise_id", sorted(known))]

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_integer, check_size
 from ..linear_queries import MatrixWorkload
 from ..mechanisms import laplace_max_error_bound, laplace_max_error_quantile
 from ._core import Exercise, call_evidence, calls, diagnose, judge_cases, short, value, value_evidence
@@ -247,7 +248,29 @@ def icu_occupancy_workload(hospitals: int, days: int) -> MatrixWorkload:
 
     A patient's record is (hospital, first day, last day) of one ICU stay; the query (h, t)
     counts the records with that hospital and first day ≤ t ≤ last day.
+
+    Parameters
+    ----------
+    hospitals : int
+        The number of hospitals H.
+    days : int
+        The number of days D.
+
+    Returns
+    -------
+    MatrixWorkload
+        W of shape (H·D, H·D(D + 1)/2): row h·D + t is the query (h, t), one column per possible stay.
+
+    Raises
+    ------
+    ValueError
+        If ``hospitals`` or ``days`` is below 1, or the table would need more than about 1 GiB.
+    TypeError
+        If ``hospitals`` or ``days`` is not an integer.
     """
+    hospitals = check_integer(hospitals, "hospitals", minimum=1)
+    days = check_integer(days, "days", minimum=1)
+    check_size(8 * hospitals * days * hospitals * days * (days + 1) // 2, "hospitals × days")
     stays = [(h, s, e) for h in range(hospitals) for s in range(days) for e in range(s, days)]
     w = np.zeros((hospitals * days, len(stays)))
     for column, (h, s, e) in enumerate(stays):

@@ -60,7 +60,7 @@ from .grade import UNCONFINED, grade
 from .gradebook import RosterEntry, SubmissionTime, course_totals, row_points
 from .plan import MAX_NOTEBOOK_BYTES, load_sources, read_outline
 from .release import PROJECT
-from .reports import GradeRow, atomic_text, points_text
+from .reports import GradeRow, atomic_text, atomic_write, points_text
 from .sandbox import UNCONFINED_USER_ENV, Limits, SandboxUnavailable, choose_sandbox, unconfined_user
 
 __all__ = [
@@ -106,7 +106,13 @@ class AutograderError(RuntimeError):
 
 
 def autograder_root() -> Path:
-    """``$DPCOURSE_AUTOGRADER_ROOT``, else ``/autograder``."""
+    """``$DPCOURSE_AUTOGRADER_ROOT``, else ``/autograder``.
+
+    Returns
+    -------
+    pathlib.Path
+        The root of Gradescope's layout (an empty :data:`ROOT_ENV` counts as unset).
+    """
     return Path(os.environ.get(ROOT_ENV) or "/autograder")
 
 
@@ -178,22 +184,39 @@ def build_autograder(
 
     Parameters
     ----------
-    out : path of the zip to write (atomically; its folder is created).
-    source : the instructor's notebooks, with their solutions (the whole course: the course file is checked
+    out : str or pathlib.Path
+        The zip to write (atomically; its folder is created).
+    source : str or pathlib.Path
+        The instructor's notebooks, with their solutions (the whole course: the course file is checked
         against all of them).
-    course : the course file; without it, every notebook of ``source`` is one assignment.
-    assignment : the course file's assignment key (needed when it has several; refused without ``course``).
-    visibility, stdout_visibility : one of :data:`VISIBILITIES` (Gradescope's ``visibility`` of the result and
-        its tests, and of the autograder's stdout, which is meant for the instructor).
-    limits : cell and notebook timeouts, memory (default :class:`~.sandbox.Limits`).
-    requirements : the pinned requirements ``setup.sh`` installs.
+    course : str, pathlib.Path or None, optional
+        The course file; without it, every notebook of ``source`` is one assignment.
+    assignment : str or None, optional
+        The course file's assignment key (needed when it has several; refused without ``course``).
+    visibility : str
+        Gradescope's ``visibility`` of the result and its tests, one of :data:`VISIBILITIES`.
+    stdout_visibility : str
+        The visibility of the autograder's stdout, which is meant for the instructor, one of
+        :data:`VISIBILITIES`.
+    limits : Limits or None, optional
+        Each run's limits (default :class:`~.sandbox.Limits`).
+    requirements : str or pathlib.Path
+        The pinned requirements ``setup.sh`` installs.
+
+    Returns
+    -------
+    pathlib.Path
+        ``out``.
 
     Raises
     ------
     ValueError
-        A visibility not in :data:`VISIBILITIES`, an assignment the course does not have, ``source`` without
-        notebooks or with student copies only, a missing requirements file or source tree;
-        :class:`~.course.CourseError` (a ValueError) for a course file that cannot be used.
+        A visibility not in :data:`VISIBILITIES`, an assignment the course does not have (or one without
+        ``course``), several assignments and none chosen, ``source`` with student copies only or a malformed
+        exercise, a missing requirements file or source tree; :class:`~.course.CourseError` (a ValueError)
+        for a course file that cannot be used.
+    FileNotFoundError
+        If ``source`` holds no notebook.
     """
     for name, value in (("visibility", visibility), ("stdout_visibility", stdout_visibility)):
         if value not in VISIBILITIES:
@@ -217,12 +240,9 @@ def build_autograder(
         "limits": dataclasses.asdict(limits),
         "built_at": datetime.now().astimezone().isoformat(timespec="seconds"),
     }
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile(dir=out.parent, prefix=f".{out.name}.", delete=False)
-    handle.close()
-    try:
-        with zipfile.ZipFile(handle.name, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+
+    def write_zip(handle: Any) -> None:
+        with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             for script in _SCRIPTS:
                 info = zipfile.ZipInfo(script)
                 info.external_attr = (stat.S_IFREG | 0o755) << 16
@@ -236,10 +256,8 @@ def build_autograder(
                 archive.write(source / f"{notebook}.ipynb", f"notebooks/{notebook}.ipynb")
             for path, name in _package_files():
                 archive.write(path, name)
-        os.replace(handle.name, out)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
+
+    out = atomic_write(out, write_zip, binary=True)
     return out
 
 
@@ -248,7 +266,15 @@ def build_autograder(
 
 @dataclasses.dataclass(frozen=True)
 class Staged:
-    """A submission copied for grading: the notebooks (in the private folder) and the files left out, with why."""
+    """A submission copied for grading: the notebooks (in the private folder) and the files left out, with why.
+
+    Attributes
+    ----------
+    notebooks : tuple of pathlib.Path
+        The copies, in the folder given to :func:`stage_submission`.
+    ignored : tuple of tuple of str
+        ``(file name as shown to the student, why it was not copied)`` for every other file.
+    """
 
     notebooks: tuple[Path, ...]
     ignored: tuple[tuple[str, str], ...]
@@ -303,6 +329,18 @@ def stage_submission(submission: Path | str, folder: Path | str) -> Staged:
     names (keeping their modification times, which :func:`~.plan.pick_graded` reads); every other file
     (links, other kinds of file, checkpoints, hidden and macOS files, a second file of the same name in
     another folder, files beyond :data:`MAX_FILES`) is listed in ``ignored`` with the reason.
+
+    Parameters
+    ----------
+    submission : str or pathlib.Path
+        The student's files (Gradescope's ``<root>/submission``).
+    folder : str or pathlib.Path
+        Where the copies go (created if missing); a private folder of the grader's.
+
+    Returns
+    -------
+    Staged
+        The copies and the files left out.
     """
     submission, folder = Path(submission), Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -374,7 +412,25 @@ def _identities(metadata: Mapping[str, Any]) -> list[str]:
 
 
 def test_name(notebook: str, exercise: str) -> str:
-    """``"01 · exact-tail-level"``: the notebook's number (its whole stem when it has none) and the exercise id."""
+    """``"01 · exact-tail-level"``: the notebook's number (its whole stem when it has none) and the exercise id.
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook's stem, such as ``"01_laplace_utility"``.
+    exercise : str
+        The exercise id.
+
+    Returns
+    -------
+    str
+        The leading digits of ``notebook`` (else all of it), ``" · "`` and ``exercise``.
+
+    Examples
+    --------
+    >>> test_name("01_laplace_utility", "max-queries")
+    '01 · max-queries'
+    """
     number = re.match(r"\d+", notebook)
     return f"{number.group(0) if number else notebook} · {exercise}"
 
@@ -436,6 +492,34 @@ def results_json(
     (an errored, not attempted or missing exercise is ``failed``, its output saying which); the top-level
     ``score`` is the course's: extra and partial credit, less the late penalty. ``dropped_note`` is an
     integrity note left out of what students see (the unconfined run's, expected on Gradescope).
+
+    Parameters
+    ----------
+    rows : sequence of GradeRow
+        The rows :func:`~.grade.grade` gave for the submission's notebooks (rows of files that were not
+        graded, exercise ``"-"``, are listed in the output).
+    course : Course
+        The course, for its late policy and extensions.
+    assignment : Assignment
+        The assignment graded: its notebooks, exercises and points.
+    student : str
+        The course's id for the submitter (whose extension applies).
+    submitted_at : datetime.datetime or None, optional
+        When the submission was made; None when unknown (no late penalty then).
+    ignored : sequence of tuple of str
+        ``(file name, why)`` of the files not graded, listed in the output.
+    visibility : str
+        Gradescope's visibility of the result and its tests.
+    stdout_visibility : str
+        Gradescope's visibility of the autograder's stdout.
+    dropped_note : str
+        An integrity note not shown to the student.
+
+    Returns
+    -------
+    dict
+        ``results.json`` as Gradescope reads it: ``score``, ``output`` (the notebooks graded and missing,
+        the files ignored, the notes and the lateness), ``tests`` and the visibilities.
     """
     outline = {nb: [ex for n, ex in assignment.points if n == nb] for nb in assignment.notebooks}
     times = {(student, nb): SubmissionTime(submitted_at, None) for nb in assignment.notebooks}
@@ -532,9 +616,27 @@ def _user_pids(uid: int) -> list[int]:
 def kill_user_processes(uid: int, *, rounds: int = 200) -> int:
     """Stop, then kill, every process of ``uid`` until none is left; returns how many were killed.
 
-    Stopping first keeps a process from forking replacements while the others are being killed. Refuses
-    ``uid`` 0 and the caller's own user (``ValueError``): only a user whose processes are all the
-    submission's may be emptied this way.
+    Stopping first keeps a process from forking replacements while the others are being killed. Only a
+    user whose processes are all the submission's may be emptied this way. Zombies are not counted.
+
+    Parameters
+    ----------
+    uid : int
+        The unprivileged user the submission ran as.
+    rounds : int, optional
+        How many times to look for processes of ``uid`` and signal them, 20 ms apart.
+
+    Returns
+    -------
+    int
+        How many distinct processes of ``uid`` were found (and signalled).
+
+    Raises
+    ------
+    ValueError
+        If ``uid`` is 0 or the caller's real or effective user.
+    AutograderError
+        If processes of ``uid`` are still alive after ``rounds`` rounds.
     """
     if uid in (0, os.getuid(), os.geteuid()):
         raise ValueError(f"uid must be an unprivileged user other than the grader's; got {uid}")
@@ -689,7 +791,18 @@ def _read_config(source: Path) -> dict[str, Any]:
 def run_autograder(root: Path | str | None = None) -> dict[str, Any]:
     """Grade ``<root>/submission`` and write ``<root>/results/results.json`` (always); returns what was written.
 
-    ``root`` defaults to :func:`autograder_root`. Must run as root on Gradescope (see the module's text).
+    Must run as root on Gradescope (see the module's text). A failure of the grader itself, or a process
+    of the submission that cannot be stopped, becomes a result saying so, with a score of 0.
+
+    Parameters
+    ----------
+    root : str, pathlib.Path or None, optional
+        The layout's root (default :func:`autograder_root`).
+
+    Returns
+    -------
+    dict
+        The result written (:func:`results_json`'s, or the failure's), with ``execution_time`` in seconds.
     """
     root = Path(root) if root is not None else autograder_root()
     started = time.monotonic()
@@ -743,7 +856,14 @@ def _positive_float(text: str) -> float:
 
 
 def add_gradescope_command(commands: Any) -> None:
-    """Register ``gradescope`` (sub-commands ``build`` and ``run``) on an argparse sub-command set."""
+    """Register ``gradescope`` (sub-commands ``build`` and ``run``) on an argparse sub-command set.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        What :meth:`argparse.ArgumentParser.add_subparsers` returned; ``gradescope`` is added to it, each
+        sub-command's ``run`` default set to the function that runs it.
+    """
     parser = commands.add_parser(
         "gradescope",
         help="build Gradescope's autograder zip, or run it on one submission",
@@ -813,7 +933,18 @@ def _run_run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m dpcourse.classroom.autograder build|run``: what ``run_autograder`` calls."""
+    """``python -m dpcourse.classroom.autograder build|run``: what ``run_autograder`` calls.
+
+    Parameters
+    ----------
+    argv : list of str or None, optional
+        The arguments after the program's name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The sub-command's exit status: 0, or 2 when ``build`` fails.
+    """
     parser = argparse.ArgumentParser(prog="python -m dpcourse.classroom.autograder")
     commands = parser.add_subparsers(dest="command", required=True)
     add_gradescope_command(commands)

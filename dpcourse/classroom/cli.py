@@ -63,7 +63,14 @@ def _shard(text: str) -> tuple[int, int]:
 
 
 def add_grade_command(commands: Any) -> None:
-    """Register ``grade`` on an argparse sub-command set."""
+    """Register ``grade`` on an argparse sub-command set.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        What :meth:`argparse.ArgumentParser.add_subparsers` returned; ``grade`` is added to it, its ``run``
+        default set to the function that runs the command.
+    """
     parser = commands.add_parser(
         "grade",
         help="grade submitted notebooks, each in its own sandbox",
@@ -308,7 +315,23 @@ def _run_grade(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m dpcourse``: the ``release`` and ``grade`` sub-commands."""
+    """``python -m dpcourse``: the ``release``, ``collect``, ``grade`` and ``gradescope`` sub-commands.
+
+    Parameters
+    ----------
+    argv : list of str or None, optional
+        The arguments after the program's name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The sub-command's exit status (for ``grade``: see the module's docstring).
+
+    Raises
+    ------
+    SystemExit
+        From argparse, with status 2 for arguments it cannot parse (0 after ``--help``).
+    """
     parser = argparse.ArgumentParser(
         prog="python -m dpcourse", description="Instructors' tools for the dpcourse workbook."
     )

@@ -98,8 +98,23 @@ NOT_ROSTER = "not on the roster"
 class CollectedFile:
     """One row of ``collected.csv``: a file of the input, and what became of it.
 
-    ``student`` and ``notebook`` are empty where the file was not matched to one; ``submitted_at`` is ISO 8601
-    (with the timezone where the LMS gave one), empty where unknown; ``late`` is None where unknown.
+    Attributes
+    ----------
+    student : str
+        The student id the file was collected for; empty where it was matched to no student on the roster
+        (or could not be written).
+    notebook : str
+        The course notebook's stem it was matched to; empty where it was matched to none.
+    source_file : str
+        The file's name in the input (a zip member's path, or ``<student>/<file>`` of a folder).
+    submitted_at : str
+        ISO 8601 (with the timezone where the LMS gave one); empty where unknown.
+    late : bool or None
+        The LMS's late mark (for Gradescope: after ``due``); None where unknown.
+    kept : bool
+        Whether this file was written to ``out/<student>/<notebook>.ipynb``.
+    note : str
+        Why the file was not kept, or how a kept one was matched (by its cells, a group submission).
     """
 
     student: str
@@ -111,6 +126,14 @@ class CollectedFile:
     note: str = ""
 
     def cells(self) -> list[str]:
+        """The row as ``collected.csv`` holds it.
+
+        Returns
+        -------
+        list of str
+            One text per column of :data:`COLUMNS`, in order; ``late`` and ``kept`` as ``true``/``false``
+            (``late`` empty where unknown).
+        """
         late = "" if self.late is None else str(self.late).lower()
         return [
             self.student,
@@ -125,7 +148,17 @@ class CollectedFile:
 
 @dataclass(frozen=True)
 class CollectResult:
-    """What a collection did: every row, and where it wrote."""
+    """What a collection did: every row, and where it wrote.
+
+    Attributes
+    ----------
+    kind : str
+        The input's kind, one of :data:`KINDS`.
+    out : pathlib.Path
+        The folder written: ``out/<student>/<notebook>.ipynb`` and ``out/collected.csv``.
+    rows : tuple of CollectedFile
+        One row per file of the input, as in ``collected.csv``.
+    """
 
     kind: str
     out: Path
@@ -133,6 +166,7 @@ class CollectResult:
 
     @property
     def kept(self) -> list[CollectedFile]:
+        """The files collected (one per student and notebook)."""
         return [r for r in self.rows if r.kept]
 
     @property
@@ -147,10 +181,22 @@ class CollectResult:
 
     @property
     def students(self) -> list[str]:
+        """The students with at least one notebook collected, sorted."""
         return sorted({r.student for r in self.kept})
 
     def summary(self, *, shown: int = 20) -> str:
-        """The printed summary: students, files kept, older files, ignored files with reasons, late files."""
+        """The printed summary: students, files kept, older files, ignored files with reasons, late files.
+
+        Parameters
+        ----------
+        shown : int, optional
+            The most files listed under each heading; the rest are counted and left to ``collected.csv``.
+
+        Returns
+        -------
+        str
+            Several lines: the counts, then the late files kept, the older files and the ignored ones.
+        """
         lines = [
             f"collect {self.kind}: {len(self.students)} students, {len(self.kept)} notebooks kept in {self.out}",
         ]
@@ -173,7 +219,23 @@ class CollectResult:
 
 
 def course_notebooks(source: Path | str) -> tuple[str, ...]:
-    """The stems of the course's notebooks in ``source`` (``ValueError`` naming ``--source`` if none)."""
+    """The stems of the course's notebooks in ``source``.
+
+    Parameters
+    ----------
+    source : str or pathlib.Path
+        The folder of the instructor's notebooks (``*.ipynb`` directly in it).
+
+    Returns
+    -------
+    tuple of str
+        The notebooks' file names without ``.ipynb``, sorted.
+
+    Raises
+    ------
+    ValueError
+        If ``source`` is not a folder or holds no notebook (the message names ``--source``).
+    """
     folder = Path(source)
     stems = tuple(sorted(p.stem for p in folder.glob("*.ipynb"))) if folder.is_dir() else ()
     if not stems:
@@ -384,6 +446,13 @@ def collect_canvas(
     -------
     CollectResult
         Every file's row; ``out/collected.csv`` holds the same.
+
+    Raises
+    ------
+    CollectError
+        See :func:`collect`.
+    ValueError
+        See :func:`collect`.
     """
     return collect("canvas", zip_path, out, roster=roster, notebooks=notebooks, force=force, limits=limits)
 
@@ -400,10 +469,39 @@ def collect_gradescope(
 ) -> CollectResult:
     """Collect Gradescope's *Export Submissions* zip into ``out/<student>/<notebook>.ipynb``.
 
-    Parameters are those of :func:`collect_canvas`, except that the roster matches ``sid``, then ``email``,
-    then ``student`` equal to the email's local part; and ``due`` (a datetime, with a timezone if the export's
-    times have one) marks a submission made after it late (the export has no late mark; a student's
-    extension is not in it).
+    Every member of a group submission gets the group's file.
+
+    Parameters
+    ----------
+    zip_path : str or pathlib.Path
+        The zip Gradescope gave, with its ``submission_metadata.yml``.
+    out : str or pathlib.Path
+        The folder to write; must be empty unless ``force``.
+    roster : list of RosterEntry, optional
+        The course's students, matched by ``sid``, then ``email``, then ``student`` equal to the email's local
+        part; students not on it are listed, not collected. Without one the folder is the email's local part
+        (else the sid, else the name) made a safe folder name.
+    notebooks : str or pathlib.Path
+        The course's notebooks (default ``notebooks/``): their stems are the notebook names.
+    due : datetime.datetime, optional
+        With a timezone if the export's times have one: a submission made after it is marked late (the
+        export has no late mark; a student's extension is not in it).
+    force : bool
+        Collect into a non-empty ``out`` (files of the same student and notebook are replaced).
+    limits : CollectLimits, optional
+        Caps on files and bytes read.
+
+    Returns
+    -------
+    CollectResult
+        Every file's row; ``out/collected.csv`` holds the same.
+
+    Raises
+    ------
+    CollectError
+        See :func:`collect`; also when the zip has no readable ``submission_metadata.yml``.
+    ValueError
+        See :func:`collect`.
     """
     return collect("gradescope", zip_path, out, roster=roster, notebooks=notebooks, due=due, force=force, limits=limits)
 
@@ -419,8 +517,33 @@ def collect_folders(
 ) -> CollectResult:
     """Collect ``folder/<student>/*.ipynb`` (browser duplicates and copies included) into ``out``.
 
-    Parameters are those of :func:`collect_canvas`; the roster matches ``student`` to the folder's name
-    (both NFC-normalised). ``out`` must not be inside ``folder``.
+    Parameters
+    ----------
+    folder : str or pathlib.Path
+        A folder of student folders; links in it are never followed.
+    out : str or pathlib.Path
+        The folder to write; must be empty unless ``force``, and not inside ``folder``.
+    roster : list of RosterEntry, optional
+        The course's students, matched by ``student`` equal to the folder's name (both NFC-normalised);
+        students not on it are listed, not collected. Without one the folder's own name is kept.
+    notebooks : str or pathlib.Path
+        The course's notebooks (default ``notebooks/``): their stems are the notebook names.
+    force : bool
+        Collect into a non-empty ``out`` (files of the same student and notebook are replaced).
+    limits : CollectLimits, optional
+        Caps on files and bytes read.
+
+    Returns
+    -------
+    CollectResult
+        Every file's row; ``out/collected.csv`` holds the same.
+
+    Raises
+    ------
+    CollectError
+        See :func:`collect`; also when ``folder`` is not a folder or ``out`` is inside it.
+    ValueError
+        See :func:`collect`.
     """
     return collect("folders", folder, out, roster=roster, notebooks=notebooks, force=force, limits=limits)
 
@@ -436,14 +559,43 @@ def collect(
     force: bool = False,
     limits: CollectLimits | None = None,
 ) -> CollectResult:
-    """Collect ``input_path`` of ``kind`` (one of :data:`KINDS`) into ``out``; see :func:`collect_canvas`.
+    """Collect ``input_path`` of ``kind`` (one of :data:`KINDS`) into ``out``.
+
+    What :func:`collect_canvas`, :func:`collect_gradescope` and :func:`collect_folders` call, with the
+    parameters they describe.
+
+    Parameters
+    ----------
+    kind : str
+        ``"canvas"``, ``"gradescope"`` or ``"folders"``.
+    input_path : str or pathlib.Path
+        The LMS's zip (canvas, gradescope) or the folder of student folders (folders).
+    out : str or pathlib.Path
+        The folder to write; must be empty unless ``force`` (and, for folders, not inside ``input_path``).
+    roster : list of RosterEntry, optional
+        The course's students, matched as the kind's function says; without one the LMS's name made safe.
+    notebooks : str or pathlib.Path
+        The course's notebooks (default ``notebooks/``): their stems are the notebook names.
+    due : datetime.datetime, optional
+        Gradescope only: submissions made after it are marked late.
+    force : bool
+        Collect into a non-empty ``out`` (files of the same student and notebook are replaced).
+    limits : CollectLimits, optional
+        Caps on files and bytes read (default :class:`~.exports.CollectLimits`).
+
+    Returns
+    -------
+    CollectResult
+        Every file's row; ``out/collected.csv`` holds the same.
 
     Raises
     ------
     CollectError
-        The input cannot be read as a whole, is not the LMS's format, or ``out`` is not empty without ``force``.
+        The input cannot be read as a whole or is not the LMS's format; ``out`` is a file, is inside the
+        input folder, or is not empty without ``force``.
     ValueError
-        ``kind`` is unknown, ``--source`` has no notebooks, or ``due`` is given for another kind than gradescope.
+        ``kind`` is unknown, ``due`` is given for another kind than gradescope, a roster's student id is not
+        safe as a folder name (:func:`safe_student`), or ``notebooks`` holds no notebook (naming ``--source``).
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
@@ -491,7 +643,14 @@ def _due(text: str) -> datetime:
 
 
 def add_collect_command(commands: Any) -> None:
-    """Register ``collect`` on an argparse sub-command set."""
+    """Register ``collect`` on an argparse sub-command set.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        What :meth:`argparse.ArgumentParser.add_subparsers` returned; ``collect`` is added to it, its
+        ``run`` default set to the function that runs the command.
+    """
     parser = commands.add_parser(
         "collect",
         help="turn an LMS download into submissions/<student>/<notebook>.ipynb",

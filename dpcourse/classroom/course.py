@@ -68,7 +68,19 @@ class CourseError(ValueError):
 
 @dataclass(frozen=True)
 class LatePolicy:
-    """How late work is scored; penalties are fractions of the assignment's points (0 to 1)."""
+    """How late work is scored; penalties are fractions of the assignment's points (0 to 1).
+
+    Attributes
+    ----------
+    grace_minutes : float
+        Minutes after the due time within which work still counts as on time (``[late] grace_minutes``, ≥ 0).
+    penalty_per_day : float
+        The share of the assignment's points each started day late costs, 0 to 1.
+    max_penalty : float
+        The largest share late work can lose, 0 to 1.
+    accept_late : bool
+        False: late work (past the grace period) scores 0.
+    """
 
     grace_minutes: float = 0.0
     penalty_per_day: float = 0.0
@@ -80,8 +92,24 @@ class LatePolicy:
 class Lateness:
     """How late one student's assignment was and what it costs.
 
-    ``late_by`` is None when the time is unknown (the collector said late but gave no time);
-    ``fraction`` is the share of the assignment's points deducted (1 when late work is not accepted).
+    Attributes
+    ----------
+    late_by : datetime.timedelta or None
+        How long after the student's due time the work came in; None when the time is unknown (the
+        collector said late but gave no time).
+    due : datetime.datetime or None
+        The student's due time (an extension's, else the assignment's); None when the assignment has none.
+    submitted_at : datetime.datetime or None
+        When the work was handed in; None when unknown.
+    days : int
+        Started days late, counted from the due time; 1 for a late mark without a time, 0 within the grace
+        period or without a due time.
+    fraction : float
+        The share of the assignment's points deducted, 0 to 1 (1 when late work is not accepted).
+    accepted : bool
+        False when the course does not accept late work (the assignment then scores 0).
+    within_grace : bool
+        Handed in after the due time but within the grace period: on time, no penalty (:attr:`late` is False).
     """
 
     late_by: timedelta | None
@@ -94,12 +122,31 @@ class Lateness:
 
     @property
     def late(self) -> bool:
+        """Whether the work counts as late (false only within the grace period)."""
         return not self.within_grace
 
 
 @dataclass(frozen=True)
 class Assignment:
-    """One assignment: its notebooks, due time and the points of each exercise, ``(notebook, exercise)`` keyed."""
+    """One assignment: its notebooks, due time and the points of each exercise, ``(notebook, exercise)`` keyed.
+
+    Attributes
+    ----------
+    key : str
+        The course file's key (``[assignments.<key>]``): letters, digits, ``-`` and ``_``.
+    name : str
+        The name students and the LMS see (the Canvas column, the Gradescope file); the key by default.
+    notebooks : tuple of str
+        The stems of the assignment's notebooks.
+    due : datetime.datetime or None
+        The due time, with its timezone; None only without a course file (:meth:`Course.from_outline`).
+    points : Mapping
+        ``(notebook, exercise)`` → points: the notebook's own points unless the course file overrides them.
+    extra_credit : frozenset of tuple of str
+        The ``(notebook, exercise)`` pairs that count above :attr:`maximum`.
+    partial_credit : frozenset of tuple of str
+        The ``(notebook, exercise)`` pairs whose share of grading inputs passed counts.
+    """
 
     key: str
     name: str
@@ -117,7 +164,17 @@ class Assignment:
 
 @dataclass(frozen=True)
 class Course:
-    """The assignments of a course, its late policy and per-student due times (extensions)."""
+    """The assignments of a course, its late policy and per-student due times (extensions).
+
+    Attributes
+    ----------
+    assignments : tuple of Assignment
+        In the course file's order; no notebook is in two of them.
+    late : LatePolicy
+        How late work is scored (by default: no grace period, no penalty, late work accepted).
+    extensions : Mapping
+        Student id → {assignment key: that student's due time}.
+    """
 
     assignments: tuple[Assignment, ...]
     late: LatePolicy = LatePolicy()
@@ -125,7 +182,19 @@ class Course:
 
     @classmethod
     def from_outline(cls, outline: Mapping[str, Mapping[str, float]]) -> Course:
-        """No course file: each notebook is an assignment of its own, with the notebook's points and no due time."""
+        """No course file: each notebook is an assignment of its own, with the notebook's points and no due time.
+
+        Parameters
+        ----------
+        outline : Mapping
+            Notebook stem → {exercise id: points}, as :func:`~.plan.read_outline` gives it.
+
+        Returns
+        -------
+        Course
+            One assignment per notebook, keyed and named by its stem, with the default :class:`LatePolicy`
+            and no extensions.
+        """
         return cls(
             tuple(
                 Assignment(nb, nb, (nb,), None, {(nb, ex): float(p) for ex, p in exercises.items()})
@@ -134,25 +203,77 @@ class Course:
         )
 
     def assignment(self, key: str) -> Assignment:
-        """The assignment called ``key``; ``KeyError`` if there is none."""
+        """The assignment called ``key``.
+
+        Parameters
+        ----------
+        key : str
+            The assignment's key in the course file.
+
+        Returns
+        -------
+        Assignment
+            The assignment with that key.
+
+        Raises
+        ------
+        KeyError
+            If the course has no assignment called ``key``.
+        """
         for assignment in self.assignments:
             if assignment.key == key:
                 return assignment
         raise KeyError(key)
 
     def assignment_of(self, notebook: str) -> Assignment | None:
-        """The assignment that holds ``notebook``, or None when the course does not grade it."""
+        """The assignment that holds ``notebook``, or None when the course does not grade it.
+
+        Parameters
+        ----------
+        notebook : str
+            A notebook's stem.
+
+        Returns
+        -------
+        Assignment or None
+            The (only) assignment listing ``notebook``; None when none does.
+        """
         return next((a for a in self.assignments if notebook in a.notebooks), None)
 
     def partial_credit(self, notebook: str) -> frozenset[str]:
-        """The exercises of ``notebook`` whose share of grading inputs passed counts (for the judge)."""
+        """The exercises of ``notebook`` whose share of grading inputs passed counts (for the judge).
+
+        Parameters
+        ----------
+        notebook : str
+            A notebook's stem.
+
+        Returns
+        -------
+        frozenset of str
+            The exercise ids of ``notebook`` in its assignment's ``partial_credit``; empty when the course
+            does not grade the notebook.
+        """
         assignment = self.assignment_of(notebook)
         if assignment is None:
             return frozenset()
         return frozenset(ex for nb, ex in assignment.partial_credit if nb == notebook)
 
     def due_for(self, student: str, assignment: Assignment) -> datetime | None:
-        """The student's due time for ``assignment``: an extension's, else the assignment's."""
+        """The student's due time for ``assignment``: an extension's, else the assignment's.
+
+        Parameters
+        ----------
+        student : str
+            The student's id, as the course file's ``[extensions.<student>]`` names it.
+        assignment : Assignment
+            One of the course's assignments.
+
+        Returns
+        -------
+        datetime.datetime or None
+            The extension's due time for this student, else ``assignment.due`` (None when it has none).
+        """
         return self.extensions.get(student, {}).get(assignment.key, assignment.due)
 
     def lateness(
@@ -161,8 +282,26 @@ class Course:
         """How late ``student`` handed ``assignment`` in; None when on time or when nothing says it was late.
 
         With a due time and ``submitted_at``, both decide (work within the grace period comes back with
-        ``within_grace`` set, so that the feedback can say so); without them, ``flagged_late`` (the
-        collector's late column) marks the work late without a penalty, since how late is unknown.
+        ``within_grace`` set, so that the feedback can say so). Where either is unknown, ``flagged_late``
+        (the collector's late column) marks the work late: with a due time it costs what one started day
+        costs (all of it when late work is not accepted), since how late is unknown; without a due time it
+        costs nothing.
+
+        Parameters
+        ----------
+        student : str
+            The student's id (whose extension, if any, replaces the due time).
+        assignment : Assignment
+            One of the course's assignments.
+        submitted_at : datetime.datetime or None
+            When the work was handed in, with a timezone; None when unknown.
+        flagged_late : bool or None, optional
+            The collector's own late mark, used only when the due time or ``submitted_at`` is unknown.
+
+        Returns
+        -------
+        Lateness or None
+            How late and what it costs; None when the work was on time, or nothing says it was late.
         """
         due = self.due_for(student, assignment)
         policy = self.late
@@ -188,7 +327,26 @@ class Course:
 
 
 def duration_text(span: timedelta) -> str:
-    """``2 days 3 h 5 min``: a lateness as a student reads it (whole minutes, rounded up)."""
+    """``2 days 3 h 5 min``: a lateness as a student reads it (whole minutes, rounded up).
+
+    Parameters
+    ----------
+    span : datetime.timedelta
+        The time to show, ≥ 0.
+
+    Returns
+    -------
+    str
+        Days, hours and minutes, leaving out those that are zero (``0 min`` for a zero span).
+
+    Examples
+    --------
+    >>> from datetime import timedelta
+    >>> duration_text(timedelta(days=2, hours=3, minutes=4, seconds=1))
+    '2 days 3 h 5 min'
+    >>> duration_text(timedelta(hours=1))
+    '1 h'
+    """
     minutes = math.ceil(span.total_seconds() / 60)
     days, minutes = divmod(minutes, 24 * 60)
     hours, minutes = divmod(minutes, 60)
@@ -255,6 +413,20 @@ def _shown(value: object) -> str:
 
 def load_course(path: Path | str, outline: Mapping[str, Mapping[str, float]]) -> Course:
     """Read and check ``course.toml`` against ``outline`` (notebook stem → {exercise id: points}).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The course file (TOML, in the format of the module's docstring).
+    outline : Mapping
+        Notebook stem → {exercise id: points}, the whole course as :func:`~.plan.read_outline` reads it
+        from the instructor's notebooks: every notebook and exercise the file names must be in it.
+
+    Returns
+    -------
+    Course
+        The assignments in the file's order, with every exercise's points (the notebook's unless
+        overridden), the late policy (defaults for keys left out) and the extensions as due times.
 
     Raises
     ------

@@ -107,8 +107,24 @@ def _shown(text: str) -> str:
 def safe_student(text: str) -> str | None:
     """``text`` (NFC-normalised) when it is safe as one folder name, else None.
 
-    Safe: not empty, at most 128 characters, no path separator, no control or format character, not starting
-    with a dot (no ``..``, no hidden folder) and not the name of the collection's own CSV.
+    Safe: not empty, at most 128 characters, no path separator (``/`` or ``\\``), no control, format,
+    surrogate, private-use or unassigned character, not starting with a dot (no ``..``, no hidden folder)
+    and not the name of the collection's own CSV (``collected.csv``, in any case).
+
+    Parameters
+    ----------
+    text : str
+        A student id or a name from an LMS (anything else is turned into a string first).
+
+    Returns
+    -------
+    str or None
+        ``text`` NFC-normalised and stripped of surrounding white space, when that is safe; else None.
+
+    Examples
+    --------
+    >>> safe_student("Zoë"), safe_student("../alice"), safe_student(".hidden")
+    ('Zoë', None, None)
     """
     name = unicodedata.normalize("NFC", str(text)).strip()
     if not name or len(name) > 128 or name.startswith(".") or name.lower() == REPORT:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._validation import check_integer
 from .judge import JudgePool
 from .judging import INFRASTRUCTURE, judge_run, rows_for_failure
 from .plan import (
@@ -70,6 +71,16 @@ def submissions_root(paths: Sequence[Path]) -> Path:
 
     For ``submissions/*/*.ipynb`` it is ``submissions``; a notebook nested deeper
     (``submissions/aaron/alice/x.ipynb``) still belongs to the top folder, ``aaron``.
+
+    Parameters
+    ----------
+    paths : sequence of pathlib.Path
+        The submitted files (relative paths are taken from the working folder; links are not resolved).
+
+    Returns
+    -------
+    pathlib.Path
+        The common folder, absolute; ``Path(".")`` when ``paths`` is empty.
     """
     grandparents = [os.path.abspath(p.parent.parent) for p in paths]
     return Path(os.path.commonpath(grandparents)) if grandparents else Path(".")
@@ -86,8 +97,37 @@ def _locate(path: Path, root: Path) -> _Item:
     return _Item(path, student_id(relative[0]), root / relative[0], notes)
 
 
+def _checked_shard(shard: tuple[int, int]) -> tuple[int, int]:
+    if not isinstance(shard, tuple) or len(shard) != 2:
+        raise ValueError(f"shard must be a pair (I, N) with 0 <= I < N, got {shard!r}")
+    count = check_integer(shard[1], "shard count N", minimum=1)
+    index = check_integer(shard[0], "shard index I", minimum=0, maximum=count - 1)
+    return index, count
+
+
 def parse_shard(text: str) -> tuple[int, int]:
-    """``"I/N"`` (0 ≤ I < N) as ``(I, N)``; ``ValueError`` naming ``--shard`` otherwise."""
+    """``"I/N"`` (0 ≤ I < N) as ``(I, N)``.
+
+    Parameters
+    ----------
+    text : str
+        The ``--shard`` argument, such as ``"0/4"``.
+
+    Returns
+    -------
+    tuple of int
+        ``(I, N)``: grade shard I of N.
+
+    Raises
+    ------
+    ValueError
+        If ``text`` is not two integers separated by ``/``, or not 0 ≤ I < N (the message names ``--shard``).
+
+    Examples
+    --------
+    >>> parse_shard("1/4")
+    (1, 4)
+    """
     try:
         index, count = (int(part) for part in str(text).split("/"))
     except ValueError:
@@ -213,15 +253,55 @@ def grade(
 ) -> list[GradeRow]:
     """Grade every submission; rows in the order of ``submissions``, exercises in notebook order.
 
-    ``sandbox``: ``"bwrap"`` (the default; ``"auto"`` means the same) refuses to run anything
-    without a working bubblewrap (:class:`~.sandbox.SandboxUnavailable`); ``"none"`` runs each
-    submission unconfined, in its own session, and notes it on every row. ``jobs`` above what
-    :func:`~.sandbox.max_parallel_runs` allows (runs that could starve each other of processes) raises
-    ``ValueError`` saying why; by default it is the cores, within that bound. ``shard=(I, N)`` grades
-    only the students in shard I of N (:func:`in_shard`). ``partial_credit``: per notebook, the exercise ids
-    whose failed rows earn the share of grading inputs passed (see :func:`~.judging.judge_run`).
+    Parameters
+    ----------
+    submissions : sequence of str or pathlib.Path
+        The submitted notebooks, ``<root>/<student>/<file>.ipynb``: the student is the top folder under the
+        submissions' common folder (:func:`submissions_root`).
+    source : str or pathlib.Path
+        The instructor's notebooks, with their solutions (default: the workbook's ``notebooks/``).
+    jobs : int or None, optional
+        Submissions graded at once; by default the cores, within what
+        :func:`~.sandbox.max_parallel_runs` allows.
+    limits : Limits or None, optional
+        Each run's limits (default :class:`~.sandbox.Limits`).
+    sandbox : str
+        ``"bwrap"`` (the default; ``"auto"`` means the same) refuses to run anything without a working
+        bubblewrap; ``"none"`` runs each submission unconfined, in its own session, and notes it on every row.
+    shard : tuple of int or None, optional
+        ``(I, N)``: grade only the students in shard I of N (:func:`in_shard`); None grades everyone.
+    progress : bool
+        Show a progress bar on standard error.
+    partial_credit : Mapping or None, optional
+        Per notebook stem, the exercise ids whose failed rows earn the share of grading inputs passed (see
+        :func:`~.judging.judge_run`).
+
+    Returns
+    -------
+    list of GradeRow
+        One row per exercise of each graded submission; one ``invalid`` or ``duplicate`` row for a file
+        that could not be read as a notebook of the workbook or that another file of the student replaced.
+        Whatever one submission does becomes its own rows.
+
+    Raises
+    ------
+    SandboxUnavailable
+        If ``sandbox`` is ``"bwrap"`` or ``"auto"`` and bubblewrap does not work here: nothing ran.
+    ValueError
+        If ``sandbox`` is none of those values, ``jobs`` is below 1 or above what
+        :func:`~.sandbox.max_parallel_runs` allows (the message says why), or the notebooks of ``source``
+        hold no exercise or a malformed one (:func:`~.plan.load_sources`), or ``shard`` is not ``(I, N)`` with
+        0 ≤ I < N.
+    TypeError
+        If ``jobs`` or a part of ``shard`` is not an integer.
+    FileNotFoundError
+        If ``source`` holds no notebook.
     """
     mode = choose_sandbox(sandbox)
+    if jobs is not None:
+        jobs = check_integer(jobs, "jobs", minimum=1)
+    if shard is not None:
+        shard = _checked_shard(shard)
     limits = limits or Limits()
     sources, released = load_sources(source)
     note = UNCONFINED if mode == "none" else ""

@@ -13,11 +13,13 @@ in, because an LMS import overwrites what is there and last week's grades must s
 run.
 
 Every string that came from a submission (a student's folder name, a file name, a check's message
-quoting the student's answer) is hostile: CSV cells go through :func:`~.reports.safe_cell`, HTML
-through :func:`html.escape`, Markdown through :func:`markdown_text` (backslash escapes, never HTML
-entities), the terminal through :func:`printable`, and feedback file names are made from the
-student id without ever leaving the feedback folder. Every file is written atomically with the
-umask's mode (:func:`~.reports.atomic_write`).
+quoting the student's answer) is hostile: CSV cells go through :func:`~.reports.safe_cell`, the terminal
+through :func:`printable`, and feedback file names are made from the student id without ever leaving the
+feedback folder. The class summary and the feedback are jinja2 templates (``dpcourse/classroom/templates/``)
+to which student text is passed as data, never as template source: the HTML page is autoescaped, and the
+Markdown templates escape every value with :func:`markdown_text` (backslash escapes, never HTML entities)
+unless a filter made it Markdown already. Every file is written atomically with the umask's mode
+(:func:`~.reports.atomic_write`).
 
 The roster (``--roster FILE``) is either one student id per line (the submission folder's name), or
 a CSV whose header has a ``student`` column and any of ``name``, ``canvas_id``, ``sis_user_id``,
@@ -32,8 +34,8 @@ from __future__ import annotations
 
 import base64
 import csv
+import functools
 import hashlib
-import html
 import io
 import math
 import re
@@ -42,9 +44,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .course import Assignment, Course, Lateness, duration_text
 from .reports import GradeRow, _unquoted, atomic_csv, atomic_text, points_text, printable
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 __all__ = [
     "GRADEBOOKS",
@@ -84,7 +90,27 @@ _NOT_GRADED = ("duplicate", "invalid")
 
 @dataclass(frozen=True)
 class RosterEntry:
-    """One student of the course, with the fields an LMS import needs (empty where the course has none)."""
+    """One student of the course, with the fields an LMS import needs (empty where the course has none).
+
+    Attributes
+    ----------
+    student : str
+        The id the grader knows the student by (the submission folder's name).
+    name : str
+        The name an LMS file shows (Canvas's ``Student``, Gradescope's ``Name``); the id when empty.
+    canvas_id : str
+        Canvas's user id (its ``ID`` column, what its importer matches first).
+    sis_user_id : str
+        The student information system's user id (Canvas's ``SIS User ID``).
+    section : str
+        The section (Canvas's ``Section``).
+    sid : str
+        Gradescope's student id (``SID``).
+    email : str
+        The e-mail address Gradescope matches a student by.
+    sis_login_id : str
+        The student information system's login (Canvas's ``SIS Login ID``).
+    """
 
     student: str
     name: str = ""
@@ -100,9 +126,17 @@ class RosterEntry:
 class SubmissionTime:
     """When a student's notebook was handed in.
 
-    ``submitted_at`` is None when unknown; ``late`` is the collector's own verdict (None when it gave
-    none), used only when the course has no due time or the time is unknown; ``ignored`` lists the
-    files the collector did not keep, as ``(file name, note)``.
+    Attributes
+    ----------
+    submitted_at : datetime.datetime or None
+        When it was handed in, with a timezone; None when unknown.
+    late : bool or None
+        The collector's own verdict (None when it gave none), used only when the course has no due time
+        or the time is unknown.
+    source_file : str
+        The file (or files, comma-separated) that was kept for grading.
+    ignored : tuple of tuple of str
+        The files the collector did not keep, as ``(file name, note)``.
     """
 
     submitted_at: datetime | None
@@ -123,7 +157,21 @@ _MD_LINE_START = re.compile(r"^([ \t]*)([#>]|[+-](?=[ \t]|$)|[=-]+(?=[ \t]*$)|\d
 def markdown_text(text: str, *, inline: bool = False) -> str:
     """``text`` as Markdown shows it literally: backslash escapes where Markdown needs them, never HTML entities.
 
-    ``inline=True`` also escapes newlines (for a heading or a list item).
+    Control and format characters are shown as their escapes first (:func:`printable`), so a student's
+    text can neither run markup nor hide or reorder what the reader sees.
+
+    Parameters
+    ----------
+    text : str
+        Any text, typically from a submission.
+    inline : bool, optional
+        Whether newlines are escaped too (for a heading or a list item, where a newline would start a new
+        block); otherwise line breaks stay and the start of every line is escaped.
+
+    Returns
+    -------
+    str
+        The escaped text: ``\\`` before each character Markdown would read as markup, no HTML entities.
     """
     text = printable(text.replace("\r\n", "\n"), keep_newlines=not inline)
     text = _MD_INLINE.sub(lambda m: "\\" + m.group(), text)
@@ -135,15 +183,97 @@ def markdown_text(text: str, *, inline: bool = False) -> str:
     return _MD_LINE_START.sub(line_start, text)
 
 
+# --------------------------------------------------------------------------- the templates
+
+
+class _Markdown(str):
+    """Text already written as Markdown (a number, a time, escaped text): a Markdown template prints it as it is."""
+
+
+def _markdown_value(value: object) -> str:
+    """What ``{{ value }}`` prints in a Markdown template: :func:`markdown_text` of it, inline, unless it is
+    Markdown already or a number. The Markdown counterpart of HTML autoescaping."""
+    if isinstance(value, _Markdown):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return markdown_text(str(value), inline=True)
+
+
+def _page_value(value: object) -> object:
+    """What ``{{ value }}`` prints in the HTML page before autoescaping: text with its control and format
+    characters shown (:func:`printable`: an escape sequence or a bidi override in a student id cannot reorder
+    the page), everything else as it is. Markup (what the template itself made safe) is left alone."""
+    if isinstance(value, str) and not hasattr(value, "__html__"):
+        return printable(value, keep_newlines=True)
+    return value
+
+
+@dataclass(frozen=True)
+class _Templates:
+    page: Environment  # HTML, autoescaped
+    text: Environment  # Markdown, every value through markdown_text
+
+
+@functools.cache
+def _templates() -> _Templates:
+    """The two jinja2 environments over ``templates/`` (imported on first use: a grading run needs neither)."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+    settings: dict[str, Any] = {
+        "loader": PackageLoader("dpcourse.classroom", "templates"),
+        "undefined": StrictUndefined,  # a misspelt name fails, instead of printing nothing
+        "trim_blocks": True,
+        "lstrip_blocks": True,
+    }
+    page = Environment(
+        autoescape=select_autoescape(["html.j2"], default_for_string=True, default=True),
+        finalize=_page_value,
+        **settings,
+    )
+    page.filters["points"] = points_text
+    text = Environment(autoescape=False, finalize=_markdown_value, **settings)
+    text.filters.update(
+        points=lambda value: _Markdown(points_text(value)),
+        percent=lambda fraction: _Markdown(_percent(fraction)),
+        when=lambda moment, zone=None: _Markdown(_when(moment, zone)),
+        duration=lambda span: _Markdown(duration_text(span)),
+        block=lambda message: _Markdown(markdown_text(message)),  # line breaks kept, each line's start escaped
+    )
+    return _Templates(page, text)
+
+
+def _markdown(template: str, **context: object) -> str:
+    """A Markdown template rendered, ending in exactly one newline."""
+    return _templates().text.get_template(template).render(**context).rstrip("\n") + "\n"
+
+
 # --------------------------------------------------------------------------- the roster and the collector
 
 
 def read_roster(path: Path | str) -> list[RosterEntry]:
     """The students of ``path``: one id per line, or a CSV with a ``student`` column (see the module).
 
-    Blank lines and lines starting with ``#`` are skipped in the one-id-per-line form. A student
-    listed twice, an id with a comma, or a CSV header without ``student`` raises ``ValueError``
-    naming the file and line.
+    Blank lines and lines starting with ``#`` are skipped in the one-id-per-line form. The file is
+    read as UTF-8 (a byte-order mark is dropped).
+
+    Parameters
+    ----------
+    path : pathlib.Path or str
+        The roster file.
+
+    Returns
+    -------
+    list of RosterEntry
+        The students, in the file's order.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and line, for a student listed twice, an id with a comma in the one-id-per-line
+        form, a CSV row without a student id, or a CSV column not in :data:`ROSTER_FIELDS`.
+    OSError
+        If the file cannot be read.
     """
     text = Path(path).read_text(encoding="utf-8-sig")
     lines = text.splitlines()
@@ -210,7 +340,25 @@ def read_collected(path: Path | str) -> dict[tuple[str, str], SubmissionTime]:
     file. Kept rows give the time (the latest when a notebook has several) and the late flag; rows
     with ``kept`` false are the files the collector set aside, named in the feedback (rows of no student
     are left out). ``submitted_at`` is ISO 8601; a time without a timezone offset, like an empty cell,
-    counts as unknown, and the ``late`` flag decides. ``ValueError`` names the line of anything else.
+    counts as unknown, and the ``late`` flag decides.
+
+    Parameters
+    ----------
+    path : pathlib.Path or str
+        The collector's CSV.
+
+    Returns
+    -------
+    dict
+        ``(student, notebook)`` → :class:`SubmissionTime`, sorted.
+
+    Raises
+    ------
+    ValueError
+        If a column is missing, or naming the line, for a ``kept`` or ``late`` cell that is not true or false
+        or a ``submitted_at`` that is not an ISO 8601 time.
+    OSError
+        If the file cannot be read.
     """
     with open(path, newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
@@ -265,8 +413,20 @@ def _moment(text: str, where: str) -> datetime | None:
 
 @dataclass(frozen=True)
 class Score:
-    """One student's result on one assignment: ``earned`` (extra and partial credit included), the late
-    ``penalty`` actually deducted, and whether anything of it was handed in."""
+    """One student's result on one assignment.
+
+    Attributes
+    ----------
+    earned : float
+        The points earned on the course's scale, extra and partial credit included.
+    penalty : float
+        The late penalty actually deducted (never more than ``earned``).
+    handed_in : bool
+        Whether any notebook of the assignment was handed in.
+    lateness : Lateness or None
+        How late it was (:meth:`~.course.Course.lateness`; within the grace period it says so), None when
+        it was on time or nothing says it was late.
+    """
 
     earned: float = 0.0
     penalty: float = 0.0
@@ -275,6 +435,7 @@ class Score:
 
     @property
     def points(self) -> float:
+        """The score: ``earned`` less ``penalty``, at least 0."""
         return max(0.0, self.earned - self.penalty)
 
 
@@ -282,8 +443,20 @@ class Score:
 class CourseTotals:
     """Per student and assignment, the score over the whole course (0 for an assignment not handed in).
 
-    ``graded`` lists the assignments with a row in this run (in course order); ``handed_in`` the
-    (student, notebook) pairs with a row; ``late`` the lateness of each late (student, notebook).
+    Made by :func:`course_totals`.
+
+    Attributes
+    ----------
+    course : Course
+        The course the scores are over.
+    scores : dict
+        Student → assignment key → :class:`Score`, for every student and every assignment of the course.
+    graded : tuple of str
+        The keys of the assignments with a row in this run, in course order.
+    handed_in : frozenset of tuple of str
+        The (student, notebook) pairs with a row in this run.
+    late : dict
+        ``(student, notebook)`` → :class:`~.course.Lateness`, for each notebook handed in late.
     """
 
     course: Course
@@ -294,16 +467,44 @@ class CourseTotals:
 
     @property
     def students(self) -> list[str]:
+        """Every student, sorted."""
         return list(self.scores)
 
     @property
     def course_maximum(self) -> float:
+        """The course's maximum: the sum of its assignments' maxima (extra credit not counted)."""
         return sum(a.maximum for a in self.course.assignments)
 
     def points(self, student: str, assignment: str) -> float:
+        """One student's score on one assignment, late penalty deducted.
+
+        Parameters
+        ----------
+        student : str
+            One of :attr:`students`.
+        assignment : str
+            An assignment's key.
+
+        Returns
+        -------
+        float
+            :attr:`Score.points` of that assignment.
+        """
         return self.scores[student][assignment].points
 
     def total(self, student: str) -> float:
+        """One student's course total: their scores on every assignment, late penalties deducted.
+
+        Parameters
+        ----------
+        student : str
+            One of :attr:`students`.
+
+        Returns
+        -------
+        float
+            The sum of the student's assignment scores (it may exceed :attr:`course_maximum` with extra credit).
+        """
         return sum(score.points for score in self.scores[student].values())
 
 
@@ -313,7 +514,24 @@ def _latest(rows: Iterable[GradeRow]) -> dict[tuple[str, str, str], GradeRow]:
 
 
 def row_points(row: GradeRow, assignment: Assignment) -> float:
-    """A row's points on the course's scale: the row's share of its maximum times the course's points."""
+    """A row's points on the course's scale: the row's share of its maximum times the course's points.
+
+    A ``passed`` row counts in full; a ``failed`` row counts its share only where the assignment gives
+    partial credit for the exercise; any other row, or an exercise the assignment does not hold, is 0.
+
+    Parameters
+    ----------
+    row : GradeRow
+        One row of the report.
+    assignment : Assignment
+        The assignment the row's notebook belongs to.
+
+    Returns
+    -------
+    float
+        ``min(1, max(0, points / max_points))`` (1 when ``max_points`` ≤ 0) times the exercise's points in
+        ``assignment``, or 0.
+    """
     key = (row.notebook, row.exercise)
     counted = row.status == "passed" or (row.status == "failed" and key in assignment.partial_credit)
     if key not in assignment.points or not counted:
@@ -335,7 +553,27 @@ def course_totals(
     Students are everyone in the rows and on the roster, sorted. Without ``course`` each notebook of
     ``outline`` is an assignment. An assignment is late when its latest notebook is
     (:meth:`~.course.Course.lateness`); its penalty is a fraction of the assignment's maximum, never
-    more than was earned. Rows of notebooks outside the course carry no points.
+    more than was earned. Rows of notebooks outside the course carry no points; of two rows for the same
+    exercise the later counts, and ``duplicate`` and ``invalid`` rows count nothing.
+
+    Parameters
+    ----------
+    rows : iterable of GradeRow
+        The report's rows.
+    outline : mapping
+        Notebook → exercise → points: the course without ``course``.
+    roster : sequence of RosterEntry, optional
+        The students of the course; those with no row get 0 everywhere.
+    course : Course or None, optional
+        The course (:func:`~.course.load_course`); None makes one assignment per notebook of ``outline``,
+        without due times.
+    submissions : mapping or None, optional
+        ``(student, notebook)`` → :class:`SubmissionTime` (:func:`read_collected`); None when unknown.
+
+    Returns
+    -------
+    CourseTotals
+        The scores of every student on every assignment.
     """
     rows = list(rows)
     course = course if course is not None else Course.from_outline(outline)
@@ -378,7 +616,20 @@ def _beside(report: Path, suffix: str) -> Path:
 
 def write_totals(totals: CourseTotals, path: Path | str) -> Path:
     """``student, <assignment>…, total, max``: one row per student, every assignment of the course (0 when not
-    handed in), late penalties applied, the course's maximum in every row."""
+    handed in), late penalties applied, the course's maximum in every row.
+
+    Parameters
+    ----------
+    totals : CourseTotals
+        The course's scores.
+    path : pathlib.Path or str
+        The CSV to write (atomically; every cell through :func:`~.reports.safe_cell`).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
     assignments = totals.course.assignments
     header = ["student", *(a.name for a in assignments), "total", "max"]
     return atomic_csv(
@@ -414,6 +665,20 @@ def write_canvas(totals: CourseTotals, roster: Sequence[RosterEntry], path: Path
     ``ID`` (the Canvas user id), then the SIS ids, then the name. Only students who handed something in
     are rows, and a cell is empty for an assignment they did not hand in: Canvas replaces what it holds
     with what the file says.
+
+    Parameters
+    ----------
+    totals : CourseTotals
+        The course's scores.
+    roster : sequence of RosterEntry
+        Where the Canvas ids, SIS ids, sections and names come from (empty for a student not on it).
+    path : pathlib.Path or str
+        The CSV to write (atomically; every cell through :func:`~.reports.safe_cell`).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
     """
     assignments = [totals.course.assignment(k) for k in totals.graded]
     header = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *(a.name for a in assignments)]
@@ -439,7 +704,22 @@ def write_gradescope(totals: CourseTotals, roster: Sequence[RosterEntry], report
     """Gradescope's score import, ``Name, SID, Email, Score``, for each assignment graded in this run: beside
     ``report`` as ``<report>_gradescope.csv`` when there is one, ``<report>_gradescope_<assignment>.csv`` each
     when there are several. Only students who handed the assignment in are rows. Gradescope matches a student
-    by ``Email`` (or ``SID``); the course fills them in through the roster."""
+    by ``Email`` (or ``SID``); the course fills them in through the roster.
+
+    Parameters
+    ----------
+    totals : CourseTotals
+        The course's scores.
+    roster : sequence of RosterEntry
+        Where the names, SIDs and e-mail addresses come from.
+    report : pathlib.Path or str
+        The grade report the files are written beside.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written, one per assignment graded in this run.
+    """
     report = Path(report)
     written = []
     for key in totals.graded:
@@ -457,7 +737,19 @@ def write_gradescope(totals: CourseTotals, roster: Sequence[RosterEntry], report
 
 @dataclass(frozen=True)
 class HandInNote:
-    """One thing the instructor should know about a student's notebook: ``kind`` is one of :data:`HAND_IN_KINDS`."""
+    """One thing the instructor should know about a student's notebook: ``kind`` is one of :data:`HAND_IN_KINDS`.
+
+    Attributes
+    ----------
+    student : str
+        The student id.
+    notebook : str
+        The course notebook it is about (``(no notebook)`` for a file set aside that belongs to none).
+    kind : str
+        One of :data:`HAND_IN_KINDS`.
+    detail : str
+        What exactly: the exercises not attempted, how late, the file and why it was not graded, the notes.
+    """
 
     student: str
     notebook: str
@@ -495,7 +787,25 @@ def hand_in_notes(
     submissions: Mapping[tuple[str, str], SubmissionTime] | None = None,
 ) -> list[HandInNote]:
     """Per notebook graded in this run: who did not hand it in, left exercises not attempted, was late, had
-    files not graded (duplicates, files the collector set aside, invalid files) or integrity notes."""
+    files not graded (duplicates, files the collector set aside, invalid files) or integrity notes.
+
+    An integrity note on every row of the run (such as an unconfined run's) is left out: the summary says
+    it once.
+
+    Parameters
+    ----------
+    rows : sequence of GradeRow
+        The report's rows.
+    totals : CourseTotals
+        The course's scores (:func:`course_totals` of the same rows).
+    submissions : mapping or None, optional
+        ``(student, notebook)`` → :class:`SubmissionTime`, for the files the collector set aside.
+
+    Returns
+    -------
+    list of HandInNote
+        Sorted by notebook, then kind (in the order of :data:`HAND_IN_KINDS`), then student.
+    """
     submissions = submissions or {}
     notebooks = _graded_notebooks(totals)
     common = _common_notes(rows)
@@ -553,7 +863,22 @@ def _percent(fraction: float) -> str:
 
 @dataclass(frozen=True)
 class ExerciseSummary:
-    """One exercise over the class: counts per status (``not handed in`` included) and per named mistake."""
+    """One exercise over the class: counts per status (``not handed in`` included) and per named mistake.
+
+    Attributes
+    ----------
+    notebook : str
+        The course notebook.
+    exercise : str
+        The exercise id.
+    students : int
+        The number of students of the class (the counts add up to it).
+    statuses : dict
+        Status (a report status, or ``not handed in``) → number of students.
+    mistakes : list of tuple
+        ``(mistake, count)`` for the failed rows, most common first; ``other wrong answers`` for those whose
+        check named no mistake.
+    """
 
     notebook: str
     exercise: str
@@ -563,12 +888,26 @@ class ExerciseSummary:
 
     @property
     def pass_rate(self) -> float:
+        """The share of the class that passed, 0 to 1 (0 for an empty class)."""
         return self.statuses.get("passed", 0) / self.students if self.students else 0.0
 
 
 def class_summary(rows: Iterable[GradeRow], totals: CourseTotals) -> list[ExerciseSummary]:
     """Per exercise of the assignments graded in this run: how many students passed, failed (by named
-    mistake), did not attempt it, did not hand its notebook in, or errored."""
+    mistake), did not attempt it, did not hand its notebook in, or errored.
+
+    Parameters
+    ----------
+    rows : iterable of GradeRow
+        The report's rows (of two rows for the same exercise, the later counts).
+    totals : CourseTotals
+        The course's scores: which assignments were graded, who is in the class, who handed in what.
+
+    Returns
+    -------
+    list of ExerciseSummary
+        One per exercise, in course order.
+    """
     latest = _latest(rows)
     summaries = []
     for key in totals.graded:
@@ -595,7 +934,25 @@ def terminal_summary(
     summaries: Sequence[ExerciseSummary], totals: CourseTotals, notes: Sequence[HandInNote] = (), top: int = 3
 ) -> str:
     """A few lines for the terminal: the class, its mean, hand-in counts, the most common named mistakes.
-    Every string from a submission has its control characters escaped (:func:`printable`)."""
+
+    Every string from a submission has its control characters escaped (:func:`printable`).
+
+    Parameters
+    ----------
+    summaries : sequence of ExerciseSummary
+        :func:`class_summary`'s.
+    totals : CourseTotals
+        The course's scores.
+    notes : sequence of HandInNote, optional
+        :func:`hand_in_notes`'s; counted per kind.
+    top : int, optional
+        How many of the most common named mistakes to list.
+
+    Returns
+    -------
+    str
+        The lines, joined by newlines (``class: no students`` for an empty class).
+    """
     students = len(totals.students)
     if not students:
         return "class: no students"
@@ -643,86 +1000,62 @@ def _figure_png(totals: CourseTotals) -> str:
     return base64.b64encode(buffer.getvalue()).decode()
 
 
-_STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:60em;color:#222}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}
-th{background:#f3f3f3}.track{background:#e5e5e5;width:4em;height:.8em;display:inline-block;vertical-align:middle}
-.bar{background:#1b7837;height:.8em;display:block}.num{text-align:right}.rate,.id{white-space:nowrap}
-h2{margin-top:1.6em}small{color:#666}"""
-
-
-def _hand_in_html(notes: Sequence[HandInNote], totals: CourseTotals, common: set[str]) -> list[str]:
-    e = html.escape
-    counts = Counter((n.notebook, n.kind) for n in notes)
-    notebooks = _graded_notebooks(totals)
-    parts = [
-        "<h2>Handed in</h2><table id='hand-in'><tr><th>notebook</th>",
-        *(f"<th>{e(kind)}</th>" for kind in HAND_IN_KINDS),
-        "</tr>",
-    ]
-    for notebook in notebooks + sorted({n.notebook for n in notes} - set(notebooks)):
-        cells = "".join(f"<td class='num'>{counts[(notebook, kind)]}</td>" for kind in HAND_IN_KINDS)
-        parts.append(f"<tr><td>{e(notebook)}</td>{cells}</tr>")
-    parts.append("</table>")
-    if common:
-        parts.append(f"<p>On every submission of this run: {e('; '.join(sorted(common)))}.</p>")
-    if notes:
-        parts.append("<table id='hand-in-list'><tr><th>notebook</th><th>student</th><th>what</th><th>detail</th></tr>")
-        parts += [
-            f"<tr><td>{e(n.notebook)}</td><td>{e(n.student)}</td><td>{e(n.kind)}</td><td>{e(n.detail)}</td></tr>"
-            for n in notes
-        ]
-        parts.append("</table>")
-    return parts
-
-
 def summary_html(
     summaries: Sequence[ExerciseSummary],
     totals: CourseTotals,
     notes: Sequence[HandInNote] = (),
     common: Iterable[str] = (),
 ) -> str:
-    """The class summary page: self-contained (inline CSS, the figure as a data URI), every string escaped."""
-    e = html.escape
+    """The class summary page: self-contained (inline CSS, the figure as a data URI), every string escaped.
+
+    The page is the template ``templates/summary.html.j2``, rendered with autoescaping: every value is
+    HTML-escaped, after its control and format characters are shown as escapes (:func:`printable`), and the
+    student text it shows (ids, file names, the checks' named mistakes) is data, never template source.
+    It has the class size and course maximum, a histogram of course totals, the mean per assignment, a
+    table of who handed what in (and a line per note), and per exercise the pass rate, the named mistakes
+    with their counts, and how many did not attempt it, did not hand it in, or errored.
+
+    Parameters
+    ----------
+    summaries : sequence of ExerciseSummary
+        :func:`class_summary`'s.
+    totals : CourseTotals
+        The course's scores.
+    notes : sequence of HandInNote, optional
+        :func:`hand_in_notes`'s: counted per notebook and kind, and listed.
+    common : iterable of str, optional
+        Integrity notes on every submission of the run, said once.
+
+    Returns
+    -------
+    str
+        The HTML page.
+    """
     students = len(totals.students)
-    assignments = totals.course.assignments
-    means = {
-        a.key: (sum(totals.points(s, a.key) for s in totals.students) / students if students else 0.0)
-        for a in assignments
-    }
-    parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>Class summary</title>",
-        f"<style>{_STYLE}</style></head><body><h1>Class summary</h1>",
-        f"<p>{students} students; course maximum {e(points_text(totals.course_maximum))} points. Graded in this run: "
-        f"{e(', '.join(totals.course.assignment(k).name for k in totals.graded) or 'nothing')}.</p>",
-        "<h2>Course totals</h2>",
-        f"<img alt='histogram of course totals' src='data:image/png;base64,{_figure_png(totals)}'>",
-        "<h2>Mean score per assignment</h2><table><tr><th>assignment</th><th>mean</th><th>of</th></tr>",
+    means = [
+        (a, sum(totals.points(s, a.key) for s in totals.students) / students if students else 0.0)
+        for a in totals.course.assignments
     ]
-    parts += [
-        f"<tr><td>{e(a.name)}</td><td class='num'>{means[a.key]:.3g}</td>"
-        f"<td class='num'>{e(points_text(a.maximum))}</td></tr>"
-        for a in assignments
-    ]
-    parts.append("</table>")
-    parts += _hand_in_html(notes, totals, set(common))
-    parts.append(
-        "<h2>Exercises</h2><table><tr><th>notebook</th><th>exercise</th><th>passed</th>"
-        "<th>failed: the mistakes the checks named</th><th>not attempted</th><th>not handed in</th>"
-        "<th>errored</th></tr>"
-    )
-    for s in summaries:
-        mistakes = "<br>".join(f"{count} × {e(mistake)}" for mistake, count in s.mistakes) or "–"
-        parts.append(
-            f"<tr><td>{e(s.notebook)}</td><td class='id'>{e(s.exercise)}</td>"
-            f"<td class='rate'><span class='track'><span class='bar' style='width:{100 * s.pass_rate:.0f}%'>"
-            f"</span></span> {s.pass_rate:.0%} "
-            f"<small>({s.statuses.get('passed', 0)}/{s.students})</small></td><td>{mistakes}</td>"
-            f"<td class='num'>{s.statuses.get('not attempted', 0)}</td>"
-            f"<td class='num'>{s.statuses.get(NOT_HANDED_IN, 0)}</td>"
-            f"<td class='num'>{s.statuses.get('errored', 0)}</td></tr>"
+    counts = Counter((n.notebook, n.kind) for n in notes)
+    notebooks = _graded_notebooks(totals)
+    shown = notebooks + sorted({n.notebook for n in notes} - set(notebooks))
+    return (
+        _templates()
+        .page.get_template("summary.html.j2")
+        .render(
+            students=students,
+            maximum=totals.course_maximum,
+            graded=[totals.course.assignment(k).name for k in totals.graded],
+            figure=_figure_png(totals),
+            means=means,
+            kinds=HAND_IN_KINDS,
+            hand_in=[(notebook, [counts[(notebook, kind)] for kind in HAND_IN_KINDS]) for notebook in shown],
+            common=sorted(set(common)),
+            notes=notes,
+            exercises=summaries,
+            not_handed_in=NOT_HANDED_IN,
         )
-    parts.append("</table></body></html>")
-    return "\n".join(parts)
+    )
 
 
 def write_summary_html(
@@ -732,7 +1065,26 @@ def write_summary_html(
     notes: Sequence[HandInNote] = (),
     common: Iterable[str] = (),
 ) -> Path:
-    """Write :func:`summary_html` atomically, with the umask's mode."""
+    """Write :func:`summary_html` atomically, with the umask's mode.
+
+    Parameters
+    ----------
+    summaries : sequence of ExerciseSummary
+        :func:`class_summary`'s.
+    totals : CourseTotals
+        The course's scores.
+    path : pathlib.Path or str
+        The HTML file to write.
+    notes : sequence of HandInNote, optional
+        :func:`hand_in_notes`'s.
+    common : iterable of str, optional
+        Integrity notes on every submission of the run.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
     return atomic_text(path, summary_html(summaries, totals, notes, common))
 
 
@@ -746,6 +1098,16 @@ def feedback_name(student: str) -> str:
 
     Characters other than letters, digits, ``.``, ``_`` and ``-`` become ``_``; leading dots go; an id
     that had to change gets a short hash of the original, so two ids never share a name.
+
+    Parameters
+    ----------
+    student : str
+        Any id (or a notebook or assignment name), hostile text.
+
+    Returns
+    -------
+    str
+        A name of at most 89 characters, never empty, without ``/`` and not starting with a dot.
     """
     cleaned = _UNSAFE.sub("_", student).lstrip(".")[:80] or "student"
     if cleaned != student:
@@ -758,42 +1120,6 @@ def _when(moment: datetime, zone: datetime | None = None) -> str:
     return shown.isoformat(timespec="minutes")
 
 
-def _lateness_lines(score: Score, assignment: Assignment, totals: CourseTotals) -> list[str]:
-    """What lateness cost, in words: how late, the rule, the points."""
-    late = score.lateness
-    if late is None:
-        return []
-    what = "This notebook" if len(assignment.notebooks) == 1 else f"The assignment {markdown_text(assignment.name)}"
-    policy = totals.course.late
-    if late.due is None:
-        return [f"{what} was marked late when it was collected; no due time is set for it, so no points were deducted."]
-    if late.late_by is None or late.submitted_at is None:
-        cost = (
-            f"late work is not accepted: it scores 0 (−{points_text(score.penalty)} points)"
-            if not late.accepted
-            else f"it is charged as one started day late, {_percent(late.fraction)} of its "
-            f"{points_text(assignment.maximum)} points: −{points_text(score.penalty)} points"
-        )
-        due = _when(late.due)
-        return [f"{what} was marked late by the LMS, which does not say when it was handed in (due {due}): {cost}."]
-    when = f"due {_when(late.due)}, handed in {_when(late.submitted_at, late.due)}"
-    span = duration_text(late.late_by)
-    if late.within_grace:
-        return [f"{what} was handed in {span} after the due time ({when}), within the grace period: no penalty."]
-    if not late.accepted:
-        return [
-            f"{what} was handed in {span} late ({when}). Late work is not accepted: it scores 0 "
-            f"(−{points_text(score.penalty)} points)."
-        ]
-    days = f"{late.days} day{'s' if late.days != 1 else ''}"
-    capped = " (the cap)" if late.fraction < policy.penalty_per_day * late.days else ""
-    return [
-        f"{what} was handed in {span} late ({when}): {days} at {_percent(policy.penalty_per_day)} a day, "
-        f"{_percent(late.fraction)}{capped} of its {points_text(assignment.maximum)} points: "
-        f"−{points_text(score.penalty)} points."
-    ]
-
-
 def _feedback_markdown(
     student: str,
     notebook: str,
@@ -803,54 +1129,42 @@ def _feedback_markdown(
     not_graded: Sequence[str],
     common: set[str],
 ) -> str:
-    """The feedback text: strings from a submission go through :func:`markdown_text` (no HTML entities)."""
-    md = markdown_text
-    score = totals.scores[student][assignment.key]
+    """The feedback text (``feedback.md.j2``): what is counted here, how it reads there."""
     own = {(nb, ex): p for (nb, ex), p in assignment.points.items() if nb == notebook}
-    earned = sum(row_points(r, assignment) for r in rows if (r.notebook, r.exercise) in own)
-    maximum = sum(p for key, p in own.items() if key not in assignment.extra_credit)
-    lines = [f"# {md(notebook, inline=True)}: feedback for {md(student, inline=True)}", ""]
-    extra = " (extra credit included)" if earned > maximum else ""
-    lines += [f"**{points_text(earned)} of {points_text(maximum)} points** for this notebook{extra}.", ""]
-    if len(assignment.notebooks) > 1 or score.penalty:
-        lines += [
-            f"{md(assignment.name, inline=True)}: **{points_text(score.points)} of "
-            f"{points_text(assignment.maximum)} points**" + (", after the late penalty." if score.penalty else "."),
-            "",
-        ]
-    lateness = _lateness_lines(score, assignment, totals)
-    if lateness:
-        lines += [*lateness, ""]
-    if (student, notebook) not in totals.handed_in:
-        lines += ["Nothing was handed in for this notebook.", ""]
     by_exercise = {r.exercise: r for r in rows}
+    exercises = []
     for nb, exercise in own:
         r = by_exercise.get(exercise)
         if r is None:
             continue
         points = row_points(r, assignment)
-        possible = assignment.points[(nb, exercise)]
-        kind = " extra credit" if (nb, exercise) in assignment.extra_credit else ""
-        partial = ", partial credit" if r.status == "failed" and points > 0 else ""
-        lines.append(
-            f"## {md(exercise, inline=True)}: {r.status} ({points_text(points)}/{points_text(possible)}{kind}{partial})"
+        exercises.append(
+            {
+                "exercise": exercise,
+                "status": r.status,
+                "points": points,
+                "possible": assignment.points[(nb, exercise)],
+                "extra": (nb, exercise) in assignment.extra_credit,
+                "partial": r.status == "failed" and points > 0,
+                "message": r.message,
+                "hint": r.hint,
+            }
         )
-        if r.message:
-            lines += ["", md(r.message)]
-        if r.hint:
-            lines += ["", f"Hint: {md(r.hint)}"]
-        lines.append("")
-    if not_graded:
-        lines += [
-            "## Files of yours that were not graded",
-            "",
-            *(f"- {md(text, inline=True)}" for text in not_graded),
-            "",
-        ]
-    notes = sorted({n for r in rows for n in r.integrity.split("; ") if n} | common)
-    if notes and rows:
-        lines += ["## Notes from the grader", "", *(f"- {md(note, inline=True)}" for note in notes), ""]
-    return "\n".join(lines)
+    notes = sorted({n for r in rows for n in r.integrity.split("; ") if n} | common) if rows else []
+    return _markdown(
+        "feedback.md.j2",
+        student=student,
+        notebook=notebook,
+        earned=sum(row_points(r, assignment) for r in rows if (r.notebook, r.exercise) in own),
+        maximum=sum(p for key, p in own.items() if key not in assignment.extra_credit),
+        assignment=assignment,
+        score=totals.scores[student][assignment.key],
+        policy=totals.course.late,
+        handed_in=(student, notebook) in totals.handed_in,
+        exercises=exercises,
+        not_graded=not_graded,
+        notes=notes,
+    )
 
 
 def _not_graded_files(
@@ -884,6 +1198,27 @@ def write_feedback(
     not graded that belong to no notebook are named in every file of the student, or in
     ``<student>/not-graded.md`` when there is none. Nothing else is written, so feedback already sent
     for other assignments stays as it was.
+
+    Each file is the template ``templates/feedback.md.j2`` (``not-graded.md.j2``), written atomically: the
+    points for the notebook and the assignment, what lateness cost, each exercise's status, message and hint,
+    the files not graded and the grader's notes. Student text is passed to the template as data and printed
+    through :func:`markdown_text`: Markdown shows it literally, with no HTML entities.
+
+    Parameters
+    ----------
+    rows : iterable of GradeRow
+        The report's rows.
+    totals : CourseTotals
+        The course's scores (:func:`course_totals` of the same rows).
+    folder : pathlib.Path or str
+        Where the students' folders go (named by :func:`feedback_name`).
+    submissions : mapping or None, optional
+        ``(student, notebook)`` → :class:`SubmissionTime`, for the files the collector set aside.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
     """
     rows = list(rows)
     submissions = submissions or {}
@@ -891,7 +1226,7 @@ def write_feedback(
     notebooks = [nb for a in course.assignments for nb in a.notebooks]
     common = _common_notes(rows)
     by_key: dict[tuple[str, str], list[GradeRow]] = defaultdict(list)
-    for r in rows:
+    for r in _latest(rows).values():  # as the totals count: of two rows for one exercise, the later
         if r.status not in _NOT_GRADED:
             by_key[(r.student, r.notebook)].append(r)
     not_graded = _not_graded_files(rows, submissions, notebooks)
@@ -922,9 +1257,8 @@ def write_feedback(
             )
             written.append(atomic_text(own / f"{feedback_name(notebook)}.md", text))
         if unplaced and not targets.get(student):
-            lines = [f"# Files of {markdown_text(student, inline=True)} that were not graded", ""]
-            lines += [f"- {markdown_text(text, inline=True)}" for text in unplaced]
-            written.append(atomic_text(own / "not-graded.md", "\n".join(lines) + "\n"))
+            text = _markdown("not-graded.md.j2", student=student, files=unplaced)
+            written.append(atomic_text(own / "not-graded.md", text))
     return written
 
 
@@ -949,6 +1283,36 @@ def write_gradebook(
     the feedback into ``feedback`` when given. ``course`` is :func:`~.course.load_course`'s (None: one
     assignment per notebook of ``outline``, no due time); ``submissions`` says when each (student,
     notebook) was handed in (:func:`read_collected`).
+
+    Parameters
+    ----------
+    rows : sequence of GradeRow
+        The report's rows.
+    outline : mapping
+        Notebook → exercise → points (the course without ``course``).
+    report : pathlib.Path
+        The grade report; every file is named after it (``<report>_totals.csv``, …).
+    roster : sequence of RosterEntry, optional
+        The students of the course and their LMS fields.
+    lms : sequence of str, optional
+        The LMS files to write, any of :data:`GRADEBOOKS`.
+    feedback : pathlib.Path or None, optional
+        The feedback folder (:func:`write_feedback`); None writes no feedback.
+    course : Course or None, optional
+        The course (:func:`~.course.load_course`); None: one assignment per notebook, no due time.
+    submissions : mapping or None, optional
+        ``(student, notebook)`` → :class:`SubmissionTime`.
+
+    Returns
+    -------
+    tuple of (list of pathlib.Path, str)
+        The files written, and the terminal summary (:func:`terminal_summary`, with a line for extensions
+        of students nobody knows and one when no LMS file could be written).
+
+    Raises
+    ------
+    ValueError
+        If ``lms`` names a gradebook not in :data:`GRADEBOOKS`.
     """
     unknown = sorted(set(lms) - set(GRADEBOOKS))
     if unknown:

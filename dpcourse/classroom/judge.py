@@ -59,7 +59,17 @@ def _judge(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> int:
-    """Serve judging requests on standard input until it closes."""
+    """Serve judging requests on standard input until it closes.
+
+    Each line is one request (``{"exercise", "seed", "records"}``); each answer is one line,
+    ``{"verdicts": […]}`` or ``{"error": …}`` when the request could not be judged. The process limits its
+    own address space to 4 GiB and its integers to 10,000 digits, and writes no core file.
+
+    Returns
+    -------
+    int
+        0, once standard input is closed.
+    """
     if hasattr(sys, "set_int_max_str_digits"):  # 3.11.0 final and later (a release candidate lacks it)
         sys.set_int_max_str_digits(10_000)
     resource.setrlimit(resource.RLIMIT_AS, (_ADDRESS_SPACE, _ADDRESS_SPACE))
@@ -147,8 +157,17 @@ class JudgePool:
 
     :meth:`judge` returns the verdicts of one exercise's records, or a sentence saying why there are none:
     an :class:`OverBudget` when the judge ran past its budget (the evidence asked for too much), a plain
-    ``str`` when the judge failed (the grader's problem). ``size`` processes at most (started on first use),
-    ``seconds`` per request, ``command`` the process to run (:data:`COMMAND`).
+    ``str`` when the judge failed (the grader's problem).
+
+    Parameters
+    ----------
+    size : int
+        The most judge processes at once (one per grading thread); at least 1 whatever is given. Each is
+        started on first use and replaced when it dies or is killed.
+    seconds : float, optional
+        The wall-clock budget of one request (:data:`JUDGE_SECONDS`).
+    command : sequence of str, optional
+        The judge process's command line (:data:`COMMAND`).
     """
 
     def __init__(self, size: int, seconds: float = JUDGE_SECONDS, command: Sequence[str] = COMMAND):
@@ -168,6 +187,27 @@ class JudgePool:
         self.close()
 
     def judge(self, exercise: str, seed: int, records: Sequence[object]) -> list[dict[str, Any]] | str:
+        """Judge one exercise's evidence in an idle judge process, within the pool's budget.
+
+        Blocks until a process is free. Never raises for what the evidence does: a judge that runs past
+        ``seconds`` is killed (and replaced on the next request).
+
+        Parameters
+        ----------
+        exercise : str
+            The exercise id (its judge is looked up in :func:`dpcourse.checks.all_exercises`).
+        seed : int
+            The seed the grading inputs of a function exercise were drawn from.
+        records : sequence
+            The evidence of the check's calls, JSON-serialisable; only the first :data:`MAX_RECORDS` are sent.
+
+        Returns
+        -------
+        list of dict or str
+            One verdict per record sent (``status``, ``message``, ``hint``, ``mistake``, ``score``); else an
+            :class:`OverBudget` when the judge ran past its budget, or a plain ``str`` saying why the judge
+            failed (it could not start, died, answered what could not be read, or had no judge).
+        """
         request = json.dumps({"exercise": exercise, "seed": seed, "records": list(records)[:MAX_RECORDS]})
         process = self._idle.get()
         try:
@@ -188,6 +228,7 @@ class JudgePool:
         return verdicts
 
     def close(self) -> None:
+        """End every judge process the pool started (their input closed, then killed if still running)."""
         with self._lock:
             for process in self._all:
                 try:

@@ -3,9 +3,9 @@
 The result holds, per exercise, the evidence outputs of its check cell (JSON text published by
 :mod:`dpcourse.checks._grading`), the first error of its answer cell and of its check cell, and the
 cells the worker skipped. Only evidence carrying the nonce of this cell and run counts, and it is
-judged here, in the grader's process, by the exercise's own judge with the seed the inputs of a
-function exercise were drawn from. Everything in a result may be hostile (it was shaped by code the
-student wrote), so every value is type-checked and nothing here raises for it; the judges themselves run
+judged outside the run by the exercise's own judge, with the seed the inputs of a function exercise
+were drawn from. Everything in a result may be hostile (it was shaped by code the student wrote), so
+every value is type-checked here and nothing here raises for it; the judges themselves run
 in the processes of a :class:`~.judge.JudgePool`, each exercise with a deadline and at most
 :data:`~.judge.MAX_RECORDS` records, and every text that reaches the report is cut to
 :data:`MAX_MESSAGE` characters.
@@ -75,7 +75,22 @@ def _row(
 
 
 def rows_for_failure(plan: Plan, failure: str, integrity: str) -> list[GradeRow]:
-    """Rows for a run without a result: ``errored`` with ``failure``, ``not attempted`` where no answer was found."""
+    """Rows for a run without a result: ``errored`` with ``failure``, ``not attempted`` where no answer was found.
+
+    Parameters
+    ----------
+    plan : Plan
+        What ran (:func:`~.plan.plan_submission`): the student, notebook, exercises and answer cells.
+    failure : str
+        Why there is no result, the message of every ``errored`` row (cut to :data:`MAX_MESSAGE` characters).
+    integrity : str
+        The integrity notes, ``"; "``-joined, for every row.
+
+    Returns
+    -------
+    list of GradeRow
+        One row per exercise of ``plan``, in order, each scoring 0.
+    """
     return [
         _row(
             plan,
@@ -99,8 +114,31 @@ def judge_run(
 ) -> list[GradeRow]:
     """One row per exercise of ``plan`` from a verified worker result.
 
-    ``partial_credit``: the exercises whose failed rows earn the share of grading inputs the answer got
-    right (the judge's ``score``), as the course file allows; elsewhere a failed row earns 0.
+    An exercise is ``passed`` only when its check's evidence carries this run's nonce and its judge
+    accepts every record; ``not attempted`` without an answer cell or with the stub as the answer;
+    ``errored``, with the reason, when its answer cell did not run to its end, its check left no evidence
+    (or published it more than once, or ran more than :data:`~.judge.MAX_RECORDS` times) or its judge
+    failed; otherwise ``failed``, with the judge's message, hint and mistake.
+
+    Parameters
+    ----------
+    plan : Plan
+        What ran (:func:`~.plan.plan_submission`), with the nonces and seeds drawn for this run.
+    result : Mapping
+        The worker's verified result (:attr:`~.sandbox.RunResult.result`); any value in it may be hostile.
+    integrity : str
+        The integrity notes, ``"; "``-joined, for every row.
+    judges : JudgePool
+        The judge processes the evidence is sent to.
+    partial_credit : frozenset of str, optional
+        The exercises whose failed rows earn the share of grading inputs the answer got right (the judge's
+        ``score``, below 1), as the course file allows; elsewhere a failed row earns 0.
+
+    Returns
+    -------
+    list of GradeRow
+        One row per exercise of ``plan``, in order. When the worker reported an error of its own, as
+        :func:`rows_for_failure` gives them, the failure starting with :data:`INFRASTRUCTURE`.
     """
     if "error" in result:
         return rows_for_failure(plan, f"{INFRASTRUCTURE}: {_text(result['error'])}", integrity)

@@ -58,7 +58,20 @@ class SubmissionError(ValueError):
 
 @dataclass(frozen=True)
 class PlannedExercise:
-    """One of the instructor's exercises: its solution and check cells in the source, and its points."""
+    """One of the instructor's exercises: its solution and check cells in the source, and its points.
+
+    Attributes
+    ----------
+    exercise : str
+        The exercise id (the cells' ``metadata["dpcourse"]["exercise"]``; ``exercise-<n>`` when the solution
+        cell has none).
+    solution : int
+        The index of the solution cell (the one holding ``### BEGIN SOLUTION``) in the source notebook.
+    check : int
+        The index of its check cell, the first cell after it tagged ``check`` for this exercise (or for none).
+    points : float
+        The check cell's ``metadata["dpcourse"]["points"]``, 1 by default.
+    """
 
     exercise: str
     solution: int
@@ -68,7 +81,33 @@ class PlannedExercise:
 
 @dataclass
 class Plan:
-    """What runs for one submission, and what is known before it runs."""
+    """What runs for one submission, and what is known before it runs.
+
+    Attributes
+    ----------
+    student : str
+        Whose submission it is.
+    notebook : str
+        The stem of the source notebook it is graded as.
+    path : pathlib.Path
+        The submitted file.
+    built : nbformat.NotebookNode
+        The notebook that runs: the source's cells, the submission's answers in the solution cells and
+        each check cell wrapped to collect evidence under its nonce and seed.
+    exercises : list of PlannedExercise
+        The source notebook's exercises, in order.
+    nonces : dict
+        Exercise id → the fresh random nonce its check's evidence must carry.
+    seeds : dict
+        Exercise id → the fresh seed the grading inputs of a function exercise are drawn from.
+    answered : dict
+        Exercise id → the index of the submission's answer cell, or None when none was found.
+    untouched : set of str
+        Exercises whose answer is missing or still the released stub.
+    integrity : list of str
+        Notes for the report: the source it was graded as when the file name differs, and the instructor's
+        cells changed, missing or added (the originals ran instead).
+    """
 
     student: str
     notebook: str
@@ -116,7 +155,23 @@ def _normalise(source: str) -> str:
 
 
 def source_exercises(nb: Any) -> list[PlannedExercise]:
-    """The instructor's exercises: each solution cell (BEGIN … END) and the check cell after it."""
+    """The instructor's exercises: each solution cell (BEGIN … END) and the check cell after it.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        An instructor's notebook, with its solutions.
+
+    Returns
+    -------
+    list of PlannedExercise
+        One per code cell holding ``### BEGIN SOLUTION``, in notebook order.
+
+    Raises
+    ------
+    ValueError
+        If a solution cell has no check cell after it (no later cell tagged ``check`` for its exercise).
+    """
     found: list[PlannedExercise] = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or BEGIN not in cell.source:
@@ -139,7 +194,30 @@ def source_exercises(nb: Any) -> list[PlannedExercise]:
 
 
 def load_sources(source_dir: Path | str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The instructor's notebooks (stem → notebook, in file-name order) and their released versions."""
+    """The instructor's notebooks (stem → notebook, in file-name order) and their released versions.
+
+    Parameters
+    ----------
+    source_dir : str or pathlib.Path
+        The folder of the instructor's notebooks (``*.ipynb`` directly in it).
+
+    Returns
+    -------
+    sources : dict
+        Stem → the notebook as read.
+    released : dict
+        Stem → its student version (:func:`~.release.release_notebook`).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``source_dir`` is not a folder or holds no notebook (the message names ``--source``).
+    ValueError
+        If a solution cell has no check cell after it, or no notebook holds an exercise (a student release
+        given in place of the instructor's notebooks).
+    ReleaseError
+        If a solution region is not closed (a ``ValueError`` too).
+    """
     folder = Path(source_dir)
     paths = sorted(folder.glob("*.ipynb")) if folder.is_dir() else []
     if not paths:
@@ -160,7 +238,25 @@ def load_sources(source_dir: Path | str) -> tuple[dict[str, Any], dict[str, Any]
 
 
 def read_outline(source_dir: Path | str) -> dict[str, dict[str, float]]:
-    """The course: notebook stem → {exercise id: points}, in file-name order, from the instructor's notebooks."""
+    """The course: notebook stem → {exercise id: points}, in file-name order, from the instructor's notebooks.
+
+    Parameters
+    ----------
+    source_dir : str or pathlib.Path
+        The folder of the instructor's notebooks (``*.ipynb`` directly in it).
+
+    Returns
+    -------
+    dict
+        Notebook stem → {exercise id: points}, exercises in notebook order (empty for a notebook without).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``source_dir`` is not a folder or holds no notebook (the message names ``--source``).
+    ValueError
+        If a solution cell has no check cell after it (:func:`source_exercises`).
+    """
     folder = Path(source_dir)
     paths = sorted(folder.glob("*.ipynb")) if folder.is_dir() else []
     if not paths:
@@ -184,9 +280,28 @@ def student_of(path: Path) -> str:
 def read_submission(path: Path, own_folder: Path | None = None) -> Any:
     """The submitted notebook, read as hostile input; :class:`SubmissionError` says why it cannot be.
 
-    The path, with every link resolved, must stay inside the student's own folder (``own_folder``, by
-    default the folder named in the path, itself resolved inside its parent); it must be a regular file
-    of at most :data:`MAX_NOTEBOOK_BYTES`; it must be JSON of a notebook's shape.
+    The path, with every link resolved, must stay inside the student's own folder; it must be a regular
+    file of at most :data:`MAX_NOTEBOOK_BYTES`; it must be JSON of a notebook's shape.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The submitted file.
+    own_folder : pathlib.Path or None, optional
+        The student's own folder; by default the folder named in the path. Its parent is resolved, the
+        folder itself must not be a link.
+
+    Returns
+    -------
+    nbformat.NotebookNode
+        A notebook of the submission's cells only: each with its type, its source as one string, its
+        metadata (when a dict) and its id (when a string); no outputs, no notebook metadata.
+
+    Raises
+    ------
+    SubmissionError
+        If the file is missing, a link to nothing or a link out of the student's folder, cannot be
+        opened, is not a regular file, is too large, is not JSON, or is not of a notebook's shape.
     """
     folder = own_folder if own_folder is not None else path.parent
     if folder.name:
@@ -253,12 +368,29 @@ def match_answers(
 ) -> dict[str, int | None]:
     """For each exercise, the index of the submission's answer cell, or None when it is gone.
 
-    In order: a code cell with the exercise id in its metadata that is not a check cell (of several
+    Tried in order: a code cell with the exercise id in its metadata that is not a check cell (of several
     such copies, e.g. pasted twice, the last one above the submission's last copy of the check cell,
     which is what a top-to-bottom run leaves defined when that check runs); the cell whose id is the
     source's solution cell id; else the code cell in the same place among the instructor's cells (a
     difflib alignment of the released notebook's cell sources with the submission's), the one most
     like the released stub.
+
+    Parameters
+    ----------
+    source : nbformat.NotebookNode
+        The instructor's notebook.
+    released : nbformat.NotebookNode
+        Its student version (:func:`~.release.release_notebook`).
+    submission : nbformat.NotebookNode
+        The student's notebook, as :func:`read_submission` read it.
+    exercises : sequence of PlannedExercise
+        The source's exercises (:func:`source_exercises`).
+
+    Returns
+    -------
+    dict
+        Exercise id → the index of its answer cell in ``submission``, or None; no cell answers two
+        exercises through the alignment.
     """
     answers: dict[str, int | None] = {}
     instructor_sources = {
@@ -386,7 +518,23 @@ def copy_number(stem: str) -> int:
 
 
 def without_copy_number(stem: str) -> str:
-    """``stem`` without the browser's or JupyterLab's copy number: ``name (2)`` and ``name-Copy1`` → ``name``."""
+    """``stem`` without the browser's or JupyterLab's copy number: ``name (2)`` and ``name-Copy1`` → ``name``.
+
+    Parameters
+    ----------
+    stem : str
+        A file name without its extension.
+
+    Returns
+    -------
+    str
+        ``stem`` with a trailing ``(N)`` (after a space) or ``-CopyN`` removed; unchanged without one.
+
+    Examples
+    --------
+    >>> without_copy_number("01_laplace_utility (2)"), without_copy_number("01_laplace_utility-Copy1")
+    ('01_laplace_utility', '01_laplace_utility')
+    """
     return _BROWSER_COPY.sub("", stem)
 
 
@@ -396,6 +544,21 @@ def pick_graded(paths: Sequence[Path], stem: str, modified: Mapping[Path, float]
     The latest is the most recently modified file (``modified``: path → modification time), then the one
     with the highest copy number (``name (1).ipynb`` is a later download than ``name.ipynb``), then the
     one named like the source. The others are reported as ``duplicate``, naming the file graded.
+
+    Parameters
+    ----------
+    paths : sequence of pathlib.Path
+        The student's files read as the notebook ``stem``; at least one.
+    stem : str
+        The source notebook's stem.
+    modified : Mapping or None, optional
+        Path → modification time (seconds); a path left out counts as 0.
+
+    Returns
+    -------
+    pathlib.Path
+        The one of ``paths`` to grade; a tie after the rules above is broken by the file names, so that
+        the choice does not depend on the order of ``paths``.
     """
     times = modified or {}
     return max(
@@ -414,7 +577,34 @@ def plan_submission(
 ) -> Plan:
     """Build the notebook that will run for ``submission`` (already read) against the source ``stem``.
 
-    ``student``: whose it is (default: the folder it is in, :func:`student_of`).
+    The source's cells run, with the submission's answer (:func:`match_answers`) in each solution cell (the
+    released stub where none was found) and each check cell wrapped to collect evidence under a nonce and a
+    seed drawn fresh for this run; outputs and execution counts are cleared.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The submitted file (its stem, when it differs from ``stem``, is noted).
+    submission : nbformat.NotebookNode
+        The submitted notebook, as :func:`read_submission` read it.
+    stem : str
+        The source notebook to grade it as; a key of ``sources`` and ``released``.
+    sources : Mapping
+        Stem → the instructor's notebook (:func:`load_sources`).
+    released : Mapping
+        Stem → its student version.
+    student : str or None, optional
+        Whose it is (default: the folder it is in, :func:`student_of`).
+
+    Returns
+    -------
+    Plan
+        The notebook to run and what the judging needs: nonces, seeds, answer cells and integrity notes.
+
+    Raises
+    ------
+    SubmissionError
+        If the submission has more than 500 cells beyond the longest source notebook's.
     """
     if len(submission.cells) > max(len(nb.cells) for nb in sources.values()) + _MAX_EXTRA_CELLS:
         raise SubmissionError(f"it has {len(submission.cells):,} cells, far more than the workbook's")

@@ -61,7 +61,21 @@ class ReleaseError(ValueError):
 
 
 def exercises(nb: NotebookNode) -> dict[str, dict[str, int]]:
-    """Exercise id → {"solution": cell index, "check": cell index}, from the cells' metadata."""
+    """Exercise id → {"solution": cell index, "check": cell index}, from the cells' metadata.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        A notebook (solution or student version).
+
+    Returns
+    -------
+    dict
+        Exercise id → {"solution": index, "check": index} for the cells carrying
+        ``metadata["dpcourse"]["exercise"]``: the check cell is the one tagged ``check``, the solution cell
+        the one tagged ``solution`` or holding ``### BEGIN SOLUTION``. A role no cell has is left out; of
+        two cells in one role, the later one's index is kept.
+    """
     found: dict[str, dict[str, int]] = {}
     for index, cell in enumerate(nb.cells):
         exercise = cell.get("metadata", {}).get("dpcourse", {}).get("exercise")
@@ -254,8 +268,9 @@ def release_notebook(nb: NotebookNode, name: str = "notebook") -> NotebookNode:
     -------
     nbformat.NotebookNode
         Every solution region replaced by its stub (see the module docstring); the outputs and
-        execution counts of solution cells, check cells and every cell that reads a name a
-        solution cell assigns (transitively) cleared; all other cells unchanged.
+        execution counts of solution cells, check cells, the hand-in cell, cells that do not parse
+        and every cell that reads a name a solution cell assigns (transitively) cleared; solution and
+        check cells tagged ``raises-exception``; all other cells unchanged.
 
     Raises
     ------
@@ -397,7 +412,14 @@ def _release(notebooks_dir: str | Path, outdir: str | Path, *, force: bool, keep
 
 
 def add_release_command(commands: Any) -> None:
-    """Register ``release OUTDIR [--notebooks DIR] [--keep-changed | --force]`` on an argparse sub-command set."""
+    """Register ``release OUTDIR [--notebooks DIR] [--keep-changed | --force]`` on an argparse sub-command set.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        What :meth:`argparse.ArgumentParser.add_subparsers` returned; ``release`` is added to it, its
+        ``run`` default set to the function that runs the command.
+    """
     parser = commands.add_parser("release", help="write the student version of every notebook")
     parser.add_argument("outdir", type=Path)
     parser.add_argument(

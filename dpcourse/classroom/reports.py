@@ -1,8 +1,10 @@
 """Grade rows and the report CSV: writing it safely, reading it back, totals and merging shards.
 
 A report is one row per (student, notebook, exercise). Every cell a spreadsheet could run as a
-formula gets a leading quote (OWASP's advice), and every file is written atomically (a temporary
-file in the same folder, then :func:`os.replace`), so an interrupted run never leaves half a report.
+formula gets a leading quote (OWASP's advice). The report, the gradebook's CSVs, the class summary, the
+feedback and the collected notebooks are all written by :func:`atomic_write`: a temporary file in the same
+folder, flushed to the disk, then :func:`os.replace`, so that an interrupted or failing run leaves the old
+file or the new one, never half of one, and no temporary file.
 """
 
 from __future__ import annotations
@@ -62,6 +64,29 @@ class GradeRow:
 
     ``mistake`` names the check's diagnosed mistake for a ``failed`` row (the same text for every
     student who made it, so the class summary can count it); empty when the check named none.
+
+    Attributes
+    ----------
+    student : str
+        The student id (the submission folder's name, or the LMS's); hostile text.
+    notebook : str
+        The course notebook, or the file's name for a row about a file that was not graded.
+    exercise : str
+        The exercise id; ``-`` for a row about a whole file (``invalid``, ``duplicate``).
+    status : str
+        One of :data:`STATUSES`.
+    points : float
+        The points earned, between 0 and ``max_points`` in a report the grader wrote.
+    max_points : float
+        What the exercise is worth.
+    message : str
+        The check's message, which may quote the student's answer; hostile text.
+    hint : str
+        The check's hint for a wrong answer.
+    mistake : str
+        The diagnosed mistake of a ``failed`` row, or empty.
+    integrity : str
+        The grader's notes on the submission, separated by ``;`` and a space (extra cells that were not run, …).
     """
 
     student: str
@@ -83,7 +108,19 @@ _QUOTED = re.compile(r"^[=+\-@\t\r']")
 
 
 def safe_cell(value: object) -> str:
-    """A report cell a spreadsheet will not run as a formula (a leading quote, OWASP's advice)."""
+    """A report cell a spreadsheet will not run as a formula (a leading quote, OWASP's advice).
+
+    Parameters
+    ----------
+    value : object
+        The cell's value; written as ``str(value)``.
+
+    Returns
+    -------
+    str
+        The text with a ``'`` in front when it begins with ``=``, ``+``, ``-``, ``@``, a tab, a carriage
+        return or a quote (so that :func:`read_report` can remove exactly the quote added), else unchanged.
+    """
     text = str(value)
     return "'" + text if _QUOTED.match(text) else text
 
@@ -93,7 +130,18 @@ def _unquoted(text: str) -> str:
 
 
 def points_text(value: float) -> str:
-    """Points as the report writes them: ``1``, ``0.5``."""
+    """Points as the report writes them: ``1``, ``0.5``.
+
+    Parameters
+    ----------
+    value : float
+        A number of points.
+
+    Returns
+    -------
+    str
+        ``value`` in the ``g`` format (six significant digits, no trailing zeros).
+    """
     return f"{value:g}"
 
 
@@ -106,9 +154,35 @@ def _umask() -> int:
 def atomic_write(path: Path | str, write: Callable[[Any], object], *, binary: bool = False) -> Path:
     """Write a file atomically: ``write(handle)`` fills a temporary file beside ``path``, which then replaces it.
 
-    The handle is UTF-8 text, or bytes with ``binary``. The file gets the mode an ordinary ``open`` would
-    give it (0666 less the umask), not the 0600 of a temporary file, so that a TA reading the gradebook
-    as another user can open it. Nothing is left behind when ``write`` fails.
+    The temporary file (``.<name>.<random>`` in the same folder, so that the rename stays on one file
+    system) is flushed and synced to the disk before :func:`os.replace` puts it in place: a reader, or the
+    file system after a crash, sees the old file or the complete new one, never part of it. When ``write``
+    or anything after it fails (an exception, ``KeyboardInterrupt``), the temporary file is removed, the old
+    file is left as it was, and the exception propagates. The file gets the mode an ordinary ``open``
+    would give it (0666 less the umask), not the 0600 of a temporary file, so that a TA reading the
+    gradebook as another user can open it.
+
+    Parameters
+    ----------
+    path : pathlib.Path or str
+        The file to write; its folder is made when missing.
+    write : callable
+        Called once with the open temporary file: text (UTF-8, newlines written as given) or, with
+        ``binary``, bytes.
+    binary : bool, optional
+        Whether the handle takes bytes.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    OSError
+        If the folder cannot be made or the file cannot be written or renamed into place.
+    Exception
+        Whatever ``write`` raises, after the temporary file is removed.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -119,6 +193,8 @@ def atomic_write(path: Path | str, write: Callable[[Any], object], *, binary: bo
     try:
         with handle:
             write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
         os.chmod(handle.name, 0o666 & ~_umask())
         os.replace(handle.name, path)
     except BaseException:
@@ -128,7 +204,20 @@ def atomic_write(path: Path | str, write: Callable[[Any], object], *, binary: bo
 
 
 def atomic_text(path: Path | str, text: str) -> Path:
-    """Write ``text`` to ``path`` atomically, with the umask's mode (:func:`atomic_write`)."""
+    """Write ``text`` to ``path`` atomically, with the umask's mode (:func:`atomic_write`).
+
+    Parameters
+    ----------
+    path : pathlib.Path or str
+        The file to write.
+    text : str
+        Its whole content, written as UTF-8 with newlines as given.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
 
     def write(handle: IO[str]) -> None:
         handle.write(text)
@@ -137,7 +226,23 @@ def atomic_text(path: Path | str, text: str) -> Path:
 
 
 def atomic_csv(path: Path | str, header: Sequence[str], rows: Iterable[Sequence[object]]) -> Path:
-    """Write a CSV to ``path`` atomically (every cell through :func:`safe_cell`), with the umask's mode."""
+    """Write a CSV to ``path`` atomically (every cell through :func:`safe_cell`), with the umask's mode.
+
+    Parameters
+    ----------
+    path : pathlib.Path or str
+        The file to write (:func:`atomic_write`).
+    header : sequence of str
+        The first row, the column names (written as they are).
+    rows : iterable of sequences
+        The rows; each cell is written as ``safe_cell(cell)``. Consumed while the temporary file is
+        written, so a generator that raises leaves the old file in place.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
 
     def write(handle: IO[str]) -> None:
         writer = csv.writer(handle)
@@ -163,14 +268,39 @@ def _row_cells(row: GradeRow) -> list[object]:
 
 
 def write_report(rows: Sequence[GradeRow], path: Path | str) -> Path:
-    """Write the report CSV atomically; returns its path."""
+    """Write the report CSV atomically, the columns of :data:`COLUMNS`.
+
+    Parameters
+    ----------
+    rows : sequence of GradeRow
+        The report's rows, in order.
+    path : pathlib.Path or str
+        The CSV to write (its folder is made when missing).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
     path = Path(path)
     atomic_csv(path, COLUMNS, (_row_cells(r) for r in rows))
     return path
 
 
 def totals(rows: Iterable[GradeRow]) -> dict[str, dict[str, float]]:
-    """Per student, over the rows given: points, max points, passed exercises, exercises."""
+    """Per student, over the rows given: points, max points, passed exercises, exercises.
+
+    Parameters
+    ----------
+    rows : iterable of GradeRow
+        The rows to add up (every row counts, a regraded exercise twice: see :func:`merge`).
+
+    Returns
+    -------
+    dict
+        Student → ``{"points", "max_points", "passed", "exercises"}``, sorted by student; ``exercises``
+        counts the rows with an exercise (not ``-``).
+    """
     result: dict[str, dict[str, float]] = defaultdict(
         lambda: {"points": 0.0, "max_points": 0.0, "passed": 0, "exercises": 0}
     )
@@ -200,9 +330,26 @@ MAX_CELL_CHARS = 1_000_000
 def read_report(path: Path | str) -> list[GradeRow]:
     """Rows of a report written by :func:`write_report` (the neutralising quote is removed again).
 
-    Reports written before the ``hint`` and ``mistake`` columns existed are read too. Anything else
-    (not UTF-8, a malformed row, an unknown status, a number that is not one) raises ``ValueError``
-    naming the file and the line.
+    Reports written before the ``hint`` and ``mistake`` columns existed are read too. Cells up to
+    :data:`MAX_CELL_CHARS` characters are read.
+
+    Parameters
+    ----------
+    path : pathlib.Path or str
+        The report CSV.
+
+    Returns
+    -------
+    list of GradeRow
+        Its rows, in the file's order.
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and the line) when it is not UTF-8, not CSV, lacks a required column, or has a
+        row with more cells than columns, an unknown status, or points that are not a finite number.
+    OSError
+        If the file cannot be opened.
     """
     csv.field_size_limit(max(csv.field_size_limit(), MAX_CELL_CHARS))
     try:
@@ -241,7 +388,16 @@ def _read_row(line: dict[str | None, object], path: Path | str, number: int) -> 
 
 @dataclass(frozen=True)
 class Merged:
-    """The rows of a merge, and the (student, notebook) pairs a later report replaced (with ``replace``)."""
+    """The rows of a merge, and the (student, notebook) pairs a later report replaced (with ``replace``).
+
+    Attributes
+    ----------
+    rows : list of GradeRow
+        The merged rows.
+    replaced : list of tuple of str
+        ``(student, notebook, report)`` for each pair whose rows a later report replaced, naming the report
+        whose rows won.
+    """
 
     rows: list[GradeRow]
     replaced: list[tuple[str, str, str]]  # student, notebook, the report whose rows won
@@ -257,7 +413,29 @@ def merge_reports(
     replace: bool = False,
     shards: int | None = None,
 ) -> list[GradeRow]:
-    """The rows of several reports (e.g. one per shard of a batch job); see :func:`merge` for the checks."""
+    """The rows of several reports (e.g. one per shard of a batch job); see :func:`merge` for the checks.
+
+    Parameters
+    ----------
+    paths : iterable of pathlib.Path or str
+        The reports, in order (a later one wins with ``replace``).
+    outline : mapping or None, optional
+        Notebook → exercise → points: the course every row is checked against; None checks nothing.
+    replace : bool, optional
+        Whether a later report's rows replace an earlier report's for the same (student, notebook).
+    shards : int or None, optional
+        The number of shards when the files are the shard reports of one batch.
+
+    Returns
+    -------
+    list of GradeRow
+        The merged rows (:attr:`Merged.rows`).
+
+    Raises
+    ------
+    ValueError
+        As :func:`merge` does.
+    """
     return merge(paths, outline=outline, replace=replace, shards=shards).rows
 
 
@@ -276,6 +454,29 @@ def merge(
     notebook and exercise exist, ``max_points`` is the course's, the points fit the status. ``shards=N``:
     the files are the N shard reports of one batch, named ``…-I.csv`` for I = 0 … N−1; each holds only
     students of its shard, and no student is in two files.
+
+    Parameters
+    ----------
+    paths : iterable of pathlib.Path or str
+        The reports, in order (a later one wins with ``replace``).
+    outline : mapping or None, optional
+        Notebook → exercise → points: the course every row is checked against; None checks nothing.
+    replace : bool, optional
+        Whether a later report's rows replace an earlier report's for the same (student, notebook).
+    shards : int or None, optional
+        The number of shards (≥ 1) when the files are the shard reports of one batch.
+
+    Returns
+    -------
+    Merged
+        The rows, and the pairs a later report replaced.
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and line) for a report :func:`read_report` refuses, an exercise graded twice in one
+        report or (without ``replace``) in two, a row that does not fit ``outline``, or shard files that are
+        misnamed, missing, duplicated or hold students of another shard.
     """
     files = [Path(p) for p in paths]
     per_file = [read_report(p) for p in files]
@@ -338,7 +539,20 @@ def _check_against_outline(row: GradeRow, outline: Mapping[str, Mapping[str, flo
 
 
 def in_shard(student: str, shard: tuple[int, int]) -> bool:
-    """Whether ``student`` belongs to ``shard`` (by a hash of the name: the same on every machine)."""
+    """Whether ``student`` belongs to ``shard`` (by a hash of the name: the same on every machine).
+
+    Parameters
+    ----------
+    student : str
+        The student id.
+    shard : tuple of int
+        ``(index, count)``, with 0 ≤ index < count.
+
+    Returns
+    -------
+    bool
+        Whether SHA-256 of the id, as a number, is ``index`` modulo ``count``.
+    """
     index, count = shard
     return int(hashlib.sha256(student.encode()).hexdigest(), 16) % count == index
 
@@ -376,6 +590,18 @@ def printable(text: str, *, keep_newlines: bool = False) -> str:
     """``text`` with control and format characters (escape sequences, bidi overrides) shown as ``\\x1b``, ``\\u202e``.
 
     For the terminal: a student's id or answer can no longer move the cursor, recolour or reverse the text.
+
+    Parameters
+    ----------
+    text : str
+        Any text.
+    keep_newlines : bool, optional
+        Whether ``\\n`` stays a line break (it is shown as ``\\x0a`` otherwise).
+
+    Returns
+    -------
+    str
+        ``text`` with every character of the Unicode categories Cc, Cf, Zl and Zp written as its escape.
     """
 
     def shown(char: str) -> str:
@@ -390,7 +616,19 @@ def printable(text: str, *, keep_newlines: bool = False) -> str:
 
 
 def summary_table(rows: Sequence[GradeRow]) -> str:
-    """A plain-text table for the terminal, one line per row."""
+    """A plain-text table for the terminal, one line per row.
+
+    Parameters
+    ----------
+    rows : sequence of GradeRow
+        The rows to show.
+
+    Returns
+    -------
+    str
+        A header, one line per row (student, notebook, exercise, status, points, the message's first 100
+        characters; every string through :func:`printable`) and a line counting the statuses.
+    """
     heads = ("student", "notebook", "exercise", "status", "points")
     values = [
         (r.student, r.notebook, r.exercise, r.status, f"{points_text(r.points)}/{points_text(r.max_points)}")

@@ -140,7 +140,36 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits for one submission's run."""
+    """Resource limits for one submission's run.
+
+    Attributes
+    ----------
+    cell_timeout : float
+        Seconds one cell may run before it is recorded as timed out (and the notebook restarted without it).
+    notebook_timeout : float
+        Seconds the whole notebook may run; the grader ends the run 30 s after it (kernel start and stop).
+    memory_bytes : int
+        Everything the run may store, ≥ 1: the address space (``RLIMIT_AS``) is this less ``disk_bytes``
+        and ``shm_bytes`` (:attr:`address_space`), and a control group's memory limit where one is made.
+    output_bytes : int
+        The most output one cell keeps (as JSON); more is replaced by a note.
+    file_bytes : int
+        The largest file the run may write (``RLIMIT_FSIZE``).
+    disk_bytes : int
+        The size of the sandbox's ``/tmp`` (with the home in it), ≥ 1.
+    processes : int
+        Processes and threads the run may have at once, ≥ 1 (``RLIMIT_NPROC`` or a control group's ``pids.max``).
+    open_files : int
+        Open file descriptors per process (``RLIMIT_NOFILE``).
+    shm_bytes : int
+        The size of the sandbox's ``/dev/shm``, ≥ 1.
+
+    Raises
+    ------
+    ValueError
+        If ``memory_bytes``, ``disk_bytes``, ``shm_bytes`` or ``processes`` is not a positive int, or
+        ``memory_bytes`` does not exceed ``disk_bytes + shm_bytes``.
+    """
 
     cell_timeout: float = 120.0
     notebook_timeout: float = 900.0
@@ -171,7 +200,16 @@ class Limits:
 
 @dataclass(frozen=True)
 class RunResult:
-    """A worker's verified result (``result``), or why there is none (``failure``)."""
+    """A worker's verified result (``result``), or why there is none (``failure``).
+
+    Attributes
+    ----------
+    result : dict or None
+        The worker's result (:func:`~.worker.collect`'s, or ``{"error": …}``), its signature checked; None
+        when there is none.
+    failure : str
+        Why there is no result, a sentence for the report; empty when there is one.
+    """
 
     result: dict[str, Any] | None
     failure: str = ""
@@ -181,7 +219,14 @@ class RunResult:
 
 
 def bwrap_path() -> str | None:
-    """The bubblewrap executable: ``$DPCOURSE_BWRAP`` if set (a missing path hides it), else ``bwrap`` on PATH."""
+    """The bubblewrap executable: ``$DPCOURSE_BWRAP`` if set (a missing path hides it), else ``bwrap`` on PATH.
+
+    Returns
+    -------
+    str or None
+        The executable's path; None when :data:`BWRAP_ENV` names no executable file, or, without it, no
+        ``bwrap`` is on PATH.
+    """
     chosen = os.environ.get(BWRAP_ENV)
     if chosen is not None:
         return chosen if os.path.isfile(chosen) and os.access(chosen, os.X_OK) else None
@@ -194,9 +239,25 @@ _REFUSED = re.compile(
 
 
 def choose_sandbox(sandbox: str) -> str:
-    """``"bwrap"`` or ``"none"``; raises :class:`SandboxUnavailable` (one line: cause and the ways on).
+    """The sandbox submissions will run in, after trying bubblewrap once on ``true`` (fail closed).
 
-    ``sandbox``: ``"bwrap"`` (the default; ``"auto"`` means the same) or ``"none"``.
+    Parameters
+    ----------
+    sandbox : str
+        ``"bwrap"`` (the default; ``"auto"`` means the same) or ``"none"`` (unconfined; nothing is tried).
+
+    Returns
+    -------
+    str
+        ``"bwrap"`` when bubblewrap works here, ``"none"`` when ``sandbox`` is ``"none"``.
+
+    Raises
+    ------
+    SandboxUnavailable
+        If bubblewrap is asked for and is missing or fails (one line: the cause, bwrap's own message, and
+        the ways on).
+    ValueError
+        If ``sandbox`` is not ``"bwrap"``, ``"auto"`` or ``"none"``.
     """
     if sandbox == "none":
         return "none"
@@ -235,6 +296,17 @@ def bind_failure(message: str) -> str | None:
     bubblewrap binds the Python environment, its base installation and the package into the sandbox
     as the user running the grader, so a folder that user cannot search (a 0700 home folder of
     another user, say) fails here, which is not the kernel refusing namespaces.
+
+    Parameters
+    ----------
+    message : str
+        What bubblewrap wrote on its standard error (its first line is enough).
+
+    Returns
+    -------
+    str or None
+        A sentence naming the path, bwrap's reason and what to change; None when ``message`` is not about
+        binding a path.
     """
     found = _UNBINDABLE.search(message)
     if found is None:
@@ -293,9 +365,19 @@ def unconfined_user() -> pwd.struct_passwd | None:
 def storage_filter(machine: str | None = None) -> bytes:
     """A classic-BPF seccomp program that refuses (``EPERM``) the calls in :data:`_STORAGE_SYSCALLS`.
 
-    ``machine``: as :func:`os.uname` names it (default: this one). Calls of another architecture (a
-    32-bit ``int 0x80``, the x32 ABI) are refused too, so that the numbers cannot be sidestepped.
-    Returns ``b""`` for a machine without a table (no filter is loaded there).
+    Calls of another architecture (a 32-bit ``int 0x80``, the x32 ABI) are refused too, so that the
+    numbers cannot be sidestepped.
+
+    Parameters
+    ----------
+    machine : str or None, optional
+        The architecture as :func:`os.uname` names it (``"x86_64"``, ``"aarch64"``); default: this one.
+
+    Returns
+    -------
+    bytes
+        The program's instructions (8 bytes each, little-endian ``struct sock_filter``); ``b""`` for a
+        machine without a table (no filter is loaded there).
     """
     known = _STORAGE_SYSCALLS.get(machine or os.uname().machine)
     if known is None:
@@ -330,7 +412,21 @@ def sandbox_command(executable: str, limits: Limits, inner: list[str]) -> list[s
 
     The sandbox's root and ``/dev`` are remounted read-only last, so only the two size-capped tmpfs
     mounts (``/tmp``, ``/dev/shm``) are writable; ``inner`` starts under :data:`_SET_PROCESS_LIMIT`,
-    which gives the run its own ``RLIMIT_NPROC`` of ``limits.processes``.
+    which gives the run its own ``RLIMIT_NPROC`` of ``limits.processes`` and loads :func:`storage_filter`.
+
+    Parameters
+    ----------
+    executable : str
+        The bubblewrap executable (:func:`bwrap_path`).
+    limits : Limits
+        The run's limits: the tmpfs sizes and the process limit are set here, the rest by the caller.
+    inner : list of str
+        The command to run inside (the worker's).
+
+    Returns
+    -------
+    list of str
+        The whole command line, bubblewrap's options first.
     """
     command = [
         executable,
@@ -432,13 +528,29 @@ def _user_processes(uid: int) -> int:
 def max_parallel_runs(sandbox: str, limits: Limits | None = None) -> tuple[int, str]:
     """How many runs may go at once with none able to starve another or the grader of processes.
 
-    Returns ``(runs, why)``: ``why`` is one line saying what bounds ``runs``, or ``""`` when nothing
-    does (then ``runs`` is ``sys.maxsize``). ``sandbox`` is what :func:`choose_sandbox` returned.
-
     In bubblewrap each run has its own ``RLIMIT_NPROC`` (its own user namespace), but the kernel also
     counts every run's processes against the grader's own limit, so the runs together must fit under
     it. Unconfined runs (``"none"``) share one user's count: they get a budget of their own only
     from a per-run control group (``pids.max``), which needs root and a writable cgroup file system.
+
+    Parameters
+    ----------
+    sandbox : str
+        What :func:`choose_sandbox` returned: ``"bwrap"`` or ``"none"``.
+    limits : Limits or None, optional
+        The runs' limits (default :class:`Limits`); ``limits.processes`` is each run's share.
+
+    Returns
+    -------
+    runs : int
+        The most runs at once, ≥ 1; ``sys.maxsize`` when nothing bounds them.
+    why : str
+        One line saying what bounds ``runs``, or ``""`` when nothing does.
+
+    Raises
+    ------
+    ValueError
+        If ``sandbox`` is not ``"bwrap"`` or ``"none"``.
     """
     limits = limits or Limits()
     if sandbox not in ("bwrap", "none"):
@@ -646,9 +758,35 @@ def run_job(job: dict[str, Any], *, sandbox: str, limits: Limits) -> RunResult:
     """Run one worker job in the sandbox (``"bwrap"``) or unconfined (``"none"``); never raises for the submission.
 
     The job (without the key, which is added here) goes to the worker's standard input; the result
-    is read from its standard output, at most 32 MB, and must carry the HMAC of a fresh key.
+    is read from its standard output, at most 32 MB, and must carry the HMAC of a fresh key. Unconfined,
+    the run gets a private temporary folder as its home and working folder, removed afterwards.
+
+    Parameters
+    ----------
+    job : dict
+        What the worker reads (:func:`~.worker.main`): the built notebook, ``cell_timeout``,
+        ``notebook_timeout``, ``output_limit`` and the answer and check cells of each exercise.
+    sandbox : {"bwrap", "none"}
+        ``"bwrap"`` runs it in bubblewrap, ``"none"`` unconfined (callers pass what :func:`choose_sandbox`
+        returned).
+    limits : Limits
+        The run's limits; the whole run is ended ``notebook_timeout`` + 30 s after it starts.
+
+    Returns
+    -------
+    RunResult
+        The verified result, or a failure saying why there is none (timeout, too much output, bubblewrap
+        failing, a missing, incomplete or unsigned result).
+
+    Raises
+    ------
+    ValueError
+        If ``sandbox`` is neither ``"bwrap"`` nor ``"none"``: a typo must never run a submission unconfined.
     """
     import json
+
+    if sandbox not in ("bwrap", "none"):
+        raise ValueError(f"sandbox must be 'bwrap' or 'none' (what choose_sandbox returns), got {sandbox!r}")
 
     key = secrets.token_bytes(32)
     payload = json.dumps({**job, "key": key.hex()}).encode()

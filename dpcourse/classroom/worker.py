@@ -56,12 +56,38 @@ _PR_SET_DUMPABLE = 4
 
 
 def sign(key: bytes, body: bytes) -> str:
-    """The HMAC-SHA256 of ``body`` under ``key``, in hex."""
+    """The HMAC-SHA256 of ``body`` under ``key``, in hex.
+
+    Parameters
+    ----------
+    key : bytes
+        The run's secret key (the grader draws 32 random bytes per run).
+    body : bytes
+        The bytes signed.
+
+    Returns
+    -------
+    str
+        64 lowercase hexadecimal digits.
+    """
     return hmac.new(key, body, hashlib.sha256).hexdigest()
 
 
 def frame(key: bytes, result: dict[str, Any]) -> bytes:
-    """The bytes the worker writes: ``DPCOURSE-RESULT <length> <hmac>\\n<json>``."""
+    """The bytes the worker writes: ``DPCOURSE-RESULT <length> <hmac>\\n<json>``.
+
+    Parameters
+    ----------
+    key : bytes
+        The run's secret key, from the job.
+    result : dict
+        The result, JSON-serialisable.
+
+    Returns
+    -------
+    bytes
+        :data:`FRAME`, the body's length in bytes and its :func:`sign` on one line, then the body (compact JSON).
+    """
     body = json.dumps(result, separators=(",", ":")).encode()
     return FRAME + f" {len(body)} {sign(key, body)}\n".encode() + body
 
@@ -179,11 +205,36 @@ def run(
 ) -> tuple[NotebookNode, dict[int, str]]:
     """Execute ``nb`` (a copy is returned) with restarts after timeouts, kernel deaths and protocol errors.
 
-    Returns the executed notebook and ``skipped`` (cell index → why it did not run to its end). Every
-    kernel starts with the writable folders emptied (:func:`_clean_scratch`), so nothing an earlier run
-    left there reaches it. Nothing the kernel sends makes this raise: a cell whose messages nbclient
-    cannot handle is skipped like one that timed out, and a kernel that does not start ends the run with
-    the cells not reached recorded as such.
+    Every kernel starts with the writable folders emptied (:func:`_clean_scratch`), so nothing an earlier
+    run left there reaches it. Nothing the kernel sends makes this raise: a cell whose messages nbclient
+    cannot handle is skipped like one that timed out, and a kernel that does not start once the
+    submission's code has run ends the run with the cells not reached recorded as such.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The built notebook (:attr:`~.plan.Plan.built`); not changed.
+    cell_timeout : float
+        Seconds one cell may run (whole seconds, at least 1, and never past the notebook's time left).
+    notebook_timeout : float
+        Seconds for the whole notebook, restarts included; cells not reached by then are recorded.
+    output_limit : int
+        The most bytes of output (as JSON) one cell keeps; more is replaced by a note.
+
+    Returns
+    -------
+    executed : nbformat.NotebookNode
+        The last run's notebook, with its outputs; cells skipped in an earlier run have the source ``pass``
+        there.
+    skipped : dict
+        Cell index → why it did not run to its end (timed out, stopped the kernel, a message nbclient could
+        not read, not reached in time, too many restarts).
+
+    Raises
+    ------
+    Exception
+        Whatever nbclient raised when the first kernel did not start, before any of the submission's code
+        ran: the grader's own failure, which :func:`main` reports as the result's ``error``.
     """
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -308,7 +359,26 @@ def _evidence_outputs(cell: NotebookNode, mime: str) -> list[str]:
 def collect(
     executed: NotebookNode, skipped: dict[int, str], cells: dict[str, dict[str, int]], mime: str
 ) -> dict[str, Any]:
-    """What the grader needs from a run: per exercise, its evidence outputs and errors; the skipped cells."""
+    """What the grader needs from a run: per exercise, its evidence outputs and errors; the skipped cells.
+
+    Parameters
+    ----------
+    executed : nbformat.NotebookNode
+        The notebook :func:`run` returned.
+    skipped : dict
+        Cell index → why it did not run to its end, as :func:`run` returned it.
+    cells : dict
+        Exercise id → {"solution": cell index, "check": cell index}.
+    mime : str
+        The MIME type of the checks' evidence outputs.
+
+    Returns
+    -------
+    dict
+        ``{"skipped": {str(index): reason}, "exercises": {id: {"evidence", "solution_error", "check_error"}}}``:
+        ``evidence`` the check cell's outputs of type ``mime`` as text (one over :data:`MAX_EVIDENCE_BYTES`
+        becomes ``""``), the errors each cell's first error as ``"Name: message"`` or None.
+    """
     exercises = {}
     for exercise, where in cells.items():
         solution, check = executed.cells[where["solution"]], executed.cells[where["check"]]
@@ -328,6 +398,30 @@ def _job() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m dpcourse.classroom.worker [--detach]``: read one job on standard input, write its signed result.
+
+    The job is JSON of at most :data:`MAX_JOB_BYTES` with the notebook, ``cell_timeout``, ``notebook_timeout``,
+    ``output_limit``, ``cells`` (exercise id → its answer and check cells) and ``key`` (hex). The result,
+    :func:`collect`'s or ``{"error": …}`` when running failed, goes out through :func:`frame` on a descriptor
+    only this process holds, after standard output and error were pointed at ``/dev/null``.
+
+    Parameters
+    ----------
+    argv : list of str or None, optional
+        The arguments (default: ``sys.argv[1:]``); ``--detach`` forks once and the parent exits at once.
+
+    Returns
+    -------
+    int
+        0 (a detached parent exits with 0 without returning).
+
+    Raises
+    ------
+    ValueError
+        If the job is larger than :data:`MAX_JOB_BYTES`, not JSON, or its ``key`` not hexadecimal (a
+        ``KeyError`` or ``TypeError`` when there is no ``key`` string): no result is written then, and the
+        grader reports it as missing.
+    """
     argv = sys.argv[1:] if argv is None else argv
     # ``-m`` put the working folder (the submission's writable home) first on the path: a module the
     # submission writes there must never be imported by this process, which holds the key.

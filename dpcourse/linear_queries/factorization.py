@@ -60,7 +60,33 @@ __all__ = [
 # Noise and least squares
 # --------------------------------------------------------------------------------------
 def noise_variance(strategy: Strategy, *, epsilon: float, noise: str = "laplace", delta: float | None = None) -> float:
-    """Variance of the noise on each strategy answer: 2(‖A‖₁/ε)² (Laplace) or σ² with Δ₂ = ‖A‖₂ (Gaussian, analytic)."""
+    """Variance of the noise on each strategy answer: 2(‖A‖₁/ε)² (Laplace) or σ² with Δ₂ = ‖A‖₂ (Gaussian, analytic).
+
+    Parameters
+    ----------
+    strategy : Strategy
+        The strategy A.
+    epsilon : float
+        The privacy parameter ε, a finite number > 0.
+    noise : {"laplace", "gaussian"}, optional
+        Laplace noise calibrated to ‖A‖₁ (the default) or Gaussian noise calibrated to ‖A‖₂ (analytic σ).
+    delta : float or None, optional
+        The δ ∈ (0, 1) of the Gaussian mechanism, needed by ``"gaussian"``; checked, but unused, with
+        ``"laplace"``.
+
+    Returns
+    -------
+    float
+        The variance of each answer's noise.
+
+    Raises
+    ------
+    ValueError
+        If ``noise`` is unknown, ``epsilon`` is not a finite number > 0, ``delta`` is given and not in
+        (0, 1), or the Gaussian is asked of a strategy with ‖A‖₂ = 0.
+    TypeError
+        If ``epsilon`` or ``delta`` is not a number, or ``noise`` is ``"gaussian"`` and ``delta`` is None.
+    """
     check_choice(noise, "noise", NOISES)
     eps = check_epsilon(epsilon)
     if delta is not None:  # only the Gaussian uses δ, but a δ given is checked either way
@@ -84,7 +110,25 @@ def tree_least_squares(strategy: Strategy, noisy_answers: ArrayLike) -> np.ndarr
     tree, so it equals least squares (tests check it against ``scipy``'s solver); on a complete
     b-ary tree it reduces to Hay et al.'s formulas.
 
-    ``noisy_answers`` has shape ``(num_queries,)`` or ``(trials, num_queries)``; returns ``(…, d)``.
+    Parameters
+    ----------
+    strategy : Strategy
+        A hierarchical strategy (:func:`~dpcourse.linear_queries.strategies.hierarchical_strategy`).
+    noisy_answers : array_like, shape (num_queries,) or (trials, num_queries)
+        The noisy answers to the strategy's rows, in its row order (level by level from the leaves).
+
+    Returns
+    -------
+    numpy.ndarray
+        The least-squares estimate x̂, shape ``(d,)`` or ``(trials, d)``.
+
+    Raises
+    ------
+    ValueError
+        If ``strategy`` is not a tree, or ``noisy_answers`` is not 1- or 2-dimensional, is empty, contains NaN
+        or ∞, or does not have one entry per strategy row on its last axis.
+    TypeError
+        If ``noisy_answers`` is not an array of numbers.
     """
     if not strategy.is_tree:
         raise ValueError(f"strategy must be a hierarchical strategy; got {strategy.name!r}")
@@ -139,8 +183,35 @@ def _square_inverse_by_structure(strategy: Strategy, y: np.ndarray) -> np.ndarra
 def least_squares(strategy: Strategy, noisy_answers: ArrayLike) -> np.ndarray:
     """x̂ = A⁺y for ``noisy_answers`` y of shape ``(m,)`` or ``(trials, m)``.
 
-    Trees use :func:`tree_least_squares` (O(d)); square strategies are inverted with a sparse LU
-    factorisation; anything else solves the normal equations AᵀA x̂ = Aᵀy by Cholesky.
+    Trees use :func:`tree_least_squares` (O(d)); square strategies are inverted, the built-in prefix
+    and Haar wavelet strategies by their known inverses (differences; Aᵀ(AAᵀ)⁻¹ with AAᵀ diagonal) after
+    a check of the matrix, any other by a sparse LU factorisation; anything else solves the normal
+    equations AᵀA x̂ = Aᵀy by Cholesky.
+
+    Parameters
+    ----------
+    strategy : Strategy
+        The strategy A, which must determine every cell (full column rank).
+    noisy_answers : array_like, shape (m,) or (trials, m)
+        y, the noisy answers to the strategy's m rows, in its row order.
+
+    Returns
+    -------
+    numpy.ndarray
+        x̂, shape ``(d,)`` or ``(trials, d)``.
+
+    Raises
+    ------
+    ValueError
+        If ``noisy_answers`` is not 1- or 2-dimensional, is empty, contains NaN or ∞, or does not have one
+        entry per strategy row on its last axis (or ``strategy`` is a tree it does not fit, see
+        :func:`tree_least_squares`).
+    TypeError
+        If ``noisy_answers`` is not an array of numbers.
+    RuntimeError
+        If a square strategy is singular (from the sparse LU factorisation).
+    numpy.linalg.LinAlgError
+        If a strategy with more rows than columns does not have full column rank (AᵀA is not positive definite).
     """
     if strategy.is_tree:
         return tree_least_squares(strategy, noisy_answers)
@@ -169,7 +240,44 @@ def matrix_mechanism(
 ) -> np.ndarray:
     """Answer ``strategy`` with noise and return the least-squares estimate x̂ of the histogram.
 
-    Answer any workload from it with ``workload.answer(x̂)``. Shape ``(d,)`` or ``(trials, d)``.
+    Answer any workload from it with ``workload.answer(x̂)``.
+
+    Parameters
+    ----------
+    histogram : array_like, shape (d,)
+        The true histogram x, one count per cell of the strategy.
+    strategy : Strategy
+        The strategy A, which must determine every cell (full column rank).
+    epsilon : float
+        The privacy parameter ε, a finite number > 0.
+    noise : {"laplace", "gaussian"}, optional
+        Laplace noise calibrated to ‖A‖₁ (the default) or Gaussian noise calibrated to ‖A‖₂ (analytic σ).
+    delta : float or None, optional
+        The δ ∈ (0, 1) of the Gaussian mechanism, needed by ``"gaussian"``; checked, but unused, with
+        ``"laplace"``.
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the noise.
+    trials : int or None, optional
+        Number of independent releases; None returns one.
+
+    Returns
+    -------
+    numpy.ndarray
+        The estimate x̂, shape ``(d,)`` or ``(trials, d)``.
+
+    Raises
+    ------
+    ValueError
+        If ``histogram`` is not 1-dimensional, is empty, contains NaN or ∞, or does not have one entry per
+        cell of the strategy; ``noise`` is unknown; ``epsilon`` is not a finite number > 0; ``delta`` is
+        given and not in (0, 1); the Gaussian is asked of a strategy with ‖A‖₂ = 0; ``trials`` < 1; or
+        ``rng`` is a negative seed.
+    TypeError
+        If ``histogram`` is not an array of numbers, ``epsilon`` or ``delta`` is not a number, ``noise`` is
+        ``"gaussian"`` and ``delta`` is None, ``trials`` is not an integer, or ``rng`` is not a seed, a
+        SeedSequence or a Generator.
+    RuntimeError, numpy.linalg.LinAlgError
+        If the strategy does not determine every cell (see :func:`least_squares`).
 
     Notes
     -----
@@ -210,6 +318,41 @@ def sampled_error(
 
     Computed as eᵀ(WᵀW)e / |W| with e = x̂ − x, which equals the mean of (W x̂ − W x)² over the
     workload's queries without listing them.
+
+    Parameters
+    ----------
+    workload : Workload
+        The workload W whose answers are measured.
+    strategy : Strategy
+        The strategy A answered with noise, over the same cells as ``workload``.
+    histogram : array_like, shape (d,)
+        The true histogram x.
+    epsilon : float
+        The privacy parameter ε, a finite number > 0.
+    noise : {"laplace", "gaussian"}, optional
+        Laplace noise calibrated to ‖A‖₁ (the default) or Gaussian noise calibrated to ‖A‖₂ (analytic σ).
+    delta : float or None, optional
+        The δ ∈ (0, 1) of the Gaussian mechanism, needed by ``"gaussian"``; checked, but unused, with
+        ``"laplace"``.
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the noise.
+    trials : int, optional
+        The number of independent releases, ≥ 1 (default 100).
+
+    Returns
+    -------
+    numpy.ndarray
+        The mean squared error per workload query of each release, shape ``(trials,)``.
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` and ``strategy`` have different domain sizes, ``trials`` < 1, or
+        :func:`matrix_mechanism` refuses its arguments.
+    TypeError
+        If ``trials`` is not an integer, or :func:`matrix_mechanism` refuses its arguments.
+    RuntimeError, numpy.linalg.LinAlgError
+        If the strategy does not determine every cell (see :func:`least_squares`).
     """
     _check_match(workload, strategy)
     estimate = matrix_mechanism(
@@ -256,7 +399,39 @@ def expected_error(
 
     (noise variance) · trace(WᵀW (AᵀA)⁻¹) / (number of workload queries), from the Gram matrices
     alone; for all-range queries at d = 4096 this takes about a second and never lists the
-    8.4 million queries.
+    8.4 million queries. For the all-range workload and a built-in strategy that the shipped table
+    holds (see :func:`write_all_range_table`; matched by the strategy's fingerprint), the trace is read
+    from the table.
+
+    Parameters
+    ----------
+    workload : Workload
+        The workload W.
+    strategy : Strategy
+        The strategy A, over the same cells as ``workload``.
+    epsilon : float
+        The privacy parameter ε, a finite number > 0.
+    noise : {"laplace", "gaussian"}, optional
+        Laplace noise calibrated to ‖A‖₁ (the default) or Gaussian noise calibrated to ‖A‖₂ (analytic σ).
+    delta : float or None, optional
+        The δ ∈ (0, 1) of the Gaussian mechanism, needed by ``"gaussian"``; checked, but unused, with
+        ``"laplace"``.
+
+    Returns
+    -------
+    float
+        The expected mean squared error per workload query.
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` and ``strategy`` have different domain sizes, ``noise`` is unknown, ``epsilon`` is
+        not a finite number > 0, ``delta`` is given and not in (0, 1), the Gaussian is asked of a strategy
+        with ‖A‖₂ = 0, or the two d × d Gram matrices and a factorisation would need more than about 1 GiB.
+    TypeError
+        If ``epsilon`` or ``delta`` is not a number, or ``noise`` is ``"gaussian"`` and ``delta`` is None.
+    numpy.linalg.LinAlgError
+        If the strategy does not determine every cell (AᵀA is singular).
     """
     _check_match(workload, strategy)
     variance = noise_variance(strategy, epsilon=epsilon, noise=noise, delta=delta)
@@ -334,12 +509,26 @@ def _stored_all_range_trace(workload: Any, strategy: Strategy) -> float | None:
 
 
 def write_all_range_table(path: Path = ALL_RANGE_TABLE, domain_sizes: Sequence[int] = ALL_RANGE_TABLE_SIZES) -> Path:
-    """Compute trace(WᵀW (AᵀA)⁻¹) for the all-range workload and the identity, prefix, wavelet and tree strategies
-    (every branching b = 2, …, d when d ≤ :data:`ALL_RANGE_TABLE_EVERY_BRANCHING`, else those of
-    :data:`ALL_RANGE_TABLE_BRANCHINGS` up to d) and store it with each strategy's
-    fingerprint; also Σ√λ(WᵀW) for :func:`svd_lower_bound` (key ``svd-d``), as two arrays: ``keys`` and the
+    """Compute trace(WᵀW (AᵀA)⁻¹) for the all-range workload and the identity, prefix, wavelet and tree strategies.
+
+    The trees are those of every branching b = 2, …, d when d ≤ :data:`ALL_RANGE_TABLE_EVERY_BRANCHING`, else
+    those of :data:`ALL_RANGE_TABLE_BRANCHINGS` up to d. Each trace is stored with its strategy's fingerprint,
+    beside Σ√λ(WᵀW) for :func:`svd_lower_bound` (key ``svd-d``), as two arrays: ``keys`` and the
     rows of ``entries`` (read back with :func:`table_entries`). ``python -m dpcourse.data`` runs this;
     ``tests/linear_queries/test_factorization.py`` checks it.
+
+    Parameters
+    ----------
+    path : pathlib.Path, optional
+        Where to write the ``.npz`` file (its folder is created); default the shipped
+        :data:`ALL_RANGE_TABLE`.
+    domain_sizes : sequence of int, optional
+        The domain sizes d to tabulate (default :data:`ALL_RANGE_TABLE_SIZES`).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
     """
     from .workloads import all_range_workload
 
@@ -369,6 +558,27 @@ def svd_lower_bound(workload: Workload, *, epsilon: float) -> float:
     trace(M)·trace(WᵀW M⁻¹) ≥ (trace (WᵀW)^{1/2})². Since ‖A‖₁ ≥ ‖A‖₂ the bound holds for Laplace
     noise in the units of :func:`expected_error`; it is attained (up to max vs mean of a diagonal)
     for L2-calibrated noise, and for Laplace it cannot see the factor ‖A‖₁²/‖A‖₂² a strategy pays.
+
+    Parameters
+    ----------
+    workload : Workload
+        The workload W; Σ √λᵢ is shipped for the all-range workload of the sizes in
+        :data:`ALL_RANGE_TABLE_SIZES`, else computed from the eigenvalues of WᵀW.
+    epsilon : float
+        The privacy parameter ε, a finite number > 0.
+
+    Returns
+    -------
+    float
+        The lower bound on the mean squared error per workload query.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not a finite number > 0, or the eigenvalues of a d × d Gram matrix would need more
+        than about 1 GiB.
+    TypeError
+        If ``epsilon`` is not a number.
     """
     eps = check_epsilon(epsilon)
     return 2.0 / eps**2 * _trace_sqrt_gram(workload) ** 2 / (workload.domain_size * workload.num_queries)

@@ -59,8 +59,24 @@ def all_subsets_max_error(errors: ArrayLike) -> np.ndarray:
     If person i's released value is off by eᵢ and every subset sum is answered by adding released
     values, the error of subset S is Σ_{i ∈ S} eᵢ, and the worst S takes every positive or every
     negative eᵢ: max over S of |Σ_{i ∈ S} eᵢ| = max(Σᵢ max(eᵢ, 0), Σᵢ max(−eᵢ, 0)). Divided by n,
-    exact without listing the 2ⁿ subsets. ``errors`` has shape ``(n,)`` or ``(trials, n)``; the result ``()`` or
-    ``(trials,)``.
+    exact without listing the 2ⁿ subsets.
+
+    Parameters
+    ----------
+    errors : array_like, shape (n,) or (trials, n)
+        Each person's error eᵢ, or one row of errors per trial.
+
+    Returns
+    -------
+    numpy.float64 or numpy.ndarray
+        The largest error over all subsets divided by n: one number, or shape ``(trials,)``.
+
+    Raises
+    ------
+    ValueError
+        If ``errors`` is not 1- or 2-dimensional, is empty or contains NaN or ∞.
+    TypeError
+        If ``errors`` is not an array of numbers.
     """
     e = check_array(errors, "errors", ndim=(1, 2))
     worst = np.maximum(np.clip(e, 0.0, None).sum(axis=-1), np.clip(-e, 0.0, None).sum(axis=-1))
@@ -68,7 +84,29 @@ def all_subsets_max_error(errors: ArrayLike) -> np.ndarray:
 
 
 def subset_sum_queries(num_queries: int, n: int, *, rng: RngLike = None) -> np.ndarray:
-    """m random subset-sum queries over n people: a 0/1 matrix, each entry 1 with probability ½."""
+    """m random subset-sum queries over n people: a 0/1 matrix, each entry 1 with probability ½.
+
+    Parameters
+    ----------
+    num_queries : int
+        The number of queries m, ≥ 1.
+    n : int
+        The number of people, ≥ 1.
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the draw.
+
+    Returns
+    -------
+    numpy.ndarray
+        A float array of zeros and ones, shape ``(num_queries, n)``.
+
+    Raises
+    ------
+    ValueError
+        If ``num_queries`` or ``n`` < 1, or ``rng`` is a negative seed.
+    TypeError
+        If ``num_queries`` or ``n`` is not an integer, or ``rng`` is not a seed, a SeedSequence or a Generator.
+    """
     m = check_integer(num_queries, "num_queries", minimum=1)
     n = check_integer(n, "n", minimum=1)
     return (as_generator(rng).random((m, n)) < 0.5).astype(float)
@@ -82,6 +120,23 @@ def pseudo_inverse(queries: ArrayLike) -> np.ndarray:
     so often that on a 2-core machine with one core busy it took 4–6 s instead of 25 ms for
     800 × 200 queries. The result is checked as a left inverse (A⁺A = I to 1e-9); a nearly
     rank-deficient A fails the check and gets the SVD.
+
+    Parameters
+    ----------
+    queries : array_like, shape (m, n)
+        A, one query per row.
+
+    Returns
+    -------
+    numpy.ndarray
+        A⁺, shape ``(n, m)``.
+
+    Raises
+    ------
+    ValueError
+        If ``queries`` is not 2-dimensional, is empty or contains NaN or ∞.
+    TypeError
+        If ``queries`` is not an array of numbers.
     """
     a = check_array(queries, "queries", ndim=2)
     m, n = a.shape
@@ -103,7 +158,28 @@ def least_squares_estimate(
 ) -> np.ndarray:
     """x̂ = A⁺y, the least-squares solution of A x̂ ≈ y, for ``answers`` of shape ``(m,)`` or ``(trials, m)``.
 
-    Pass ``pseudo_inverse`` (A⁺, shape (n, m)) to reuse it across calls with the same queries.
+    Parameters
+    ----------
+    queries : array_like, shape (m, n)
+        A, one subset-sum query per row.
+    answers : array_like, shape (m,) or (trials, m)
+        y, the (noisy) answers to the queries, or one set of answers per row.
+    pseudo_inverse : numpy.ndarray or None, optional
+        A⁺, shape (n, m), from :func:`pseudo_inverse`, to reuse it across calls with the same queries
+        (not checked); None computes it.
+
+    Returns
+    -------
+    numpy.ndarray
+        x̂, shape ``(n,)`` or ``(trials, n)``.
+
+    Raises
+    ------
+    ValueError
+        If ``queries`` is not 2-dimensional, ``answers`` is not 1- or 2-dimensional or does not have one
+        entry per query on its last axis, or either is empty or contains NaN or ∞.
+    TypeError
+        If ``queries`` or ``answers`` is not an array of numbers.
     """
     a = check_array(queries, "queries", ndim=2)
     y = check_array(answers, "answers", ndim=(1, 2))
@@ -114,19 +190,53 @@ def least_squares_estimate(
 
 
 def reconstruct(queries: ArrayLike, answers: ArrayLike, *, pseudo_inverse: np.ndarray | None = None) -> np.ndarray:
-    """Least-squares reconstruction rounded to bits: 1 where A⁺y > ½, else 0 (shape ``(…, n)``)."""
+    """Least-squares reconstruction rounded to bits: 1 where A⁺y > ½, else 0 (shape ``(…, n)``).
+
+    Parameters
+    ----------
+    queries : array_like, shape (m, n)
+        A, one subset-sum query per row.
+    answers : array_like, shape (m,) or (trials, m)
+        y, the (noisy) answers to the queries, or one set of answers per row.
+    pseudo_inverse : numpy.ndarray or None, optional
+        A⁺, shape (n, m), from :func:`pseudo_inverse`, to reuse it across calls with the same queries
+        (not checked); None computes it.
+
+    Returns
+    -------
+    numpy.ndarray
+        The guessed bits as ``int8``, shape ``(n,)`` or ``(trials, n)``.
+
+    Raises
+    ------
+    ValueError
+        If ``queries`` is not 2-dimensional, ``answers`` is not 1- or 2-dimensional or does not have one
+        entry per query on its last axis, or either is empty or contains NaN or ∞.
+    TypeError
+        If ``queries`` or ``answers`` is not an array of numbers.
+    """
     return (least_squares_estimate(queries, answers, pseudo_inverse=pseudo_inverse) > 0.5).astype(np.int8)
 
 
 @dataclass(frozen=True)
 class AttackResult:
-    """Per trial, the fraction of secret bits the attacker recovered."""
+    """Per trial, the fraction of secret bits the attacker recovered.
+
+    Attributes
+    ----------
+    fraction_recovered : numpy.ndarray or numpy.float64
+        The fraction of the n bits guessed right, shape ``(trials,)``, or one number when
+        :func:`run_attack` ran without ``trials``.
+    noise_scale : float
+        The noise scale E the answers were released with.
+    """
 
     fraction_recovered: np.ndarray
     noise_scale: float
 
     @property
     def mean(self) -> float:
+        """The fraction recovered, averaged over the trials."""
         return float(np.mean(self.fraction_recovered))
 
 
@@ -144,13 +254,35 @@ def run_attack(
     Parameters
     ----------
     secret_bits : array_like of {0, 1}, shape (n,)
+        The curator's secret x, one bit per person (n ≥ 1).
     num_queries : int
-        m.
+        m, the number of random subset sums asked (≥ 1), drawn by :func:`subset_sum_queries`.
     noise_scale : float
-        E. ``"bounded"``: each answer is off by a uniform error in [−E, E] (the curator promises
-        accuracy E, as in Dinur & Nissim). ``"laplace"``: Lap(E) errors; E = m/ε makes the m
+        E, a finite number ≥ 0. ``"bounded"``: each answer is off by a uniform error in [−E, E] (the curator
+        promises accuracy E, as in Dinur & Nissim). ``"laplace"``: Lap(E) errors; E = m/ε makes the m
         answers ε-DP for neighbours that differ in one person's bit, which can move every
         subset sum by 1 (Δ₁ = m).
+    noise : {"bounded", "laplace"}, optional
+        The kind of error on each answer (default ``"bounded"``); see ``noise_scale``.
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the queries and the errors (the queries are drawn once, for every trial).
+    trials : int or None, optional
+        Number of independent sets of answers to the same queries; None runs one.
+
+    Returns
+    -------
+    AttackResult
+        The fraction of bits recovered (per trial) by rounding the least-squares estimate, and E.
+
+    Raises
+    ------
+    ValueError
+        If ``secret_bits`` is empty or holds a value other than 0 and 1, ``noise`` is unknown,
+        ``noise_scale`` is negative or not finite, ``num_queries`` or ``trials`` < 1, or ``rng`` is a
+        negative seed.
+    TypeError
+        If ``secret_bits`` is not an array of numbers, ``noise_scale`` is not a number, ``num_queries`` or
+        ``trials`` is not an integer, or ``rng`` is not a seed, a SeedSequence or a Generator.
     """
     x = check_binary(secret_bits, "secret_bits")
     check_choice(noise, "noise", NOISE_KINDS)

@@ -41,7 +41,23 @@ class Strategy:
 
     Hierarchical strategies also keep their tree: ``level_sizes[ℓ]`` cells per node at level ℓ
     (leaves are level 0), ``branching`` and whether the root is measured. Rows are ordered
-    level by level from the leaves, nodes left to right.
+    level by level from the leaves, nodes left to right. Nothing is checked here: the builders
+    (:func:`identity_strategy`, :func:`prefix_strategy`, :func:`hierarchical_strategy`,
+    :func:`wavelet_strategy`) make consistent strategies.
+
+    Parameters
+    ----------
+    matrix : scipy.sparse.csr_array, shape (m, d)
+        A, one strategy query per row and one cell per column.
+    name : str
+        A label for tables and legends; the least-squares solver and the shipped table of exact
+        errors also recognise the built-in strategies by it (with a check of the matrix).
+    branching : int or None, optional
+        The branching b of a hierarchical strategy; None (the default) for any other strategy.
+    level_sizes : tuple of int, optional
+        For a tree, the number of cells per node at each level, leaves (1) first; empty otherwise.
+    include_root : bool, optional
+        For a tree, whether the root (the total) is measured; default True.
     """
 
     matrix: sparse.csr_array
@@ -52,10 +68,12 @@ class Strategy:
 
     @property
     def domain_size(self) -> int:
+        """d, the number of columns (cells) of A."""
         return int(self.matrix.shape[1])
 
     @property
     def num_queries(self) -> int:
+        """m, the number of rows of A."""
         return int(self.matrix.shape[0])
 
     @property
@@ -75,10 +93,17 @@ class Strategy:
 
     @property
     def is_tree(self) -> bool:
+        """Whether this is a hierarchical strategy (it has a ``branching``)."""
         return self.branching is not None
 
     def level_counts(self) -> list[int]:
-        """Number of nodes at each level, leaves first (the root level last, if measured)."""
+        """Number of nodes at each level, leaves first (the root level last, if measured).
+
+        Returns
+        -------
+        list of int
+            ⌈d / size⌉ for each ``size`` in ``level_sizes``; empty for a strategy that is not a tree.
+        """
         d = self.domain_size
         return [-(-d // size) for size in self.level_sizes]
 
@@ -87,6 +112,11 @@ class Strategy:
 
         For a tree, (AᵀA)_{jl} is the number of levels at which cells j and l share a node,
         built level by level (faster than the sparse product, whose result is dense).
+
+        Returns
+        -------
+        numpy.ndarray
+            AᵀA as floats, shape ``(d, d)``, computed afresh on every call.
         """
         if not self.is_tree:
             return (self.matrix.T @ self.matrix).toarray()
@@ -115,6 +145,26 @@ def l1_sensitivity(strategy: Strategy, *, neighbours: str = "add_remove") -> flo
     For strategies with entries in {−1, 0, 1} (all of this module's) the pairwise distances
     come from Gram matrices, Σᵢ|aᵢᵤ − aᵢᵥ| = ‖aᵤ‖₁ + ‖aᵥ‖₁ − (AᵀA)ᵤᵥ − (|A|ᵀ|A|)ᵤᵥ, in blocks
     of rows; other strategies are compared pair by pair (guarded against large d).
+
+    Parameters
+    ----------
+    strategy : Strategy
+        The strategy A.
+    neighbours : {"add_remove", "replace_one"}, optional
+        The neighbouring relation (default ``"add_remove"``).
+
+    Returns
+    -------
+    float
+        Δ₁ of x ↦ A x under ``neighbours`` (0 for replace-one on a single cell).
+
+    Raises
+    ------
+    TypeError
+        If ``strategy`` is not a :class:`Strategy`.
+    ValueError
+        If ``neighbours`` is unknown, or for replace-one on a strategy with an entry outside {−1, 0, 1} whose
+        pairwise comparison would take more than 10⁹ operations (rows × d²).
 
     Examples
     --------
@@ -161,13 +211,49 @@ def _csr(
 
 
 def identity_strategy(d: int) -> Strategy:
-    """Answer every cell (the histogram): A = I, ‖A‖₁ = 1."""
+    """Answer every cell (the histogram): A = I, ‖A‖₁ = 1.
+
+    Parameters
+    ----------
+    d : int
+        The number of cells, ≥ 1.
+
+    Returns
+    -------
+    Strategy
+        The d × d identity, named ``"identity"``.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` < 1.
+    TypeError
+        If ``d`` is not an integer.
+    """
     d = check_integer(d, "d", minimum=1)
     return Strategy(sparse.eye_array(d, format="csr"), "identity")
 
 
 def prefix_strategy(d: int) -> Strategy:
-    """Answer the d prefix sums: ‖A‖₁ = d (the first cell is in every prefix); any interval is a difference of two."""
+    """Answer the d prefix sums: ‖A‖₁ = d (the first cell is in every prefix); any interval is a difference of two.
+
+    Parameters
+    ----------
+    d : int
+        The number of cells, ≥ 1.
+
+    Returns
+    -------
+    Strategy
+        The d × d lower triangle of ones (row t is the prefix ending at cell t), named ``"prefix"``.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` < 1.
+    TypeError
+        If ``d`` is not an integer.
+    """
     d = check_integer(d, "d", minimum=1)
     rows, cols = np.tril_indices(d)
     return _csr(rows, cols, np.ones(rows.size), (d, d), "prefix")
@@ -179,6 +265,29 @@ def hierarchical_strategy(d: int, branching: int = 2, include_root: bool = True)
     Works for any d ≥ 1 (the last node of a level covers what is left) and any b ≥ 2. Each cell
     is in one node per level, so ‖A‖₁ = the number of levels, ⌈log_b d⌉ + 1 with the root, when
     neighbours add or remove a record (replace-one: 2⌈log_b d⌉, see :func:`l1_sensitivity`).
+
+    Parameters
+    ----------
+    d : int
+        The number of cells, ≥ 1.
+    branching : int, optional
+        The branching b, ≥ 2 (default 2).
+    include_root : bool, optional
+        Whether to measure the root (the total of all cells); default True. Without it the top level is
+        the one below the root (a single cell, d = 1, keeps its one level).
+
+    Returns
+    -------
+    Strategy
+        The tree's rows level by level from the leaves, with ``branching``, ``level_sizes`` and
+        ``include_root`` set, named ``"b-ary tree"`` (``"b-ary tree (no root)"`` without the root).
+
+    Raises
+    ------
+    ValueError
+        If ``d`` < 1 or ``branching`` < 2.
+    TypeError
+        If ``d`` or ``branching`` is not an integer, or ``include_root`` is not a bool.
     """
     d = check_integer(d, "d", minimum=1)
     b = check_integer(branching, "branching", minimum=2)
@@ -204,6 +313,23 @@ def wavelet_strategy(d: int) -> Strategy:
 
     d rows for d cells (square and invertible); each cell is in the total and in one row per
     level above it, so ‖A‖₁ = 1 + ⌈log₂ d⌉. For d not a power of two the halves are split as evenly as possible.
+
+    Parameters
+    ----------
+    d : int
+        The number of cells, ≥ 1.
+
+    Returns
+    -------
+    Strategy
+        The d × d matrix with entries in {−1, 0, 1}, the total first, named ``"Haar wavelet"``.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` < 1.
+    TypeError
+        If ``d`` is not an integer.
     """
     d = check_integer(d, "d", minimum=1)
     rows, cols, values = [np.zeros(d, dtype=int)], [np.arange(d)], [np.ones(d)]
@@ -230,6 +356,25 @@ def canonical_decomposition(strategy: Strategy, s: int, t: int) -> list[tuple[in
     Climbing from the leaves, at each level take the nodes at the two ends of what is left until
     both ends line up with the next level's nodes; at most 2(b − 1) nodes per level, so at most
     2(b − 1)·⌈log_b d⌉ in all.
+
+    Parameters
+    ----------
+    strategy : Strategy
+        A hierarchical strategy (:func:`hierarchical_strategy`).
+    s, t : int
+        The first and last cell of the interval, 0 ≤ s ≤ t ≤ d − 1.
+
+    Returns
+    -------
+    list of tuple of (int, int)
+        The nodes as (level, index within the level), leaves at level 0, sorted.
+
+    Raises
+    ------
+    ValueError
+        If ``strategy`` is not a tree, or ``s`` or ``t`` is outside 0 ≤ s ≤ t ≤ d − 1.
+    TypeError
+        If ``s`` or ``t`` is not an integer.
     """
     if not strategy.is_tree:
         raise ValueError(f"strategy must be a hierarchical strategy; got {strategy.name!r}")
@@ -255,7 +400,30 @@ def canonical_decomposition(strategy: Strategy, s: int, t: int) -> list[tuple[in
 
 
 def answer_by_decomposition(strategy: Strategy, noisy_answers: ArrayLike, s: int, t: int) -> np.ndarray:
-    """The interval [s, t] answered by summing the noisy answers of its canonical nodes (no least squares)."""
+    """The interval [s, t] answered by summing the noisy answers of its canonical nodes (no least squares).
+
+    Parameters
+    ----------
+    strategy : Strategy
+        A hierarchical strategy (:func:`hierarchical_strategy`).
+    noisy_answers : array_like, shape (m,) or (trials, m)
+        The noisy answers to the strategy's m rows, in its row order (NaN and ∞ pass through).
+    s, t : int
+        The first and last cell of the interval, 0 ≤ s ≤ t ≤ d − 1.
+
+    Returns
+    -------
+    numpy.float64 or numpy.ndarray
+        The interval's estimate: one number, or shape ``(trials,)``.
+
+    Raises
+    ------
+    ValueError
+        If ``strategy`` is not a tree, ``s`` or ``t`` is outside 0 ≤ s ≤ t ≤ d − 1, or ``noisy_answers`` is
+        not 1- or 2-dimensional, is empty or does not have one entry per strategy row on its last axis.
+    TypeError
+        If ``s`` or ``t`` is not an integer, or ``noisy_answers`` is not an array of numbers.
+    """
     offsets = np.concatenate([[0], np.cumsum(strategy.level_counts())])
     rows = [offsets[level] + index for level, index in canonical_decomposition(strategy, s, t)]
     answers = check_array(noisy_answers, "noisy_answers", ndim=(1, 2), finite=False)

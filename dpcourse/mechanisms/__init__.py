@@ -5,7 +5,8 @@ The floor of the lectures' library. Modules, one idea each:
 - :mod:`~dpcourse.mechanisms.calibration`: the noise a guarantee needs (Laplace's b = Δf/ε, the Gaussian σ,
   randomized response's keep probability), as pure formulas that the theory and the samplers share;
 - :mod:`~dpcourse.mechanisms.noise`: the samplers: Laplace, Gaussian (classic and analytic), randomized
-  response, report noisy max and the largest of many Laplace draws;
+  response (binary and k-ary), the exponential mechanism, report noisy max and the largest of many Laplace
+  draws;
 - :mod:`~dpcourse.mechanisms.exponential`: the exponential mechanism exactly (pmf, privacy loss, utility);
 - :mod:`~dpcourse.mechanisms.theory`: the error bounds of the Laplace, randomized-response and Gaussian
   mechanisms (Lecture 3), which import no sampler;

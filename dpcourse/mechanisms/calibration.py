@@ -1,9 +1,9 @@
 """The mechanisms' calibrations: the noise a mechanism needs for a privacy guarantee, as pure formulas.
 
 Laplace's scale b = Δf/ε, the Gaussian σ (classic and analytic) and randomized response's
-probability of telling the truth. The samplers (:mod:`dpcourse.mechanisms`, which re-exports these)
-and the theory (:mod:`dpcourse.bounds`) both need them, so they sit below both: this module imports
-nothing of the package but :mod:`dpcourse._validation`.
+probability of telling the truth. The samplers (:mod:`dpcourse.mechanisms.noise`) and the theory
+(:mod:`dpcourse.mechanisms.theory`) both need them, so they sit below both: this module imports
+nothing of the package but ``dpcourse._validation``. :mod:`dpcourse.mechanisms` re-exports them.
 """
 
 from __future__ import annotations
@@ -29,6 +29,18 @@ def laplace_scale(*, sensitivity: float, epsilon: float) -> float:
         The L1 sensitivity Δf = max over neighbours ‖f(x) − f(y)‖₁, > 0.
     epsilon : float
         The privacy parameter ε > 0.
+
+    Returns
+    -------
+    float
+        The scale b = Δf/ε of the noise added to each coordinate.
+
+    Raises
+    ------
+    ValueError
+        If ``sensitivity`` or ``epsilon`` is not a finite number > 0.
+    TypeError
+        If ``sensitivity`` or ``epsilon`` is not a real number.
     """
     return check_positive(sensitivity, "sensitivity") / check_epsilon(epsilon)
 
@@ -49,6 +61,28 @@ def analytic_gaussian_delta(sigma: ArrayLike, *, l2_sensitivity: float, epsilon:
     δ(σ) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ); the mechanism is (ε, δ)-DP exactly
     when δ ≥ δ(σ). The second term is evaluated in log space so that large ε does not
     overflow.
+
+    Parameters
+    ----------
+    sigma : float or array_like
+        The noise standard deviation σ, > 0; an array gives δ(σ) for each of its entries.
+    l2_sensitivity : float
+        The L2 sensitivity Δ = max over neighbours ‖f(x) − f(y)‖₂, > 0.
+    epsilon : float
+        The privacy parameter ε, a finite number > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        δ(σ) ∈ [0, 1], shaped like ``sigma`` (a NumPy float for a single σ).
+
+    Raises
+    ------
+    ValueError
+        If an entry of ``sigma`` is not a finite number > 0 (or an array ``sigma`` is empty), or
+        ``l2_sensitivity`` or ``epsilon`` is not a finite number > 0.
+    TypeError
+        If ``sigma``, ``l2_sensitivity`` or ``epsilon`` is not made of real numbers.
     """
     s = check_array(sigma, "sigma", ndim=None) if np.ndim(sigma) else check_positive(sigma, "sigma")
     if np.any(s <= 0):
@@ -89,16 +123,24 @@ def gaussian_sigma(*, l2_sensitivity: float, epsilon: float, delta: float, calib
         ε > 0 (``"classic"`` requires ε < 1).
     delta : float
         δ ∈ (0, 1).
-    calibration : {"analytic", "classic"}
+    calibration : {"analytic", "classic"}, optional
         ``"classic"``: σ = Δ₂·√(2 ln(1.25/δ))/ε (Dwork & Roth, Theorem A.1, valid for ε < 1).
-        ``"analytic"``: the smallest σ with δ(σ) ≤ δ, where δ(σ) is the exact privacy
-        profile of Balle & Wang (2018), found by root finding; never larger than the
-        classic σ, and valid for every ε > 0.
+        ``"analytic"`` (the default): the smallest σ with δ(σ) ≤ δ, where δ(σ) is the exact privacy
+        profile of Balle & Wang (2018) (:func:`analytic_gaussian_delta`), found by root finding;
+        never larger than the classic σ, and valid for every ε > 0.
 
     Returns
     -------
     float
-        σ.
+        σ, in the units of ``l2_sensitivity``.
+
+    Raises
+    ------
+    ValueError
+        If ``l2_sensitivity`` or ``epsilon`` is not a finite number > 0, ``delta`` is not in (0, 1),
+        ``calibration`` is not ``"analytic"`` or ``"classic"``, or ``calibration="classic"`` with ε ≥ 1.
+    TypeError
+        If ``l2_sensitivity``, ``epsilon`` or ``delta`` is not a real number.
     """
     l2 = check_positive(l2_sensitivity, "l2_sensitivity")
     eps = check_epsilon(epsilon)
@@ -110,5 +152,23 @@ def gaussian_sigma(*, l2_sensitivity: float, epsilon: float, delta: float, calib
 
 
 def rr_keep_probability(epsilon: float) -> float:
-    """p = e^ε/(1 + e^ε), the probability that randomized response reports the true bit."""
+    """p = e^ε/(1 + e^ε), the probability that randomized response reports the true bit.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter ε, a finite number > 0.
+
+    Returns
+    -------
+    float
+        p, between ½ and 1; the report is flipped with probability 1 − p = 1/(1 + e^ε).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not a finite number > 0.
+    TypeError
+        If ``epsilon`` is not a real number.
+    """
     return float(special.expit(check_epsilon(epsilon)))

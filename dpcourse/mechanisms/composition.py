@@ -39,6 +39,27 @@ def advanced_composition_epsilon(*, epsilon0: float, k: int, delta: float) -> fl
     for every ε₀ > 0 and δ ∈ (0, 1), adaptively chosen. (Their Corollary 3.21, which picks
     ε₀ = ε/(2√(2k ln(1/δ))), is the version stated for ε < 1.) The online-PMW slides use it for
     the Laplace baseline: ε₀ ≈ ε/√(k ln(1/δ)) per query.
+
+    Parameters
+    ----------
+    epsilon0 : float
+        The ε₀ of each mechanism, > 0.
+    k : int
+        The number of mechanisms composed, ≥ 1.
+    delta : float
+        The δ ∈ (0, 1) the composition may add.
+
+    Returns
+    -------
+    float
+        The composed ε.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon0`` is not a finite number > 0, ``k`` is < 1, or ``delta`` is not in (0, 1).
+    TypeError
+        If ``k`` is not an integer, or ``epsilon0`` or ``delta`` is not a real number.
     """
     e0 = check_positive(epsilon0, "epsilon0")
     k = check_integer(k, "k", minimum=1)
@@ -54,6 +75,27 @@ def advanced_composition_per_query_epsilon(*, epsilon: float, k: int, delta: flo
     method started right of the root (at ε₀ = ε/√(2k ln(1/δ)), where g ≥ ε) falls monotonically onto it;
     it stops when a step no longer moves ε₀ (machine precision, a handful of steps). Notebook 06 thus
     needs no scipy.optimize (importing it costs about 0.1 s).
+
+    Parameters
+    ----------
+    epsilon : float
+        The total ε the k-fold composition may spend, > 0.
+    k : int
+        The number of mechanisms composed, ≥ 1.
+    delta : float
+        The δ ∈ (0, 1) the composition may add.
+
+    Returns
+    -------
+    float
+        ε₀, at least ε/k.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not a finite number > 0, ``k`` is < 1, or ``delta`` is not in (0, 1).
+    TypeError
+        If ``k`` is not an integer, or ``epsilon`` or ``delta`` is not a real number.
     """
     eps = check_epsilon(epsilon)
     k = check_integer(k, "k", minimum=1)
@@ -80,6 +122,27 @@ def optimal_composition_delta(epsilon: float, *, epsilon0: float, k: int) -> flo
     Any composition of k ε₀-DP mechanisms is (ε, δ(ε))-DP, and no bound can do better, so
     δ(ε_adv) ≤ δ at ε_adv = :func:`advanced_composition_epsilon` checks Theorem 3.20 exactly.
     Evaluated in log space.
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε at which δ is wanted, a finite number ≥ 0.
+    epsilon0 : float
+        The ε₀ of each mechanism, > 0.
+    k : int
+        The number of mechanisms composed, ≥ 1.
+
+    Returns
+    -------
+    float
+        δ(ε) ∈ [0, 1); 0 when ε ≥ kε₀.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not one finite number ≥ 0, ``epsilon0`` is not a finite number > 0, or ``k`` is < 1.
+    TypeError
+        If ``epsilon`` is not a number, ``epsilon0`` is not a real number, or ``k`` is not an integer.
     """
     e0 = check_positive(epsilon0, "epsilon0")
     k = check_integer(k, "k", minimum=1)
@@ -102,6 +165,27 @@ def optimal_composition_epsilon(delta: float, *, epsilon0: float, k: int) -> flo
     and B_j = Σ_{i≤j} C(k, i)e^{iε₀}/(1 + e^{ε₀})^k. δ(ε) falls continuously, so the answer is
     ε = ln((A_j − δ)/B_j) on the one interval where that value lands: exact, no root finding,
     sums in log space. 0 when δ(0) ≤ δ already.
+
+    Parameters
+    ----------
+    delta : float
+        The δ ∈ (0, 1) of the composition.
+    epsilon0 : float
+        The ε₀ of each mechanism, > 0.
+    k : int
+        The number of mechanisms composed, ≥ 1.
+
+    Returns
+    -------
+    float
+        The smallest ε ≥ 0 with δ(ε) ≤ δ; at most kε₀.
+
+    Raises
+    ------
+    ValueError
+        If ``delta`` is not in (0, 1), ``epsilon0`` is not a finite number > 0, or ``k`` is < 1.
+    TypeError
+        If ``k`` is not an integer, or ``delta`` or ``epsilon0`` is not a real number.
     """
     e0 = check_positive(epsilon0, "epsilon0")
     k = check_integer(k, "k", minimum=1)
@@ -128,7 +212,36 @@ def laplace_advanced_composition_max_error_bound(
 
     The online-PMW slides' second baseline: ε₀ ≈ ε/√(8K ln(1/δ)) gives error of order
     √(K ln(1/δ))·ln(K/β)/(nε), against K ln(K/β)/(nε) for basic composition
-    (:func:`composed_laplace_max_error_bound`). ε₀ is :func:`advanced_composition_per_query_epsilon`.
+    (:func:`dpcourse.mechanisms.theory.composed_laplace_max_error_bound`). ε₀ is
+    :func:`advanced_composition_per_query_epsilon`.
+
+    Parameters
+    ----------
+    num_queries : int
+        The number of queries K, ≥ 1.
+    beta : float
+        The failure probability β ∈ (0, 1).
+    epsilon : float
+        The total ε of the K answers, > 0.
+    delta : float
+        The δ ∈ (0, 1) that advanced composition adds.
+    sensitivity : float, optional
+        The sensitivity Δ of each query, > 0; 1 by default.
+    n : float or None, optional
+        The number of people; given, the error is divided by n (normalised), else it is in counts.
+
+    Returns
+    -------
+    float
+        The error level ln(K/β)·Δ/ε₀ (divided by ``n`` if given).
+
+    Raises
+    ------
+    ValueError
+        If ``num_queries`` is < 1, ``beta`` or ``delta`` is not in (0, 1), ``epsilon`` or ``sensitivity`` is
+        not a finite number > 0, or ``n`` is given and is not a finite number > 0.
+    TypeError
+        If ``num_queries`` is not an integer, or another parameter is not a real number.
     """
     k = check_integer(num_queries, "num_queries", minimum=1)
     e0 = advanced_composition_per_query_epsilon(epsilon=epsilon, k=k, delta=delta)
@@ -142,6 +255,31 @@ def exponential_mechanism_utility_bound(*, num_outcomes: int, sensitivity: float
     Pr[u(x, M(x)) ≤ OPT − 2Δu(ln|R| + t)/ε] ≤ e^{−t}. Returns the revenue (utility) gap
     2Δu(ln|R| + t)/ε. Proof: outcomes with u ≤ OPT − g each have weight at most e^{−εg/(2Δu)}
     times the optimum's, and there are at most |R| of them.
+
+    Parameters
+    ----------
+    num_outcomes : int
+        The size |R| of the range, ≥ 1.
+    sensitivity : float
+        The sensitivity Δu of the utility, > 0.
+    epsilon : float
+        The privacy parameter ε, > 0.
+    t : float
+        The tail parameter, a finite number ≥ 0: the gap is exceeded with probability at most e^{−t}.
+
+    Returns
+    -------
+    float
+        The utility gap 2Δu(ln|R| + t)/ε, in the units of the utility.
+
+    Raises
+    ------
+    ValueError
+        If ``num_outcomes`` is < 1, ``t`` is not one finite number ≥ 0, or ``sensitivity`` or ``epsilon`` is
+        not a finite number > 0.
+    TypeError
+        If ``num_outcomes`` is not an integer, ``t`` is not a number, or ``sensitivity`` or ``epsilon`` is not
+        a real number.
     """
     r = check_integer(num_outcomes, "num_outcomes", minimum=1)
     tt = float(check_array(t, "t", ndim=0))
@@ -162,6 +300,25 @@ def all_subsets_error_lower_bound(*, epsilon: float, delta: float = 0.0) -> floa
     probability at most (e^ε + δ)/(1 + e^ε) (:func:`dp_bit_guess_bound`), so
     1 − 4α ≤ (e^ε + δ)/(1 + e^ε), i.e. α ≥ (1 − δ)/(4(1 + e^ε)). Stated for a mechanism accurate with
     probability near 1 (with failure probability β the same argument loses β).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter ε, > 0.
+    delta : float, optional
+        The privacy parameter δ: 0 (the default) or a number in (0, 1).
+
+    Returns
+    -------
+    float
+        (1 − δ)/(4(1 + e^ε)), a normalised error.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not a finite number > 0, or ``delta`` is neither 0 nor in (0, 1).
+    TypeError
+        If ``epsilon`` or ``delta`` is not a real number.
     """
     return (1 - dp_bit_guess_bound(epsilon=epsilon, delta=delta)) / 4
 
@@ -177,6 +334,25 @@ def rr_reports_all_subsets_error(*, epsilon: float, ones_fraction: float = 1.0) 
     equal (the worst case, q = 1/(1 + e^ε)), and otherwise the mean up to O(1/√n). It is below ½, what
     answering |S|/2 without looking at the data can promise, for every ε > 0, and within a factor 4 of
     :func:`all_subsets_error_lower_bound` at δ = 0 (notebook 02).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter ε of the reports, > 0.
+    ones_fraction : float, optional
+        The fraction f ∈ [0, 1] of people whose bit is 1; 1 by default (all bits equal).
+
+    Returns
+    -------
+    float
+        max(f, 1 − f)/(1 + e^ε), a normalised error.
+
+    Raises
+    ------
+    ValueError
+        If ``ones_fraction`` is not one number in [0, 1], or ``epsilon`` is not a finite number > 0.
+    TypeError
+        If ``ones_fraction`` is not a number or ``epsilon`` is not a real number.
     """
     f = float(check_unit_interval_array(ones_fraction, "ones_fraction", ndim=0))
     return max(f, 1 - f) / (1 + np.exp(check_epsilon(epsilon)))

@@ -3,7 +3,7 @@
 Every notebook measures a mechanism the same way: one vectorised draw of ``trials``
 releases, an error per trial (max or mean squared over the queries), then a summary with
 a confidence interval, plotted as points with error bars beside a theory line from
-:mod:`dpcourse.bounds`.
+:mod:`dpcourse.mechanisms.theory`.
 """
 
 from __future__ import annotations
@@ -71,12 +71,54 @@ def _per_trial(released: ArrayLike, truth: ArrayLike, square: bool) -> np.ndarra
 
 
 def max_abs_error(released: ArrayLike, truth: ArrayLike) -> np.ndarray:
-    """‖released − truth‖∞ over the last axis: one number per trial."""
+    """‖released − truth‖∞ over the last axis: one number per trial.
+
+    Parameters
+    ----------
+    released : array_like, shape (k,) or (trials, k)
+        One release, or one per row; ±∞ is allowed, NaN is not.
+    truth : float or array_like, shape (k,)
+        The true answers (finite), or one number for every query.
+
+    Returns
+    -------
+    numpy.float64 or numpy.ndarray
+        One number for one release, else an array of shape ``(trials,)``.
+
+    Raises
+    ------
+    ValueError
+        If ``released`` is empty, not one- or two-dimensional, contains NaN, or its last axis does not
+        match ``truth``; or ``truth`` is empty, has more than one dimension or an entry that is not finite.
+    TypeError
+        If ``released`` or ``truth`` is not numeric.
+    """
     return _per_trial(released, truth, square=False)
 
 
 def mean_squared_error(released: ArrayLike, truth: ArrayLike) -> np.ndarray:
-    """(1/k)‖released − truth‖₂² over the last axis: one number per trial."""
+    """(1/k)‖released − truth‖₂² over the last axis: one number per trial.
+
+    Parameters
+    ----------
+    released : array_like, shape (k,) or (trials, k)
+        One release, or one per row; ±∞ is allowed, NaN is not.
+    truth : float or array_like, shape (k,)
+        The true answers (finite), or one number for every query.
+
+    Returns
+    -------
+    numpy.float64 or numpy.ndarray
+        One number for one release, else an array of shape ``(trials,)``.
+
+    Raises
+    ------
+    ValueError
+        If ``released`` is empty, not one- or two-dimensional, contains NaN, or its last axis does not
+        match ``truth``; or ``truth`` is empty, has more than one dimension or an entry that is not finite.
+    TypeError
+        If ``released`` or ``truth`` is not numeric.
+    """
     return _per_trial(released, truth, square=True)
 
 
@@ -86,6 +128,21 @@ class ErrorSummary:
 
     The interval is the normal one, mean ± z·s/√T; with T ≥ 100 trials of a variable with
     finite variance the central limit theorem makes it accurate to the stated level.
+
+    Attributes
+    ----------
+    mean : float
+        The mean of the per-trial values.
+    low : float
+        The interval's lower end, mean − z·s/√T.
+    high : float
+        The interval's upper end, mean + z·s/√T.
+    std : float
+        The sample standard deviation s of the per-trial values (with T − 1 in the denominator).
+    trials : int
+        The number T of per-trial values.
+    confidence : float
+        The interval's level, in (0, 1).
     """
 
     mean: float
@@ -104,7 +161,28 @@ class ErrorSummary:
 
 
 def summarize(values: ArrayLike, *, confidence: float = 0.95) -> ErrorSummary:
-    """Mean and normal-approximation confidence interval of per-trial ``values``."""
+    """Mean and normal-approximation confidence interval of per-trial ``values``.
+
+    Parameters
+    ----------
+    values : array_like, shape (T,)
+        One value per trial, T ≥ 2, all finite.
+    confidence : float, optional
+        The level of the interval, in (0, 1); 0.95 by default.
+
+    Returns
+    -------
+    ErrorSummary
+        The mean, the interval mean ± z·s/√T and what it was computed from.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is not one-dimensional, has fewer than 2 entries or one that is not finite, or
+        ``confidence`` is not in (0, 1).
+    TypeError
+        If ``values`` is not numeric or ``confidence`` is not a real number.
+    """
     v = check_array(values, "values", ndim=1, min_size=2)
     level = check_probability(confidence, "confidence")
     mean = float(v.mean())
@@ -118,6 +196,30 @@ def proportion_interval(counts: ArrayLike, trials: int, *, confidence: float = 0
 
     The interval for a count c of T is [B(α/2; c, T − c + 1), B(1 − α/2; c + 1, T − c)] with
     B the beta quantile and α = 1 − confidence; it is exact (conservative) at every sample size.
+
+    Parameters
+    ----------
+    counts : int or array_like
+        The numbers of successes c, whole numbers in [0, ``trials``], any shape.
+    trials : int
+        The number of trials T, ≥ 1 (the same for every count).
+    confidence : float, optional
+        The level of each interval, in (0, 1); 0.95 by default.
+
+    Returns
+    -------
+    low : numpy.ndarray
+        The lower ends, shaped like ``counts`` (0 where c = 0).
+    high : numpy.ndarray
+        The upper ends, shaped like ``counts`` (1 where c = T).
+
+    Raises
+    ------
+    ValueError
+        If ``trials`` is < 1, a count is not a finite whole number in [0, ``trials``], or ``confidence`` is
+        not in (0, 1).
+    TypeError
+        If ``trials`` is not an integer, ``counts`` is not numeric, or ``confidence`` is not a real number.
     """
     trials = check_integer(trials, "trials", minimum=1)
     count = check_array(counts, "counts", min_size=0)
@@ -134,7 +236,21 @@ def proportion_interval(counts: ArrayLike, trials: int, *, confidence: float = 0
 
 @dataclass(frozen=True)
 class TailEstimate:
-    """Empirical P[error ≥ t] at each level t, with exact Clopper–Pearson intervals."""
+    """Empirical P[error ≥ t] at each level t, with exact Clopper–Pearson intervals.
+
+    Attributes
+    ----------
+    levels : numpy.ndarray
+        The levels t, shape ``(L,)``.
+    probability : numpy.ndarray
+        The fraction of trials whose error is ≥ t, one per level.
+    low : numpy.ndarray
+        The lower ends of the Clopper–Pearson intervals, one per level.
+    high : numpy.ndarray
+        The upper ends of the Clopper–Pearson intervals, one per level.
+    trials : int
+        The number of trials the fractions are taken over.
+    """
 
     levels: np.ndarray
     probability: np.ndarray
@@ -147,6 +263,28 @@ def empirical_tail(values: ArrayLike, levels: ArrayLike, *, confidence: float = 
     """The fraction of ``values`` at or above each of ``levels``, with Clopper–Pearson intervals.
 
     The intervals are Clopper–Pearson (:func:`proportion_interval`).
+
+    Parameters
+    ----------
+    values : array_like, shape (T,)
+        One value (e.g. an error) per trial, all finite.
+    levels : array_like, shape (L,)
+        The levels t (finite).
+    confidence : float, optional
+        The level of each interval, in (0, 1); 0.95 by default.
+
+    Returns
+    -------
+    TailEstimate
+        The fractions at or above each level, their intervals and T.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` or ``levels`` is empty, not one-dimensional or not finite, or ``confidence`` is not in
+        (0, 1).
+    TypeError
+        If ``values`` or ``levels`` is not numeric, or ``confidence`` is not a real number.
     """
     v = np.sort(check_array(values, "values", ndim=1, min_size=1))
     t = check_array(levels, "levels", ndim=1, min_size=1)
@@ -174,14 +312,32 @@ def empirical_error(
         e.g. ``functools.partial(laplace_mechanism, sensitivity=1, epsilon=0.5)``;
         it must return a ``(trials, k)`` array.
     truth : array_like, shape (k,)
-        The exact answers.
-    metric : {"max", "mse"}
-        ``"max"``: ‖y − f(x)‖∞ per trial; ``"mse"``: (1/k)‖y − f(x)‖₂² per trial.
+        The exact answers (finite).
+    trials : int
+        The number of independent releases, ≥ 2.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        Seed or generator, passed to ``mechanism`` as a Generator; None draws fresh entropy.
+    metric : {"max", "mse"}, optional
+        ``"max"`` (the default): ‖y − f(x)‖∞ per trial; ``"mse"``: (1/k)‖y − f(x)‖₂² per trial.
+    confidence : float, optional
+        The level of the summary's confidence interval, in (0, 1); 0.95 by default.
 
     Returns
     -------
-    (ErrorSummary, numpy.ndarray)
-        The summary, and the per-trial errors (for histograms and tail plots).
+    summary : ErrorSummary
+        The mean error and its confidence interval (:func:`summarize`).
+    errors : numpy.ndarray
+        The per-trial errors, shape ``(trials,)`` (for histograms and tail plots).
+
+    Raises
+    ------
+    ValueError
+        If ``metric`` is not ``"max"`` or ``"mse"``, ``trials`` is < 2, ``truth`` is empty, not one-dimensional
+        or not finite, ``mechanism`` does not return shape ``(trials, k)`` or returns NaN, ``confidence`` is not
+        in (0, 1), or ``rng`` is a negative seed.
+    TypeError
+        If ``trials`` is not an integer, ``truth`` is not numeric, ``confidence`` is not a real number, or
+        ``rng`` is not a seed, SeedSequence or Generator.
     """
     check_choice(metric, "metric", ERROR_METRICS)
     trials = check_integer(trials, "trials", minimum=2)

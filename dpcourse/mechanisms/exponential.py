@@ -2,7 +2,7 @@
 
 Lecture 4, §4.2 (the notes defer the utility analysis to Lecture 5; we use Dwork & Roth,
 Theorem 3.11). The samplers ``exponential_mechanism`` and ``report_noisy_max`` live in
-:mod:`dpcourse.mechanisms`; this module computes what they should produce, so that
+:mod:`dpcourse.mechanisms.noise`; this module computes what they should produce, so that
 notebook 06 can check the privacy proof step by step and measure the utility theorem on the
 lecture's pricing example.
 
@@ -45,7 +45,32 @@ def exponential_mechanism_pmf(
 ) -> np.ndarray:
     """Pr[M(x) = r] = exp(εu(x, r)/(factor·Δu)) / Σ_r′ exp(εu(x, r′)/(factor·Δu)), for every r.
 
-    ``scores`` are u(x, r) over the range R. A softmax, so large scores do not overflow.
+    Computed as a softmax, so large scores do not overflow.
+
+    Parameters
+    ----------
+    scores : array_like, shape (m,)
+        The utilities u(x, r) over the m = |R| outcomes of the range R (finite).
+    epsilon : float
+        The privacy parameter ε, > 0.
+    sensitivity : float, optional
+        The sensitivity Δu of the utility, > 0; 1 by default.
+    factor : {2, 1}, optional
+        The 2 in the exponent's denominator: 2 (the default) is the mechanism, 1 the notes' formula
+        with the 2 missing.
+
+    Returns
+    -------
+    numpy.ndarray
+        Pr[M(x) = r] for each r, shape ``(m,)``, summing to 1.
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` is empty, not one-dimensional or not finite, ``epsilon`` or ``sensitivity`` is not a
+        finite number > 0, or ``factor`` is neither 1 nor 2.
+    TypeError
+        If ``scores`` is not numeric, or ``epsilon``, ``sensitivity`` or ``factor`` is not a real number.
 
     Examples
     --------
@@ -63,8 +88,10 @@ class ExponentialPrivacyLoss:
 
     Attributes
     ----------
-    pmf_d, pmf_d_prime : numpy.ndarray
-        Pr[M(x) = r] and Pr[M(y) = r].
+    pmf_d : numpy.ndarray
+        Pr[M(x) = r] for each outcome r.
+    pmf_d_prime : numpy.ndarray
+        Pr[M(y) = r] for each outcome r.
     loss : numpy.ndarray
         ln(Pr[M(x) = r]/Pr[M(y) = r]) per outcome.
     score_factor : float
@@ -95,6 +122,34 @@ def exponential_privacy_loss(
     e^{ε/2} because every score moves by at most Δu, so the ratio is at most e^ε. With
     ``factor=1`` each bound becomes e^ε and the loss can approach 2ε
     (:func:`adversarial_scores`).
+
+    Parameters
+    ----------
+    scores_d : array_like, shape (m,)
+        The utilities u(x, r) on x over the m = |R| outcomes (finite).
+    scores_d_prime : array_like, shape (m,)
+        The utilities u(y, r) on the neighbour y, each within ``sensitivity`` of ``scores_d``.
+    epsilon : float
+        The privacy parameter ε, > 0.
+    sensitivity : float, optional
+        The sensitivity Δu of the utility, > 0; 1 by default.
+    factor : {2, 1}, optional
+        The 2 in the exponent's denominator: 2 (the default) is the mechanism, 1 the notes' formula
+        with the 2 missing.
+
+    Returns
+    -------
+    ExponentialPrivacyLoss
+        Both output distributions, the loss per outcome and the proof's two factors.
+
+    Raises
+    ------
+    ValueError
+        If ``scores_d`` is empty, not one-dimensional or not finite, ``scores_d_prime`` has another shape
+        or is not finite, the two differ by more than ``sensitivity`` in some outcome, ``epsilon`` or
+        ``sensitivity`` is not a finite number > 0, or ``factor`` is neither 1 nor 2.
+    TypeError
+        If the scores are not numeric, or ``epsilon``, ``sensitivity`` or ``factor`` is not a real number.
     """
     u = check_array(scores_d, "scores_d", ndim=1)
     v = check_array(scores_d_prime, "scores_d_prime", shape=u.shape)
@@ -119,6 +174,25 @@ def adversarial_scores(num_outcomes: int, *, sensitivity: float = 1.0) -> tuple[
 
     Outcome 0 gains on x while every other outcome gains on y, so both factors of the proof
     are met at once: the loss of outcome 0 tends to ε (to 2ε without the factor 2) as |R| grows.
+
+    Parameters
+    ----------
+    num_outcomes : int
+        The size |R| of the range, ≥ 2.
+    sensitivity : float, optional
+        Δ, the amount every score moves, > 0; 1 by default.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, numpy.ndarray)
+        u(x) and u(y), each of shape ``(num_outcomes,)``.
+
+    Raises
+    ------
+    ValueError
+        If ``num_outcomes`` is < 2 or ``sensitivity`` is not a finite number > 0.
+    TypeError
+        If ``num_outcomes`` is not an integer or ``sensitivity`` is not a real number.
     """
     r = check_integer(num_outcomes, "num_outcomes", minimum=2)
     delta_u = check_positive(sensitivity, "sensitivity")
@@ -134,6 +208,25 @@ def pricing_revenue(valuations: ArrayLike, prices: ArrayLike) -> np.ndarray:
     the revenue as Σ_{pᵢ ≤ p} p, with the inequality reversed.) Adding or removing one consumer
     changes the revenue at price p by at most p, so Δu = max(prices), and every price's revenue
     moves in the same direction (a monotone utility).
+
+    Parameters
+    ----------
+    valuations : array_like, shape (n,)
+        Each consumer's valuation vᵢ (finite).
+    prices : array_like, shape (m,)
+        The prices p to evaluate, each > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        The revenue at each price, shape ``(m,)``.
+
+    Raises
+    ------
+    ValueError
+        If ``valuations`` or ``prices`` is empty, not one-dimensional or not finite, or a price is ≤ 0.
+    TypeError
+        If ``valuations`` or ``prices`` is not numeric.
 
     Examples
     --------
@@ -153,6 +246,30 @@ def utility_gap_tail(scores: ArrayLike, gaps: ArrayLike, *, epsilon: float, sens
 
     Compare :func:`dpcourse.mechanisms.exponential_mechanism_utility_bound`: at
     g = 2Δu(ln|R| + t)/ε this is at most e^{−t} (Dwork & Roth, Theorem 3.11).
+
+    Parameters
+    ----------
+    scores : array_like, shape (m,)
+        The utilities u(x, r) over the m = |R| outcomes (finite); OPT is their maximum.
+    gaps : array_like
+        The gaps g, a one-dimensional array of finite numbers.
+    epsilon : float
+        The privacy parameter ε, > 0.
+    sensitivity : float, optional
+        The sensitivity Δu of the utility, > 0; 1 by default.
+
+    Returns
+    -------
+    numpy.ndarray
+        Pr[u(x, M(x)) ≤ OPT − g] for each gap, shaped like ``gaps``.
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` or ``gaps`` is empty, not one-dimensional or not finite, or ``epsilon`` or
+        ``sensitivity`` is not a finite number > 0.
+    TypeError
+        If ``scores`` or ``gaps`` is not numeric, or ``epsilon`` or ``sensitivity`` is not a real number.
     """
     u = check_array(scores, "scores", ndim=1)
     g = check_array(gaps, "gaps", ndim=1)

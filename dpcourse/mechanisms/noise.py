@@ -5,8 +5,8 @@ Every sampler takes ``rng`` (a seed or a ``numpy.random.Generator``) and ``trial
 ``(T, *shape)`` array of independent releases drawn in one call.
 
 The theory that goes with each mechanism (variances, tail bounds, error rates) lives in
-:mod:`dpcourse.bounds`; the calibrations (Laplace's scale, Gaussian σ, randomized response's
-probability) live in :mod:`dpcourse.mechanisms.calibration`, below both, and are re-exported here. This module
+:mod:`dpcourse.mechanisms.theory`; the calibrations (Laplace's scale, Gaussian σ, randomized response's
+probability) live in :mod:`dpcourse.mechanisms.calibration`, below both. This module
 holds what is needed to *run* the mechanisms.
 """
 
@@ -60,28 +60,39 @@ def laplace_mechanism(
 
     Parameters
     ----------
-    true_answers : array_like, shape (k,)
-        The exact answers f(x) ∈ ℝᵏ.
+    true_answers : float or array_like, shape (k,)
+        The exact answers f(x) ∈ ℝᵏ (finite), or one number.
     sensitivity : float
-        L1 sensitivity Δf of the whole vector f (not of one coordinate).
+        L1 sensitivity Δf of the whole vector f (not of one coordinate), > 0.
     epsilon : float
         Privacy parameter ε > 0.
-    rng : None, int or numpy.random.Generator
-        Source of randomness.
-    trials : int, optional
-        Number of independent releases.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        Seed or generator for the noise; None draws fresh entropy.
+    trials : int or None, optional
+        Number of independent releases, ≥ 1, drawn at once; None gives one release.
 
     Returns
     -------
-    numpy.ndarray
-        Shape ``(k,)``, or ``(trials, k)`` when ``trials`` is given.
+    numpy.ndarray or float
+        Shape ``(k,)``, or ``(trials, k)`` when ``trials`` is given; one number (a NumPy float) for a
+        single number ``true_answers`` and ``trials=None``.
+
+    Raises
+    ------
+    ValueError
+        If ``true_answers`` is empty, has more than one dimension or an entry that is not finite,
+        ``sensitivity`` or ``epsilon`` is not a finite number > 0, ``trials`` is < 1, or ``rng`` is a
+        negative seed.
+    TypeError
+        If ``true_answers`` is not numeric, ``sensitivity`` or ``epsilon`` not a real number, ``trials`` not
+        an integer, or ``rng`` not a seed, SeedSequence or Generator.
 
     Notes
     -----
     **Privacy.** For neighbours x, y the density ratio of the release at any point v is
     ∏ᵢ exp(−ε|vᵢ − fᵢ(x)|/Δf) / exp(−ε|vᵢ − fᵢ(y)|/Δf) ≤ exp(ε‖f(x) − f(y)‖₁/Δf) ≤ e^ε,
     by the triangle inequality, so the mechanism is ε-DP (Lecture 2, Theorem 3.6 of
-    Dwork & Roth). Utility: Theorem 3.8, :func:`dpcourse.mechanisms.laplace_max_error_bound`.
+    Dwork & Roth). Utility: Theorem 3.8, :func:`dpcourse.mechanisms.theory.laplace_max_error_bound`.
 
     Examples
     --------
@@ -113,7 +124,38 @@ def gaussian_mechanism(
 ) -> float | np.ndarray:
     """Release ``true_answers + Z`` with Z ~ N(0, σ² I), σ from :func:`gaussian_sigma`.
 
-    Returns shape ``(k,)``, or ``(trials, k)`` when ``trials`` is given.
+    Parameters
+    ----------
+    true_answers : float or array_like, shape (k,)
+        The exact answers f(x) ∈ ℝᵏ (finite), or one number.
+    l2_sensitivity : float
+        L2 sensitivity Δ₂ of the whole vector f, > 0.
+    epsilon : float
+        Privacy parameter ε > 0 (< 1 with ``calibration="classic"``).
+    delta : float
+        Privacy parameter δ ∈ (0, 1).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        Seed or generator for the noise; None draws fresh entropy.
+    trials : int or None, optional
+        Number of independent releases, ≥ 1, drawn at once; None gives one release.
+    calibration : {"analytic", "classic"}, optional
+        How σ is chosen, as in :func:`dpcourse.mechanisms.calibration.gaussian_sigma`; ``"analytic"`` by default.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        Shape ``(k,)``, or ``(trials, k)`` when ``trials`` is given; one number (a NumPy float) for a
+        single number ``true_answers`` and ``trials=None``.
+
+    Raises
+    ------
+    ValueError
+        If ``true_answers`` is empty, has more than one dimension or an entry that is not finite,
+        ``l2_sensitivity`` or ``epsilon`` is not a finite number > 0, ``delta`` is not in (0, 1),
+        ``calibration`` is unknown or ``"classic"`` with ε ≥ 1, ``trials`` is < 1, or ``rng`` is a negative seed.
+    TypeError
+        If ``true_answers`` is not numeric, a privacy parameter is not a real number, ``trials`` is not an
+        integer, or ``rng`` is not a seed, SeedSequence or Generator.
 
     Notes
     -----
@@ -139,16 +181,27 @@ def randomized_response(
     Parameters
     ----------
     bits : array_like of {0, 1}, shape (n,)
-        One private bit per person.
+        One private bit per person (booleans accepted).
     epsilon : float
         ε > 0.
-    rng, trials
-        As in :func:`laplace_mechanism`.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        Seed or generator for the noise; None draws fresh entropy.
+    trials : int or None, optional
+        Number of independent releases, ≥ 1, drawn at once; None gives one release.
 
     Returns
     -------
     numpy.ndarray of int8
         Reports, shape ``(n,)`` or ``(trials, n)``.
+
+    Raises
+    ------
+    ValueError
+        If ``bits`` is empty or holds anything but 0 and 1, ``epsilon`` is not a finite number > 0,
+        ``trials`` is < 1, or ``rng`` is a negative seed.
+    TypeError
+        If ``bits`` is not numeric, ``epsilon`` is not a real number, ``trials`` is not an integer, or
+        ``rng`` is not a seed, SeedSequence or Generator.
 
     Notes
     -----
@@ -174,6 +227,25 @@ def rr_debias(reports: ArrayLike, *, epsilon: float) -> np.ndarray:
 
     E[x̂] = x for x ∈ {0, 1}; each x̂ takes one of the two values ½ ± ½/(2p − 1), a range
     of width 1/(2p − 1) = (e^ε + 1)/(e^ε − 1) (the Hoeffding range of Lecture 3).
+
+    Parameters
+    ----------
+    reports : array_like of {0, 1}
+        Randomized-response reports Y, any shape (e.g. ``(n,)`` or ``(trials, n)``).
+    epsilon : float
+        The ε the reports were made with, > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        The estimates x̂ as floats, shaped like ``reports``.
+
+    Raises
+    ------
+    ValueError
+        If ``reports`` is empty or holds anything but 0 and 1, or ``epsilon`` is not a finite number > 0.
+    TypeError
+        If ``reports`` is not numeric or ``epsilon`` is not a real number.
     """
     y = check_binary(reports, "reports")
     two_p_minus_one = np.tanh(check_epsilon(epsilon) / 2.0)  # 2p − 1 = (e^ε − 1)/(e^ε + 1)
@@ -183,8 +255,27 @@ def rr_debias(reports: ArrayLike, *, epsilon: float) -> np.ndarray:
 def rr_estimate(reports: ArrayLike, *, epsilon: float) -> float | np.ndarray:
     """The unbiased estimate of the proportion of ones: the mean of :func:`rr_debias` over people.
 
-    ``reports`` of shape ``(n,)`` gives a float; ``(trials, n)`` gives one estimate per trial.
-    Its variance is e^ε / (n (e^ε − 1)²) (:func:`dpcourse.mechanisms.rr_proportion_variance`).
+    Its variance is e^ε / (n (e^ε − 1)²) (:func:`dpcourse.mechanisms.theory.rr_proportion_variance`).
+
+    Parameters
+    ----------
+    reports : array_like of {0, 1}, shape (n,) or (trials, n)
+        Randomized-response reports, one per person (a row per trial).
+    epsilon : float
+        The ε the reports were made with, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The estimated proportion: a float for reports of shape ``(n,)``, one estimate per trial
+        (shape ``(trials,)``) for ``(trials, n)``.
+
+    Raises
+    ------
+    ValueError
+        If ``reports`` is empty or holds anything but 0 and 1, or ``epsilon`` is not a finite number > 0.
+    TypeError
+        If ``reports`` is not numeric or ``epsilon`` is not a real number.
     """
     y = check_binary(reports, "reports")
     debiased = rr_debias(np.array([0, 1], dtype=np.int8), epsilon=epsilon)  # the two values x̂ takes
@@ -204,6 +295,25 @@ def k_rr_probabilities(*, epsilon: float, categories: int) -> tuple[float, float
 
     q = 1/(e^ε + k − 1), so p/q = e^ε. For k = 2 this is binary randomized response.
     (Warner 1965 for k = 2; the k-ary form is "direct encoding" in Wang et al., USENIX Security 2017.)
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter ε, > 0.
+    categories : int
+        The number of categories k, ≥ 2.
+
+    Returns
+    -------
+    tuple of (float, float)
+        (p, q): the probability of reporting the true category, and of reporting each given other one.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not a finite number > 0 or ``categories`` is < 2.
+    TypeError
+        If ``epsilon`` is not a real number or ``categories`` is not an integer.
     """
     k = check_integer(categories, "categories", minimum=2)
     denominator = np.exp(check_epsilon(epsilon)) + k - 1
@@ -215,7 +325,33 @@ def k_randomized_response(
 ) -> np.ndarray:
     """Each person reports their category in {0, …, k − 1} w.p. p, else one of the other k − 1 uniformly.
 
-    Returns int reports of shape ``(n,)`` or ``(trials, n)`` from one vectorised draw.
+    Parameters
+    ----------
+    values : array_like, shape (n,)
+        Each person's true category, a whole number in {0, …, k − 1}.
+    epsilon : float
+        ε > 0.
+    categories : int
+        The number of categories k, ≥ 2.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        Seed or generator for the noise; None draws fresh entropy.
+    trials : int or None, optional
+        Number of independent releases, ≥ 1, drawn at once; None gives one release.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Reports in {0, …, k − 1}, shape ``(n,)`` or ``(trials, n)``, from one vectorised draw.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is empty, not one-dimensional, or holds anything but whole numbers in
+        0 … ``categories`` − 1; ``categories`` is < 2; ``epsilon`` is not a finite number > 0;
+        ``trials`` is < 1; or ``rng`` is a negative seed.
+    TypeError
+        If ``values`` is not numeric, ``categories`` or ``trials`` is not an integer, ``epsilon`` is not a
+        real number, or ``rng`` is not a seed, SeedSequence or Generator.
 
     Notes
     -----
@@ -237,6 +373,26 @@ def k_rr_debias_counts(report_counts: ArrayLike, *, epsilon: float) -> np.ndarra
     """Unbiased estimates of the true category counts from the histogram of k-RR reports.
 
     E[count_j] = p·c_j + q·(n − c_j), so ĉ_j = (count_j − n·q)/(p − q), n = Σ counts.
+
+    Parameters
+    ----------
+    report_counts : array_like, shape (k,)
+        How many people reported each of the k ≥ 2 categories (counts ≥ 0); k is read from its length.
+    epsilon : float
+        The ε the reports were made with, > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        The estimates ĉ, shape ``(k,)``; they sum to n, and an entry may be negative or exceed n.
+
+    Raises
+    ------
+    ValueError
+        If ``report_counts`` is not one-dimensional, has fewer than 2 entries or an entry that is
+        negative or not finite, or ``epsilon`` is not a finite number > 0.
+    TypeError
+        If ``report_counts`` is not numeric or ``epsilon`` is not a real number.
     """
     counts = check_array(report_counts, "report_counts", ndim=1, min_size=2)
     if np.any(counts < 0):
@@ -267,7 +423,36 @@ def exponential_mechanism(
     i.i.d. standard Gumbel, have exactly the distribution of k sequential exponential-mechanism
     draws without replacement; one vectorised draw covers all trials.
 
-    Returns shape ``(k,)`` or ``(trials, k)``, best first.
+    Parameters
+    ----------
+    scores : array_like, shape (m,)
+        The utility scoreᵢ of each of the m candidates (finite).
+    epsilon : float
+        The total privacy parameter ε > 0, split evenly over the k rounds.
+    sensitivity : float, optional
+        The sensitivity Δ of every score, > 0; 1 by default.
+    k : int, optional
+        How many distinct indices to select, 1 ≤ k ≤ m; 1 by default.
+    monotonic : bool, optional
+        Whether the scores are monotone (drops the factor 2); False by default.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        Seed or generator for the noise; None draws fresh entropy.
+    trials : int or None, optional
+        Number of independent releases, ≥ 1, drawn at once; None gives one release.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The selected indices, best first: shape ``(k,)``, or ``(trials, k)``.
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` is empty, not one-dimensional or not finite, ``k`` is not in [1, m], ``epsilon`` or
+        ``sensitivity`` is not a finite number > 0, ``trials`` is < 1, or ``rng`` is a negative seed.
+    TypeError
+        If ``scores`` is not numeric, ``k`` or ``trials`` is not an integer, ``epsilon`` or ``sensitivity``
+        is not a real number, or ``rng`` is not a seed, SeedSequence or Generator.
 
     Notes
     -----
@@ -302,7 +487,34 @@ def report_noisy_max(
     neighbours, as counting queries do when one person is added or removed) ``b = Δ/ε``
     suffices: that is Dwork & Roth's Claim 3.9, stated for counting queries with Lap(1/ε).
 
-    Returns an int, or an array of shape ``(trials,)``.
+    Parameters
+    ----------
+    scores : array_like, shape (m,)
+        The score of each of the m candidates (finite).
+    epsilon : float
+        The privacy parameter ε > 0.
+    sensitivity : float, optional
+        The sensitivity Δ of every score, > 0; 1 by default.
+    monotonic : bool, optional
+        Whether the scores are monotone, which halves the noise scale; False by default.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        Seed or generator for the noise; None draws fresh entropy.
+    trials : int or None, optional
+        Number of independent releases, ≥ 1, drawn at once; None gives one release.
+
+    Returns
+    -------
+    int or numpy.ndarray
+        The index of the noisy maximum: an int, or an array of shape ``(trials,)``.
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` is empty, not one-dimensional or not finite, ``epsilon`` or ``sensitivity`` is not a
+        finite number > 0, ``trials`` is < 1, or ``rng`` is a negative seed.
+    TypeError
+        If ``scores`` is not numeric, ``epsilon`` or ``sensitivity`` is not a real number, ``trials`` is not
+        an integer, or ``rng`` is not a seed, SeedSequence or Generator.
     """
     u = check_array(scores, "scores", ndim=1)
     b = (1.0 if monotonic else 2.0) * check_positive(sensitivity, "sensitivity") / check_epsilon(epsilon)
@@ -318,6 +530,32 @@ def laplace_maximum(count: ArrayLike, *, scale: float, rng: RngLike = None, size
     distribution as drawing all n and taking their maximum, at the cost of one draw. For U^{1/n} > ½,
     F⁻¹ is −b·ln(2(1 − U^{1/n})), with 1 − U^{1/n} = −expm1(ln U / n) computed without cancellation.
     ``count`` broadcasts against ``size`` (e.g. one count per block of queries).
+
+    Parameters
+    ----------
+    count : int or array_like of int
+        The number n of Laplace draws whose maximum is wanted, a whole number ≥ 0 (any shape).
+    scale : float
+        The Laplace scale b, > 0.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        Seed or generator for the draw; None draws fresh entropy.
+    size : int, tuple of int or None, optional
+        The shape of the draw, broadcast with ``count``'s shape; None draws one per entry of ``count``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The maxima, of the shape ``count`` and ``size`` broadcast to (0-dimensional for one ``count`` and no
+        ``size``); −∞ where the count is 0.
+
+    Raises
+    ------
+    ValueError
+        If ``scale`` is not a finite number > 0, ``count`` is empty or holds anything but whole numbers ≥ 0,
+        ``count`` does not broadcast against ``size``, or ``rng`` is a negative seed.
+    TypeError
+        If ``scale`` is not a real number, ``count`` is not numeric, or ``rng`` is not a seed, SeedSequence
+        or Generator.
     """
     scale = check_positive(scale, "scale")
     n = check_array(count, "count", min_size=1)

@@ -48,7 +48,27 @@ def _per_person(value: Any, n: float | None) -> float:
 
 
 def laplace_variance(*, sensitivity: float, epsilon: float) -> float:
-    """Var Lap(b) = 2b², b = Δf/ε: the expected squared error of each coordinate."""
+    """Var Lap(b) = 2b², b = Δf/ε: the expected squared error of each coordinate.
+
+    Parameters
+    ----------
+    sensitivity : float
+        The L1 sensitivity Δf, > 0.
+    epsilon : float
+        The privacy parameter ε, > 0.
+
+    Returns
+    -------
+    float
+        2(Δf/ε)², in squared counts.
+
+    Raises
+    ------
+    ValueError
+        If ``sensitivity`` or ``epsilon`` is not a finite number > 0.
+    TypeError
+        If ``sensitivity`` or ``epsilon`` is not a real number.
+    """
     return 2.0 * laplace_scale(sensitivity=sensitivity, epsilon=epsilon) ** 2
 
 
@@ -58,9 +78,34 @@ def laplace_max_error_bound(
     """Theorem 3.8 (Lecture 3): P[‖f(x) − y‖∞ ≥ ln(k/β)·Δf/ε] ≤ β for the Laplace mechanism.
 
     Proof: P[|Zᵢ| ≥ t·b] = e^{−t}; with t = ln(k/β) each coordinate fails with
-    probability β/k, and a union bound over the k coordinates gives β.
+    probability β/k, and a union bound over the k coordinates gives β. At a fixed Δf the level
+    grows only like ln|Q| in the number k = |Q| of queries.
 
-    Returns the error level ln(k/β)·Δf/ε (divided by ``n`` if given).
+    Parameters
+    ----------
+    k : int
+        The number of coordinates (queries), ≥ 1.
+    beta : float
+        The failure probability β ∈ (0, 1).
+    sensitivity : float
+        The L1 sensitivity Δf, > 0.
+    epsilon : float
+        The privacy parameter ε, > 0.
+    n : float or None, optional
+        The number of people; given, the error is divided by n (normalised), else it is in counts.
+
+    Returns
+    -------
+    float
+        The error level ln(k/β)·Δf/ε (divided by ``n`` if given).
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is < 1, ``beta`` is not in (0, 1), ``sensitivity`` or ``epsilon`` is not a finite number > 0,
+        or ``n`` is given and is not a finite number > 0.
+    TypeError
+        If ``k`` is not an integer, or ``beta``, ``sensitivity``, ``epsilon`` or ``n`` is not a real number.
     """
     k = check_integer(k, "k", minimum=1)
     beta = check_probability(beta, "beta")
@@ -73,6 +118,30 @@ def laplace_expected_max_error(*, k: int, sensitivity: float, epsilon: float, n:
     |Zᵢ| ~ Exp(b), and the maximum of k i.i.d. exponentials has mean b·H_k (Rényi's
     representation: the spacings of exponential order statistics are b/k, b/(k − 1), …, b).
     H_k = ψ(k + 1) + γ grows like ln k, the same rate as Theorem 3.8's level.
+
+    Parameters
+    ----------
+    k : int
+        The number of coordinates, ≥ 1.
+    sensitivity : float
+        The L1 sensitivity Δf, > 0.
+    epsilon : float
+        The privacy parameter ε, > 0.
+    n : float or None, optional
+        The number of people; given, the error is divided by n (normalised), else it is in counts.
+
+    Returns
+    -------
+    float
+        b·H_k (divided by ``n`` if given).
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is < 1, ``sensitivity`` or ``epsilon`` is not a finite number > 0, or ``n`` is given and is not a
+        finite number > 0.
+    TypeError
+        If ``k`` is not an integer, or ``sensitivity``, ``epsilon`` or ``n`` is not a real number.
     """
     k = check_integer(k, "k", minimum=1)
     harmonic = special.digamma(k + 1) + np.euler_gamma
@@ -82,8 +151,31 @@ def laplace_expected_max_error(*, k: int, sensitivity: float, epsilon: float, n:
 def laplace_max_error_tail(t: ArrayLike, *, k: int, sensitivity: float, epsilon: float) -> float | np.ndarray:
     """The exact tail P[‖Z‖∞ ≥ t] = 1 − (1 − e^{−t/b})ᵏ for k i.i.d. Lap(b), b = Δf/ε.
 
-    ``t`` may be an array of levels (each ≥ 0). Evaluated as −expm1(k·log1p(−e^{−t/b}))
-    so that tiny tails keep their relative precision.
+    Evaluated as −expm1(k·log1p(−e^{−t/b})) so that tiny tails keep their relative precision.
+
+    Parameters
+    ----------
+    t : float or array_like
+        The level, or an array of levels, each finite and ≥ 0, in counts.
+    k : int
+        The number of coordinates, ≥ 1.
+    sensitivity : float
+        The L1 sensitivity Δf, > 0.
+    epsilon : float
+        The privacy parameter ε, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        P[‖Z‖∞ ≥ t]: a float for one level, else an array shaped like ``t``.
+
+    Raises
+    ------
+    ValueError
+        If an entry of ``t`` is negative or not finite, ``k`` is < 1, or ``sensitivity`` or ``epsilon`` is not a
+        finite number > 0.
+    TypeError
+        If ``t`` is not numeric, ``k`` is not an integer, or ``sensitivity`` or ``epsilon`` is not a real number.
     """
     k = check_integer(k, "k", minimum=1)
     levels = check_array(t, "t", ndim=None, min_size=0)
@@ -98,7 +190,34 @@ def laplace_max_error_tail(t: ArrayLike, *, k: int, sensitivity: float, epsilon:
 def laplace_max_error_quantile(
     *, k: int, beta: float, sensitivity: float, epsilon: float, n: float | None = None
 ) -> float:
-    """The exact (1 − β) quantile of ‖Z‖∞: −b·ln(1 − (1 − β)^{1/k}), never above Theorem 3.8's level."""
+    """The exact (1 − β) quantile of ‖Z‖∞: −b·ln(1 − (1 − β)^{1/k}), never above Theorem 3.8's level.
+
+    Parameters
+    ----------
+    k : int
+        The number of coordinates, ≥ 1.
+    beta : float
+        The failure probability β ∈ (0, 1).
+    sensitivity : float
+        The L1 sensitivity Δf, > 0.
+    epsilon : float
+        The privacy parameter ε, > 0.
+    n : float or None, optional
+        The number of people; given, the error is divided by n (normalised), else it is in counts.
+
+    Returns
+    -------
+    float
+        The level t with P[‖Z‖∞ ≥ t] = β, b = Δf/ε (divided by ``n`` if given).
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is < 1, ``beta`` is not in (0, 1), ``sensitivity`` or ``epsilon`` is not a finite number > 0,
+        or ``n`` is given and is not a finite number > 0.
+    TypeError
+        If ``k`` is not an integer, or ``beta``, ``sensitivity``, ``epsilon`` or ``n`` is not a real number.
+    """
     k = check_integer(k, "k", minimum=1)
     beta = check_probability(beta, "beta")
     b = laplace_scale(sensitivity=sensitivity, epsilon=epsilon)
@@ -112,6 +231,32 @@ def composed_laplace_max_error_bound(
 
     Lecture 3: with probability 1 − β every answer is within K·ln(K/β)·Δ/ε, so the
     normalised error is α = K ln(K/β)/(nε) for counting queries.
+
+    Parameters
+    ----------
+    num_queries : int
+        The number of queries K, ≥ 1.
+    beta : float
+        The failure probability β ∈ (0, 1).
+    epsilon : float
+        The total privacy parameter ε, > 0, split evenly over the K queries.
+    sensitivity : float, optional
+        The sensitivity Δ of each query, > 0; 1 by default.
+    n : float or None, optional
+        The number of people; given, the error is divided by n (normalised), else it is in counts.
+
+    Returns
+    -------
+    float
+        The error level K·ln(K/β)·Δ/ε (divided by ``n`` if given).
+
+    Raises
+    ------
+    ValueError
+        If ``num_queries`` is < 1, ``beta`` is not in (0, 1), ``epsilon`` or ``sensitivity`` is not a finite
+        number > 0, or ``n`` is given and is not a finite number > 0.
+    TypeError
+        If ``num_queries`` is not an integer, or another parameter is not a real number.
     """
     k = check_integer(num_queries, "num_queries", minimum=1)
     return laplace_max_error_bound(
@@ -120,7 +265,34 @@ def composed_laplace_max_error_bound(
 
 
 def composed_laplace_sample_complexity(*, num_queries: int, alpha: float, beta: float, epsilon: float) -> float:
-    """The n that makes :func:`composed_laplace_max_error_bound` (normalised) equal α: n = K ln(K/β)/(αε)."""
+    """The n that makes :func:`composed_laplace_max_error_bound` (normalised) equal α: n = K ln(K/β)/(αε).
+
+    For counting queries (Δ = 1).
+
+    Parameters
+    ----------
+    num_queries : int
+        The number of queries K, ≥ 1.
+    alpha : float
+        The normalised error α wanted, > 0.
+    beta : float
+        The failure probability β ∈ (0, 1).
+    epsilon : float
+        The total privacy parameter ε, > 0.
+
+    Returns
+    -------
+    float
+        n = K ln(K/β)/(αε), not rounded.
+
+    Raises
+    ------
+    ValueError
+        If ``num_queries`` is < 1, ``alpha`` or ``epsilon`` is not a finite number > 0, or ``beta`` is not
+        in (0, 1).
+    TypeError
+        If ``num_queries`` is not an integer, or another parameter is not a real number.
+    """
     k = check_integer(num_queries, "num_queries", minimum=1)
     alpha = check_positive(alpha, "alpha")
     beta = check_probability(beta, "beta")
@@ -135,6 +307,29 @@ def laplace_linear_combination_tail_bound(*, l2_norm: float, linf_norm: float, s
     t = 2b‖a‖₂√(2 ln(2/β)) when admissible; the boundary λ always yields
     t = 2b‖a‖∞ ln(2/β) + b‖a‖₂²/‖a‖∞. The smaller valid level is returned.
     This is the "sub-exponential tail" behind the noisy-histogram rate O(√|𝒳| log(1/β)/ε) of Lecture 3.
+
+    Parameters
+    ----------
+    l2_norm : float
+        ‖a‖₂ of the coefficients, > 0.
+    linf_norm : float
+        ‖a‖∞ of the coefficients, > 0 (at most ``l2_norm`` for real coefficients; not checked).
+    scale : float
+        The Laplace scale b of each Zᵢ, > 0.
+    beta : float
+        The failure probability β ∈ (0, 1).
+
+    Returns
+    -------
+    float
+        The level t, in the units of b.
+
+    Raises
+    ------
+    ValueError
+        If ``l2_norm``, ``linf_norm`` or ``scale`` is not a finite number > 0, or ``beta`` is not in (0, 1).
+    TypeError
+        If a parameter is not a real number.
     """
     l2 = check_positive(l2_norm, "l2_norm")
     linf = check_positive(linf_norm, "linf_norm")
@@ -154,6 +349,32 @@ def noisy_histogram_max_error_bound(
     :func:`laplace_linear_combination_tail_bound` at β/|Q| and a union bound give a level that
     holds for all |Q| queries at once with probability 1 − β, of order √|𝒳|·√log(|Q|/β)/ε
     (Lecture 3's "Laplace mechanism to release contingency table").
+
+    Parameters
+    ----------
+    domain_size : int
+        The number of histogram cells |𝒳|, ≥ 1.
+    num_queries : int
+        The number of queries |Q|, ≥ 1.
+    beta : float
+        The failure probability β ∈ (0, 1).
+    epsilon : float
+        The privacy parameter ε, > 0.
+    n : float or None, optional
+        The number of people; given, the error is divided by n (normalised), else it is in counts.
+
+    Returns
+    -------
+    float
+        The error level for all |Q| queries at once (divided by ``n`` if given).
+
+    Raises
+    ------
+    ValueError
+        If ``domain_size`` or ``num_queries`` is < 1, ``beta`` is not in (0, 1), ``epsilon`` is not a finite
+        number > 0, or ``n`` is given and is not a finite number > 0.
+    TypeError
+        If ``domain_size`` or ``num_queries`` is not an integer, or another parameter is not a real number.
     """
     d = check_integer(domain_size, "domain_size", minimum=1)
     q = check_integer(num_queries, "num_queries", minimum=1)
@@ -168,6 +389,25 @@ def rr_proportion_variance(*, n: int, epsilon: float) -> float:
     """Var of the randomized-response proportion estimate: e^ε / (n (e^ε − 1)²).
 
     Each debiased report has variance p(1 − p)/(2p − 1)² = e^ε/(e^ε − 1)², p = e^ε/(1 + e^ε).
+
+    Parameters
+    ----------
+    n : int
+        The number of people, ≥ 1.
+    epsilon : float
+        The privacy parameter ε, > 0.
+
+    Returns
+    -------
+    float
+        The variance of the estimated proportion (normalised, so in proportion² units).
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is < 1 or ``epsilon`` is not a finite number > 0.
+    TypeError
+        If ``n`` is not an integer or ``epsilon`` is not a real number.
     """
     n = check_integer(n, "n", minimum=1)
     p = rr_keep_probability(epsilon)
@@ -179,6 +419,23 @@ def rr_report_range(epsilon: float) -> float:
     """Width of a debiased randomized-response report's range, 1/(2p − 1) = (e^ε + 1)/(e^ε − 1).
 
     Hoeffding's inequality needs it (Lecture 3); it is about 2/ε for small ε.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter ε, > 0.
+
+    Returns
+    -------
+    float
+        (e^ε + 1)/(e^ε − 1), > 1.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not a finite number > 0.
+    TypeError
+        If ``epsilon`` is not a real number.
     """
     return 1.0 / np.tanh(check_epsilon(epsilon) / 2)
 
@@ -194,6 +451,29 @@ def rr_max_error_bound(*, n: int, num_queries: int, beta: float, epsilon: float)
 
     which is O(√log(|Q|/β)/(√n·ε)) for ε ≤ 1. The rate holds because one report per person
     serves every query (the queries are post-processing of the reports).
+
+    Parameters
+    ----------
+    n : int
+        The number of people, ≥ 1.
+    num_queries : int
+        The number of queries |Q|, ≥ 1.
+    beta : float
+        The failure probability β ∈ (0, 1).
+    epsilon : float
+        The privacy parameter ε, > 0.
+
+    Returns
+    -------
+    float
+        R·√(ln(2|Q|/β)/(2n)), a normalised error.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` or ``num_queries`` is < 1, ``beta`` is not in (0, 1), or ``epsilon`` is not a finite number > 0.
+    TypeError
+        If ``n`` or ``num_queries`` is not an integer, or ``beta`` or ``epsilon`` is not a real number.
     """
     n = check_integer(n, "n", minimum=1)
     k = check_integer(num_queries, "num_queries", minimum=1)
@@ -205,6 +485,28 @@ def rr_answer_variance(*, people_in_query: float, n: int, epsilon: float) -> flo
     """Exact variance of a randomized-response answer (1/n)Σᵢ aᵢx̂ᵢ: (Σᵢ aᵢ)·e^ε/((e^ε − 1)² n²).
 
     Every debiased report has variance e^ε/(e^ε − 1)², whatever the true bit.
+
+    Parameters
+    ----------
+    people_in_query : float
+        Σᵢ aᵢ, the number of people the query counts, 0 ≤ Σᵢ aᵢ ≤ n.
+    n : int
+        The number of people, ≥ 1.
+    epsilon : float
+        The privacy parameter ε, > 0.
+
+    Returns
+    -------
+    float
+        The variance of the normalised answer.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is < 1, ``people_in_query`` is not a finite number in [0, n], or ``epsilon`` is not a finite
+        number > 0.
+    TypeError
+        If ``n`` is not an integer, or ``people_in_query`` or ``epsilon`` is not a real number.
     """
     n = check_integer(n, "n", minimum=1)
     people = check_nonnegative(people_in_query, "people_in_query")
@@ -217,6 +519,27 @@ def gaussian_max_error_bound(*, sigma: float, num_queries: int, beta: float) -> 
     """The level σ·Φ⁻¹(1 − β/(2k)) that k Gaussian errors N(0, σ²) all stay below with probability ≥ 1 − β.
 
     (Union bound.)
+
+    Parameters
+    ----------
+    sigma : float
+        The noise standard deviation σ, > 0.
+    num_queries : int
+        The number of queries k, ≥ 1.
+    beta : float
+        The failure probability β ∈ (0, 1).
+
+    Returns
+    -------
+    float
+        σ·Φ⁻¹(1 − β/(2k)), in the units of σ.
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` is not a finite number > 0, ``num_queries`` is < 1, or ``beta`` is not in (0, 1).
+    TypeError
+        If ``num_queries`` is not an integer, or ``sigma`` or ``beta`` is not a real number.
     """
     k = check_integer(num_queries, "num_queries", minimum=1)
     # Φ⁻¹(1 − p) = −Φ⁻¹(p) = scipy.stats.norm.isf(p), without importing scipy.stats
@@ -230,6 +553,28 @@ def gaussian_laplace_crossover(*, epsilon: float, delta: float, calibration: str
     squared error per query is 2(k/ε)² (the notes' 2k²/(ε²n²), unnormalised); Gaussian's is
     σ(Δ₂ = √k)² = k·σ₁², since σ is linear in Δ₂ (σ₁ = σ at Δ₂ = 1). They cross at
     k* = ε²σ₁²/2; with the classic σ₁² = 2 ln(1.25/δ)/ε² this is k* = ln(1.25/δ).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter ε, > 0 (< 1 with ``calibration="classic"``).
+    delta : float
+        The privacy parameter δ ∈ (0, 1) of the Gaussian mechanism.
+    calibration : {"analytic", "classic"}, optional
+        How σ₁ is chosen, as in :func:`dpcourse.mechanisms.calibration.gaussian_sigma`; ``"analytic"`` by default.
+
+    Returns
+    -------
+    float
+        k* = ε²σ₁²/2, not rounded.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not a finite number > 0, ``delta`` is not in (0, 1), or ``calibration`` is unknown
+        or ``"classic"`` with ε ≥ 1.
+    TypeError
+        If ``epsilon`` or ``delta`` is not a real number.
     """
     from .calibration import gaussian_sigma
 
@@ -248,6 +593,28 @@ def noisy_table_all_queries_mean_error(*, num_types: int, epsilon: float, n: flo
 
     O(G/(εn)) normalised whatever the number of queries (notebook 02; the approximation error
     is O(1/√G) relative to the second term).
+
+    Parameters
+    ----------
+    num_types : int
+        The number of types (table cells) G, ≥ 1.
+    epsilon : float
+        The privacy parameter ε, > 0.
+    n : float or None, optional
+        The number of people; given, the error is divided by n (normalised), else it is in counts.
+
+    Returns
+    -------
+    float
+        (G/2 + √(G/π))/ε (divided by ``n`` if given).
+
+    Raises
+    ------
+    ValueError
+        If ``num_types`` is < 1, ``epsilon`` is not a finite number > 0, or ``n`` is given and is not a finite
+        number > 0.
+    TypeError
+        If ``num_types`` is not an integer, or ``epsilon`` or ``n`` is not a real number.
     """
     g = check_integer(num_types, "num_types", minimum=1)
     return _per_person((g / 2 + np.sqrt(g / np.pi)) / check_epsilon(epsilon), n)
@@ -260,6 +627,25 @@ def dp_bit_guess_bound(*, epsilon: float, delta: float = 0.0) -> float:
     gives s₁ ≤ e^ε(1 − s₀) + δ and s₀ ≤ e^ε(1 − s₁) + δ; adding them, the success (s₀ + s₁)/2 is
     at most (e^ε + δ)/(1 + e^ε). Randomized response attains it at δ = 0. Against the
     reconstruction attacks (notebook 02) this is why no DP mechanism is blatantly non-private.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter ε, > 0.
+    delta : float, optional
+        The privacy parameter δ: 0 (the default, pure ε-DP) or a number in (0, 1).
+
+    Returns
+    -------
+    float
+        (e^ε + δ)/(1 + e^ε), the largest possible probability of a correct guess.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not a finite number > 0, or ``delta`` is neither 0 nor in (0, 1).
+    TypeError
+        If ``epsilon`` or ``delta`` is not a real number.
     """
     eps = check_epsilon(epsilon)
     d = check_probability(delta, "delta") if delta else 0.0

@@ -53,6 +53,28 @@ def per_query_epsilon(*, epsilon: float, num_queries: int, delta: float = 0.0) -
     δ = 0: ε₀ = ε/k (basic composition). δ > 0: the largest ε₀ with
     ε₀√(2k ln(1/δ)) + kε₀(e^{ε₀} − 1) ≤ ε (advanced composition, Dwork & Roth Theorem 3.20),
     or ε/k if that is larger (:func:`composition.advanced_composition_per_query_epsilon`).
+
+    Parameters
+    ----------
+    epsilon : float
+        The total budget ε > 0 of the k answers.
+    num_queries : int
+        k ≥ 1.
+    delta : float, optional
+        0 (the default: basic composition) or δ ∈ (0, 1) (advanced composition).
+
+    Returns
+    -------
+    float
+        ε₀, the budget of each answer.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not a finite number > 0, ``num_queries`` < 1, or a non-zero ``delta`` is not in
+        (0, 1).
+    TypeError
+        If ``epsilon`` or ``delta`` is not a real number, or ``num_queries`` is not an integer.
     """
     eps = check_epsilon(epsilon)
     k = check_integer(num_queries, "num_queries", minimum=1)
@@ -66,6 +88,29 @@ class LaplacePerQuery:
 
     With probability 1 − β all k answers are within ln(k/β)/(nε₀) (Theorem 3.8): k ln(k/β)/(nε)
     for δ = 0 (Lecture 3 / :func:`mechanisms_theory.composed_laplace_max_error_bound`).
+
+    Parameters
+    ----------
+    histogram : array_like, shape (|𝒳|,)
+        Counts x ≥ 0 with n = Σ x > 0; answers are normalised, q·x/n.
+    epsilon : float
+        The total budget ε > 0 of all k answers.
+    num_queries : int
+        k ≥ 1, the number of queries the curator will answer.
+    delta : float, optional
+        0 (the default: basic composition) or δ ∈ (0, 1) (advanced composition).
+    rng : int, numpy.random.Generator or None, optional
+        Seed or generator for the noise, drawn one answer at a time.
+
+    Raises
+    ------
+    ValueError
+        If ``histogram`` is not a finite 1-D array of counts ≥ 0 with a positive total, ``epsilon`` is not
+        a finite number > 0, ``num_queries`` < 1, a non-zero ``delta`` is not in (0, 1), or ``rng`` is a
+        negative seed.
+    TypeError
+        If ``histogram`` is not an array of numbers, ``epsilon`` or ``delta`` is not a real number,
+        ``num_queries`` is not an integer, or ``rng`` is not a seed or a Generator.
 
     Notes
     -----
@@ -94,6 +139,28 @@ class LaplacePerQuery:
         return self.epsilon_per_query * self.answered
 
     def answer(self, query: Any) -> float:
+        """Release q·p + Lap(1/(nε₀)) for one linear query.
+
+        Parameters
+        ----------
+        query : array_like, sparse matrix or ConjunctionQuery
+            A linear query over the curator's universe: a vector in [0, 1]^|𝒳|, a 1 × |𝒳| sparse row, or a
+            :class:`~dpcourse.pmw.conjunctions.ConjunctionQuery` over |𝒳| cells.
+
+        Returns
+        -------
+        float
+            The noisy normalised answer.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If ``num_queries`` queries have been answered already.
+        ValueError
+            If ``query`` has the wrong shape or universe, or an entry outside [0, 1] or not finite.
+        TypeError
+            If ``query`` is not made of numbers.
+        """
         if self.answered >= self.num_queries:
             raise BudgetExhaustedError(f"LaplacePerQuery has answered its num_queries = {self.num_queries} queries")
         q = _as_query(query, self.domain_size)
@@ -111,6 +178,26 @@ class NoisyHistogram:
     is Lap(2/ε) per cell. (Lap(1/ε) is the add/remove-one calibration; under replace-one it is
     only 2ε-DP.) The error on q is q·Z/n, of order √|𝒳|/(nε)
     (:func:`dpcourse.pmw.replace_one_histogram_max_error_bound`).
+
+    The noise is drawn once, when the curator is made (``noisy_histogram`` holds x̂).
+
+    Parameters
+    ----------
+    histogram : array_like, shape (|𝒳|,)
+        Counts x ≥ 0 with n = Σ x > 0.
+    epsilon : float
+        The privacy parameter ε > 0.
+    rng : int, numpy.random.Generator or None, optional
+        Seed or generator for the noise.
+
+    Raises
+    ------
+    ValueError
+        If ``histogram`` is not a finite 1-D array of counts ≥ 0 with a positive total, ``epsilon`` is not
+        a finite number > 0, or ``rng`` is a negative seed.
+    TypeError
+        If ``histogram`` is not an array of numbers, ``epsilon`` is not a real number, or ``rng`` is not a
+        seed or a Generator.
 
     Notes
     -----
@@ -135,8 +222,29 @@ class NoisyHistogram:
         return self.epsilon
 
     def answer(self, query: Any) -> float:
-        self.answered += 1
-        return _as_query(query, self.domain_size).dot(self._estimate)
+        """q·x̂/n, the answer from the noisy histogram (post-processing: free, never refused).
+
+        Parameters
+        ----------
+        query : array_like, sparse matrix or ConjunctionQuery
+            A linear query over the curator's universe: a vector in [0, 1]^|𝒳|, a 1 × |𝒳| sparse row, or a
+            :class:`~dpcourse.pmw.conjunctions.ConjunctionQuery` over |𝒳| cells.
+
+        Returns
+        -------
+        float
+            The normalised answer.
+
+        Raises
+        ------
+        ValueError
+            If ``query`` has the wrong shape or universe, or an entry outside [0, 1] or not finite.
+        TypeError
+            If ``query`` is not made of numbers.
+        """
+        answer = _as_query(query, self.domain_size).dot(self._estimate)
+        self.answered += 1  # only once the query is known to be valid: a refused query is not an answer
+        return answer
 
 
 @dataclass(frozen=True)
@@ -147,6 +255,25 @@ class ReleaseErrors:
     update budget ran out) are scored with the answer the analyst gets for free from the
     synthetic data, q·p̃ (post-processing, no accuracy guarantee); ``pmw_answered`` says how
     many PMW actually answered.
+
+    Attributes
+    ----------
+    pmw : float
+        Private MW's max absolute error over the workload.
+    laplace : float
+        The Laplace-per-query baseline's max absolute error (basic composition, ε/k each).
+    histogram : float
+        The noisy histogram's max absolute error.
+    alpha : float
+        The α Private MW was calibrated with.
+    updates : int
+        How many updates Private MW made.
+    max_updates : int
+        N, the updates its budget pays for.
+    pmw_privacy_spent : float
+        Private MW's after-the-fact account of the ε it spent (:attr:`PrivateMW.privacy_spent`).
+    pmw_answered : int
+        How many queries Private MW answered before refusing (k if it never refused).
     """
 
     pmw: float
@@ -180,6 +307,40 @@ def release_errors(
     Scoring: like with like, every method on every query. If PMW refuses the tail of the
     stream, those queries are answered from its final synthetic data (free post-processing)
     and count in its error, rather than being dropped.
+
+    Parameters
+    ----------
+    histogram : array_like, shape (|𝒳|,)
+        Counts x ≥ 0 with n = Σ x > 0 over |𝒳| ≥ 2 cells.
+    workload : ConjunctionWorkload
+        The k queries, over a universe of |𝒳| cells, asked in order.
+    epsilon : float
+        The budget ε > 0 each of the three methods gets.
+    alpha : float or None, optional
+        Private MW's α ∈ (0, 1]; None (the default) takes Theorem 4.3's, capped at 1.
+    beta : float, optional
+        β ∈ (0, 1) of the theorem's α and of Private MW's calibration (default 0.05).
+    rng : int, numpy.random.Generator or None, optional
+        Seed or generator; one generator draws Private MW's noise, then the Laplace answers, then the
+        histogram's noise.
+    truth : array_like, shape (k,), optional
+        The exact normalised answers q·x/n, if already computed.
+
+    Returns
+    -------
+    ReleaseErrors
+        The three max errors and Private MW's account of its run.
+
+    Raises
+    ------
+    ValueError
+        If ``histogram`` is not a finite 1-D array of at least two counts ≥ 0 with a positive total,
+        ``workload`` is over another universe, ``truth`` does not have shape (k,), ``epsilon`` is not a
+        finite number > 0, ``alpha`` is not in (0, 1], ``beta`` is not in (0, 1), or ``rng`` is a negative
+        seed.
+    TypeError
+        If an array is not made of numbers, a number is not a real number, or ``rng`` is not a seed or a
+        Generator.
     """
     x = check_histogram(histogram, min_cells=2)
     k = len(workload)

@@ -66,6 +66,24 @@ class ConjunctionQuery:
     Stored as 2w small integers; :meth:`view` returns its support as a strided view of any
     vector over 𝒳 (cell u has bit j = (u >> j) & 1), so q·v is ``view(v).sum()``.
 
+    Attributes
+    ----------
+    num_bits : int
+        d, the number of binary attributes, 1 to 30 (|𝒳| = 2^d).
+    attributes : tuple of int
+        The w distinct bit positions the query looks at, each in [0, d − 1] (w may be 0: the query
+        counting everyone).
+    values : tuple of int
+        The value, 0 or 1, each of those bits must take (one per attribute).
+
+    Raises
+    ------
+    ValueError
+        If ``num_bits`` is not in [1, 30], an attribute is not a bit position in [0, d − 1] or appears
+        twice, a value is not 0 or 1, or ``values`` and ``attributes`` differ in length.
+    TypeError
+        If ``num_bits`` is not an integer, or the attributes or values are not numbers.
+
     Examples
     --------
     >>> q = ConjunctionQuery(3, (0,), (1,))
@@ -112,12 +130,30 @@ class ConjunctionQuery:
         return layout
 
     def view(self, vector: np.ndarray) -> np.ndarray:
-        """The entries of ``vector`` (contiguous, length 2^d) on the query's support, as a writable view."""
+        """The entries of ``vector`` (contiguous, length 2^d) on the query's support, as a writable view.
+
+        Parameters
+        ----------
+        vector : numpy.ndarray, shape (2^d,)
+            A C-contiguous vector over 𝒳 (not checked: this is the per-query inner loop).
+
+        Returns
+        -------
+        numpy.ndarray
+            A view of the 2^(d − w) entries the query counts (shaped by the query's strides); writing to
+            it writes into ``vector``.
+        """
         shape, index = self._layout()
         return vector.reshape(shape)[index]
 
     def dense(self) -> np.ndarray:
-        """q as a dense 0/1 vector of length 2^d."""
+        """q as a dense 0/1 vector of length 2^d.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (2^d,), float: 1.0 on the query's support, 0.0 elsewhere.
+        """
         q = np.zeros(self.domain_size)
         self.view(q)[...] = 1.0
         return q
@@ -125,7 +161,28 @@ class ConjunctionQuery:
 
 @dataclass(frozen=True)
 class ConjunctionWorkload:
-    """k conjunction queries over {0, 1}^d, stored as two ``(k, w)`` int8 arrays (2kw bytes in all)."""
+    """k conjunction queries over {0, 1}^d, stored as two ``(k, w)`` int8 arrays (2kw bytes in all).
+
+    Indexing (``workload[i]``) and iteration give :class:`ConjunctionQuery` objects, the same object
+    for a row each time; ``len(workload)`` is k.
+
+    Attributes
+    ----------
+    num_bits : int
+        d, the number of binary attributes, 1 to 30 (|𝒳| = 2^d).
+    attributes : numpy.ndarray of int8, shape (k, w)
+        Row i holds the w distinct bit positions of query i, each in [0, d − 1].
+    values : numpy.ndarray of int8, shape (k, w)
+        Row i holds the value, 0 or 1, each of those bits must take.
+
+    Raises
+    ------
+    ValueError
+        If ``num_bits`` is not in [1, 30], ``attributes`` is not 2-D, ``values`` does not have its shape,
+        an attribute is not a bit position in [0, d − 1] or repeats within a row, or a value is not 0 or 1.
+    TypeError
+        If ``num_bits`` is not an integer, or the attributes or values are not numbers.
+    """
 
     num_bits: int
     attributes: np.ndarray
@@ -169,20 +226,72 @@ class ConjunctionWorkload:
         return 2**self.num_bits
 
     def answers(self, vector: ArrayLike) -> np.ndarray:
-        """q·v for every query (one strided sum each)."""
+        """q·v for every query (one strided sum each).
+
+        Parameters
+        ----------
+        vector : array_like, shape (2^d,)
+            A vector over 𝒳: a distribution p gives the normalised answers, a histogram x the counts.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (k,): q_i·v for each query i, in the workload's order.
+
+        Raises
+        ------
+        ValueError
+            If ``vector`` does not have shape (2^d,) or has an entry that is not finite.
+        TypeError
+            If ``vector`` is not an array of numbers.
+        """
         v = np.ascontiguousarray(check_array(vector, "vector", shape=(self.domain_size,)))
         d = self.domain_size
         return np.array([_as_query(q, d).dot(v) for q in self])
 
     def matrix(self) -> np.ndarray:
-        """The dense ``(k, 2^d)`` query matrix (for small universes only)."""
+        """The dense ``(k, 2^d)`` query matrix (for small universes only).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (k, 2^d), float: row i is query i's 0/1 vector (:meth:`ConjunctionQuery.dense`).
+        """
         return np.vstack([q.dense() for q in self])
 
 
 def conjunction_workload(
     num_queries: int, num_bits: int, *, width: int = 2, rng: RngLike = None
 ) -> ConjunctionWorkload:
-    """``num_queries`` random w-way conjunctions: w distinct attributes and a random value for each."""
+    """``num_queries`` random w-way conjunctions: w distinct attributes and a random value for each.
+
+    Each query's attributes are a uniformly random w-subset of the d bits, its values fair coin flips.
+
+    Parameters
+    ----------
+    num_queries : int
+        k ≥ 1, the number of queries.
+    num_bits : int
+        d ∈ [1, 30], the number of binary attributes (|𝒳| = 2^d).
+    width : int, optional
+        w ∈ [1, d], the number of attributes each query fixes (default 2: 2-way marginals).
+    rng : int, numpy.random.Generator or None, optional
+        Seed or generator for the draw.
+
+    Returns
+    -------
+    ConjunctionWorkload
+        The k queries, in the order drawn.
+
+    Raises
+    ------
+    ValueError
+        If ``num_queries`` < 1, ``num_bits`` is not in [1, 30], ``width`` is not in [1, d], or ``rng`` is a
+        negative seed.
+    TypeError
+        If ``num_queries``, ``num_bits`` or ``width`` is not an integer, or ``rng`` is not a seed or a
+        Generator.
+    """
     k = check_integer(num_queries, "num_queries", minimum=1)
     d = check_integer(num_bits, "num_bits", minimum=1, maximum=30)
     w = check_integer(width, "width", minimum=1, maximum=d)
@@ -197,6 +306,33 @@ def product_histogram(n: int, num_bits: int, *, rng: RngLike = None, skew: float
 
     A dataset that is far from uniform (so MW has something to learn), drawn with one
     multinomial over the 2^d cells.
+
+    Parameters
+    ----------
+    n : int
+        The number of records, ≥ 1.
+    num_bits : int
+        d, the number of binary attributes (the histogram has 2^d cells): at most 21 in practice, where
+        the cells' bit table still fits in 1 GiB.
+    rng : int, numpy.random.Generator or None, optional
+        Seed or generator; one draw picks the bits' probabilities, a second the records.
+    skew : float, optional
+        How far each bit's probability of 1 may fall from ½, in (0, 0.5) (default 0.4).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (2^d,), float: the count of records in each cell u (bit j of u is (u >> j) & 1),
+        summing to n.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` < 1, ``num_bits`` is not in [1, 24] or is above 21 (the cells' bit table would need more
+        than 1 GiB), ``skew`` is not in (0, 0.5), or ``rng`` is a negative seed.
+    TypeError
+        If ``n`` or ``num_bits`` is not an integer, ``skew`` is not a real number, or ``rng`` is not a seed
+        or a Generator.
     """
     nn = check_integer(n, "n", minimum=1)
     d = check_integer(num_bits, "num_bits", minimum=1, maximum=24)

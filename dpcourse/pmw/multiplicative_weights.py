@@ -59,6 +59,7 @@ class HedgeResult:
     cumulative_losses : ndarray, shape (T, N)
         Σ_{s≤t} ℓₛ(i), each expert's loss after each round.
     eta : float
+        The learning rate η the run used.
     """
 
     weights: np.ndarray
@@ -90,8 +91,26 @@ class HedgeResult:
 
         Lecture 4, Corollary 4.2: at most the regret against the best expert (Σₜ p·ℓₜ is an
         average of the experts' totals), hence within the same bound.
+
+        Parameters
+        ----------
+        p : array_like, shape (N,) or (K, N)
+            A distribution over the N experts (entries ≥ 0 summing to 1), or K of them stacked as rows.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The regret against ``p``: a number for one distribution, shape ``(K,)`` for a stack.
+
+        Raises
+        ------
+        ValueError
+            If ``p`` is not 1-D or 2-D, has not N entries per distribution, has an entry that is not finite
+            or is negative, or has a row that does not sum to 1.
+        TypeError
+            If ``p`` is not an array of numbers.
         """
-        dist = check_array(p, "p", ndim=None)
+        dist = check_array(p, "p", ndim=(1, 2))
         if dist.shape[-1] != self.weights.shape[1] or dist.ndim > 2:
             raise ValueError(f"p must have {self.weights.shape[1]} entries (one per expert), or be a (K, N) stack")
         if np.any(dist < 0) or not np.allclose(dist.sum(axis=-1), 1.0):
@@ -118,14 +137,22 @@ def hedge(losses: ArrayLike, *, eta: float) -> HedgeResult:
     Parameters
     ----------
     losses : array_like, shape (T, N)
-        ℓₜ(i) ∈ [−1, 1].
+        ℓₜ(i) ∈ [−1, 1], the loss of expert i in round t.
     eta : float
-        The learning rate η > 0.
+        The learning rate η > 0 (the bound below is proved for η ≤ 1; larger η is accepted).
 
     Returns
     -------
     HedgeResult
         With ``regret`` and ``bound``: regret ≤ η Σₜ xₜ·ℓₜ² + ln N/η.
+
+    Raises
+    ------
+    ValueError
+        If ``losses`` is not a finite 2-D array or has an entry outside [−1, 1], or ``eta`` is not a
+        finite number > 0.
+    TypeError
+        If ``losses`` is not an array of numbers or ``eta`` is not a real number.
 
     Notes
     -----
@@ -158,7 +185,27 @@ def hedge(losses: ArrayLike, *, eta: float) -> HedgeResult:
 # Multiplicative weights for query release (no privacy)
 # --------------------------------------------------------------------------------------
 def kl_potential(p: ArrayLike, synthetic: ArrayLike) -> float:
-    """KL(p‖p̃) = Σᵤ p(u) ln(p(u)/p̃(u)) (0·ln 0 = 0), the potential of the update-count proofs."""
+    """KL(p‖p̃) = Σᵤ p(u) ln(p(u)/p̃(u)) (0·ln 0 = 0), the potential of the update-count proofs.
+
+    Parameters
+    ----------
+    p : array_like, shape (|𝒳|,)
+        The true distribution p = x/n.
+    synthetic : array_like, shape (|𝒳|,)
+        The synthetic distribution p̃. Neither is checked to sum to 1.
+
+    Returns
+    -------
+    float
+        KL(p‖p̃) in nats; ``inf`` if p̃(u) = 0 at a cell with p(u) > 0.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` is not a finite 1-D array, or ``synthetic`` is not a finite array of the same shape.
+    TypeError
+        If either is not an array of numbers.
+    """
     pp = check_array(p, "p", ndim=1)
     ps = check_array(synthetic, "synthetic", shape=pp.shape)
     return _kl(pp, ps)
@@ -173,7 +220,32 @@ def mw_update(synthetic: ArrayLike, query: ArrayLike, released: float, *, eta: f
     """One MW step: p̃ ← Normalize(p̃ · e^{−η ℓ}) with ℓ = sign(q·p̃ − y)·q (Lecture 4).
 
     If the synthetic answer is too high, the cells the query counts lose weight; too low,
-    they gain. ``released`` is y (q·p without privacy, a noisy answer with it).
+    they gain.
+
+    Parameters
+    ----------
+    synthetic : array_like, shape (|𝒳|,)
+        The current synthetic distribution p̃ (entries ≥ 0 summing to 1); it is not modified.
+    query : array_like, sparse matrix or ConjunctionQuery
+        The query q: a vector in [0, 1]^|𝒳|, a 1 × |𝒳| ``scipy.sparse`` row with entries in [0, 1],
+        or a :class:`~dpcourse.pmw.conjunctions.ConjunctionQuery` over a universe of |𝒳| cells.
+    released : float
+        y, the answer compared with q·p̃ (normalised): q·p without privacy, a noisy answer with it.
+    eta : float
+        The learning rate η > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        The updated synthetic distribution, shape (|𝒳|,), a new array summing to 1.
+
+    Raises
+    ------
+    ValueError
+        If ``synthetic`` is not a 1-D probability vector, ``query`` has the wrong shape or universe or an
+        entry outside [0, 1], ``released`` is not one finite number, or ``eta`` is not a finite number > 0.
+    TypeError
+        If an array is not made of numbers or ``eta`` is not a real number.
 
     Examples
     --------
@@ -204,6 +276,7 @@ class MWReleaseResult:
     synthetic : ndarray
         The final synthetic distribution p̃.
     updates : int
+        How many MW updates the run made.
     chosen : ndarray of int
         The index of the query that triggered each update.
     gaps : ndarray
@@ -211,7 +284,11 @@ class MWReleaseResult:
     potential : ndarray
         KL(p‖p̃ₜ) before the first update and after each one (length updates + 1).
     final_max_error : float
-        maxₖ |qₖ·p̃ − qₖ·p| at the end (< α when the run stopped by itself).
+        maxₖ |qₖ·p̃ − qₖ·p| at the end (< α when an adaptive adversary's run stopped by itself).
+    alpha : float
+        The accuracy α the run updated at.
+    eta : float
+        The learning rate η of its updates.
     """
 
     synthetic: np.ndarray
@@ -266,7 +343,9 @@ def mw_query_release(
     Parameters
     ----------
     histogram : array_like, shape (|𝒳|,)
+        Counts x ≥ 0 with n = Σ x > 0 over |𝒳| ≥ 2 cells; the release works on p = x/n.
     queries : array_like (k, |𝒳|), sparse matrix, or ConjunctionWorkload (small |𝒳| only)
+        The workload, one query per row, every entry in [0, 1]; a workload is made dense.
     alpha : float
         Accuracy α ∈ (0, 1].
     eta : float, optional
@@ -274,7 +353,24 @@ def mw_query_release(
     adversary : {"largest", "smallest", "in_order"}, optional
         Which query is asked next (above).
     max_updates : int, optional
-        A safety cap (default: the bound, rounded up, plus one, so a violated bound shows).
+        A safety cap ≥ 0 (default: the bound, rounded up, plus one, so a violated bound shows).
+
+    Returns
+    -------
+    MWReleaseResult
+        The final synthetic distribution, the updates made (which query, its gap) and the potential
+        KL(p‖p̃ₜ) along the way.
+
+    Raises
+    ------
+    ValueError
+        If ``histogram`` is not a finite 1-D array of at least two counts ≥ 0 with a positive total,
+        ``queries`` has an entry outside [0, 1] or not |𝒳| columns, ``alpha`` is not in (0, 1], ``eta``
+        is not a finite number > 0, ``adversary`` is not one of :data:`ADVERSARIES`, or ``max_updates``
+        is negative.
+    TypeError
+        If an array is not made of numbers, ``alpha`` or ``eta`` is not a real number, or ``max_updates``
+        is not an integer.
     """
     x = check_histogram(histogram, min_cells=2)
     d = x.size

@@ -67,8 +67,14 @@ class BudgetExhaustedError(HaltedError):
 class PMWHistory:
     """What a curator released, query by query (never the true answers: they are private).
 
-    ``answers`` are the released answers, ``synthetic_answers`` what the synthetic data said
-    before the query, ``updated`` whether the query triggered an update (a paid answer).
+    Attributes
+    ----------
+    answers : numpy.ndarray
+        The released answers, one per query answered (refused queries are not recorded).
+    synthetic_answers : numpy.ndarray
+        What the synthetic data said, q·p̃ₜ, before each query.
+    updated : numpy.ndarray of bool
+        Whether each query triggered an update (a paid answer).
     """
 
     answers: np.ndarray
@@ -109,6 +115,11 @@ class PrivateMW:
         both steps of the proof (a ⊤ means a gap ≥ T − R(α) ≥ α, a ⊥ a gap < T + R(α) ≤ 3α).
         Accurate to 3α when α ≥ R(α) (:func:`theory.pmw_dwork_roth_requirement`).
 
+    Once the update budget is spent (N, resp. c updates), or ``max_queries`` answered, the
+    curator refuses: :meth:`answer` raises :class:`BudgetExhaustedError`, and no further
+    privacy is spent. :meth:`synthetic_answer` still answers from p̃ (post-processing,
+    free), with no accuracy guarantee.
+
     Parameters
     ----------
     histogram : array_like, shape (|𝒳|,)
@@ -117,21 +128,28 @@ class PrivateMW:
         Total privacy budget ε > 0.
     alpha : float
         Accuracy parameter α ∈ (0, 1].
-    beta : float
-        Failure probability of the accuracy statement.
-    delta : float
-        0, or δ ∈ (0, 1) (``"dwork_roth"`` only).
+    beta : float, optional
+        Failure probability β ∈ (0, 1) of the accuracy statement (default 0.05).
+    delta : float, optional
+        0 (the default), or δ ∈ (0, 1) (``"dwork_roth"`` only).
     max_queries : int, optional
-        |Q|. When given, the curator answers at most this many queries (the accuracy
+        |Q| ≥ 1. When given, the curator answers at most this many queries (the accuracy
         statement covers |Q| queries) and reports ``guaranteed_error``.
-    rng : seed or Generator
+    rng : int, numpy.random.Generator or None, optional
+        Seed or generator for all the curator's noise, drawn as the queries arrive.
     calibration : {"notes", "dwork_roth"}, optional
         Default ``"notes"`` for δ = 0, ``"dwork_roth"`` for δ > 0.
 
-    Once the update budget is spent (N, resp. c updates), or ``max_queries`` answered, the
-    curator refuses: :meth:`answer` raises :class:`BudgetExhaustedError`, and no further
-    privacy is spent. :meth:`synthetic_answer` still answers from p̃ (post-processing,
-    free), with no accuracy guarantee.
+    Raises
+    ------
+    ValueError
+        If ``histogram`` is not a finite 1-D array of at least two counts ≥ 0 with a positive total,
+        ``epsilon`` is not a finite number > 0, ``alpha`` is not in (0, 1], ``beta`` or a non-zero
+        ``delta`` is not in (0, 1), ``max_queries`` < 1, ``calibration`` is unknown, ``delta`` > 0 with
+        ``calibration="notes"``, or ``rng`` is a negative seed.
+    TypeError
+        If ``histogram`` is not an array of numbers, a number is not a real number, ``max_queries`` is
+        not an integer, or ``rng`` is not a seed or a Generator.
 
     Notes
     -----
@@ -289,16 +307,55 @@ class PrivateMW:
 
     # -- answering -----------------------------------------------------------------------
     def synthetic_answer(self, query: Any) -> float:
-        """q·p̃ₜ: an answer from the synthetic data alone (free, no accuracy guarantee)."""
+        """q·p̃ₜ: an answer from the synthetic data alone (free, no accuracy guarantee).
+
+        It answers after the curator refuses too, and is not recorded in :attr:`history`.
+
+        Parameters
+        ----------
+        query : array_like, sparse matrix or ConjunctionQuery
+            A linear query over the curator's universe: a vector in [0, 1]^|𝒳|, a 1 × |𝒳| sparse row, or a
+            :class:`~dpcourse.pmw.conjunctions.ConjunctionQuery` over |𝒳| cells.
+
+        Returns
+        -------
+        float
+            The normalised answer q·p̃ₜ.
+
+        Raises
+        ------
+        ValueError
+            If ``query`` has the wrong shape or universe, or an entry outside [0, 1] or not finite.
+        TypeError
+            If ``query`` is not made of numbers.
+        """
         return _as_query(query, self.domain_size).dot(self._synthetic)
 
     def answer(self, query: Any) -> float:
         """Release an answer to one linear query (normalised, in [0, 1] up to noise).
 
+        Either the synthetic answer q·p̃ₜ (free) or, when the sparse vector core finds it too far
+        from q·p, a noisy answer that also updates p̃ (see the class docstring).
+
+        Parameters
+        ----------
+        query : array_like, sparse matrix or ConjunctionQuery
+            A linear query over the curator's universe: a vector in [0, 1]^|𝒳|, a 1 × |𝒳| sparse row, or a
+            :class:`~dpcourse.pmw.conjunctions.ConjunctionQuery` over |𝒳| cells.
+
+        Returns
+        -------
+        float
+            The released answer, recorded in :attr:`history`.
+
         Raises
         ------
         BudgetExhaustedError
             When the update budget or ``max_queries`` is spent.
+        ValueError
+            If ``query`` has the wrong shape or universe, or an entry outside [0, 1] or not finite.
+        TypeError
+            If ``query`` is not made of numbers.
         """
         q = _as_query(query, self.domain_size)
         if self.exhausted:
@@ -346,6 +403,34 @@ def run_stream(curator: Any, queries: QueryStream, *, stop_when_exhausted: bool 
 
     A loop over queries is the nature of an online curator: each answer may depend on the
     previous ones.
+
+    Parameters
+    ----------
+    curator : PrivateMW, LaplacePerQuery or NoisyHistogram
+        Any curator with ``domain_size`` and ``answer(query) -> float``; it keeps its state (a second
+        stream continues where this one stopped).
+    queries : ConjunctionWorkload, sparse matrix, list of query objects, or array_like (k, |𝒳|)
+        The stream, checked against the curator's universe before the first query is asked: a workload
+        over |𝒳| cells, a sparse matrix with |𝒳| columns, a list of ConjunctionQuery objects or sparse rows,
+        or a dense array of entries in [0, 1].
+    stop_when_exhausted : bool, optional
+        True (the default): stop at the first refusal, leaving the rest NaN. False: let the curator's
+        :class:`BudgetExhaustedError` propagate.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (k,): the released answers in stream order, NaN from the first refused query on.
+
+    Raises
+    ------
+    ValueError
+        If ``queries`` is over another universe, has the wrong shape, or has an entry outside [0, 1] or
+        not finite (a query object in a list is checked when it is asked).
+    TypeError
+        If a dense ``queries`` is not made of numbers.
+    BudgetExhaustedError
+        If the curator refuses a query and ``stop_when_exhausted`` is False.
     """
     queries = _query_stream(queries, curator.domain_size)
     out = np.full(len(queries), np.nan)
@@ -384,6 +469,30 @@ def run_stream_with_potential(curator: PrivateMW, queries: QueryStream, p: Array
     """As :func:`run_stream`, also returning KL(p‖p̃ₜ) after each query (how close the synthetic data has come).
 
     ``p`` is the true distribution x/n (reading it makes this for teaching, not release); p̃ moves only on updates.
+
+    Parameters
+    ----------
+    curator : PrivateMW
+        The curator to ask; it keeps its state.
+    queries : ConjunctionWorkload, sparse matrix, list of query objects, or array_like (k, |𝒳|)
+        The stream, as for :func:`run_stream`.
+    p : array_like, shape (|𝒳|,)
+        The true distribution the potential is measured against.
+
+    Returns
+    -------
+    answers : numpy.ndarray
+        Shape (k,): the released answers, NaN from the first refused query on (the stream stops there).
+    potential : numpy.ndarray
+        Shape (k,): KL(p‖p̃) after each answered query, NaN where ``answers`` is.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` does not have shape (|𝒳|,) or has an entry that is not finite, or ``queries`` is not a
+        valid stream over the curator's universe (as for :func:`run_stream`).
+    TypeError
+        If ``p`` or a dense ``queries`` is not made of numbers.
     """
     target = check_array(p, "p", shape=(curator.domain_size,))
     queries = _query_stream(queries, curator.domain_size)

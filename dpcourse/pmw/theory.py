@@ -38,6 +38,27 @@ def hedge_regret_bound(*, num_experts: int, horizon: int, eta: float | None = No
     ``eta=None`` takes the tuned η = √(ln N / T) of Lecture 4, Theorem 4.1, for which the bound
     is 2√(T ln N); that tuning needs T in advance (circular when T is the number of MW updates,
     which is what the bound is used to count: notebook 06 uses the η-form with η = α/2 instead).
+
+    Parameters
+    ----------
+    num_experts : int
+        N ≥ 1.
+    horizon : int
+        T ≥ 1, the number of rounds.
+    eta : float or None, optional
+        The learning rate η ∈ (0, 1]; None (the default) takes the tuned η = √(ln N / T).
+
+    Returns
+    -------
+    float
+        ln N/η + ηT, or 2√(T ln N) for the tuned η.
+
+    Raises
+    ------
+    ValueError
+        If ``num_experts`` or ``horizon`` < 1, or ``eta`` is not in (0, 1].
+    TypeError
+        If ``num_experts`` or ``horizon`` is not an integer, or ``eta`` is not a real number.
     """
     n_exp = check_integer(num_experts, "num_experts", minimum=1)
     t = check_integer(horizon, "horizon", minimum=1)
@@ -59,6 +80,28 @@ def mw_update_count_bound(*, domain_size: int, alpha: float, statement: str = "s
     ``statement="notes"``: ln|𝒳|/α², the number the Lecture 4 notes print at the end of that
     argument (an arithmetic slip: squaring Tα ≤ 2√(T ln|𝒳|) gives the factor 4). Drawn in
     notebook 06 for comparison; it is not a valid bound in general.
+
+    Parameters
+    ----------
+    domain_size : int
+        |𝒳| ≥ 2.
+    alpha : float
+        The accuracy α > 0.
+    statement : {"slides", "notes"}, optional
+        Which statement (above); default ``"slides"``.
+
+    Returns
+    -------
+    float
+        4 ln|𝒳|/α² (slides) or ln|𝒳|/α² (notes), not rounded.
+
+    Raises
+    ------
+    ValueError
+        If ``domain_size`` < 2, ``alpha`` is not a finite number > 0, or ``statement`` is not one of
+        :data:`MW_UPDATE_STATEMENTS`.
+    TypeError
+        If ``domain_size`` is not an integer or ``alpha`` is not a real number.
     """
     d = check_integer(domain_size, "domain_size", minimum=2)
     a = check_positive(alpha, "alpha")
@@ -71,6 +114,25 @@ def pmw_update_count_bound(*, domain_size: int, alpha: float) -> float:
 
     Every update then has a gap |q·p̃ₜ − q·p| > α/2 and a correctly signed loss, so with
     η = α/4 the potential falls by ≥ α²/16 per update; equivalently T·α/2 ≤ 2√(T ln|𝒳|).
+
+    Parameters
+    ----------
+    domain_size : int
+        |𝒳| ≥ 2.
+    alpha : float
+        The accuracy α > 0.
+
+    Returns
+    -------
+    float
+        16 ln|𝒳|/α², not rounded (:class:`~dpcourse.pmw.PrivateMW` takes its floor, at least 1).
+
+    Raises
+    ------
+    ValueError
+        If ``domain_size`` < 2 or ``alpha`` is not a finite number > 0.
+    TypeError
+        If ``domain_size`` is not an integer or ``alpha`` is not a real number.
     """
     d = check_integer(domain_size, "domain_size", minimum=2)
     return 16.0 * np.log(d) / check_positive(alpha, "alpha") ** 2
@@ -85,6 +147,32 @@ def pmw_notes_alpha(*, n: float, epsilon: float, domain_size: int, num_queries: 
     released answers and at most min(u + 1, k) thresholds; the notes' route, 2N + k ≤ 3k, needs
     N ≤ k. The 512 belongs under the cube root, α = 8(…)^{1/3};
     the notes' statement of the theorem prints it outside (a slip).
+
+    Parameters
+    ----------
+    n : float
+        The number of records n > 0.
+    epsilon : float
+        The privacy parameter ε > 0.
+    domain_size : int
+        |𝒳| ≥ 2.
+    num_queries : int
+        k = |Q| ≥ 1.
+    beta : float
+        The failure probability β ∈ (0, 1).
+
+    Returns
+    -------
+    float
+        α = (512 ln(3k/β) ln|𝒳|/(nε))^{1/3}, normalised (it may exceed 1 when n is small).
+
+    Raises
+    ------
+    ValueError
+        If ``n`` or ``epsilon`` is not a finite number > 0, ``domain_size`` < 2, ``num_queries`` < 1, or
+        ``beta`` is not in (0, 1).
+    TypeError
+        If a number is not a real number, or ``domain_size`` or ``num_queries`` is not an integer.
     """
     k = check_integer(num_queries, "num_queries", minimum=1)
     d = check_integer(domain_size, "domain_size", minimum=2)
@@ -104,6 +192,32 @@ def pmw_notes_error_bound(*, n: float, epsilon: float, domain_size: int, num_que
     so the query noise Lap(4/(nε₀)) is < α/4, the threshold noise Lap(2/(nε₀)) < α/8 and the
     released noise Lap(1/(nε₀)) < α/16. An answer from the synthetic data then errs by
     < α + α/4 + α/8 = 11α/8, a released one by < α/16.
+
+    Parameters
+    ----------
+    n : float
+        The number of records n > 0.
+    epsilon : float
+        The privacy parameter ε > 0.
+    domain_size : int
+        |𝒳| ≥ 2.
+    num_queries : int
+        k = |Q| ≥ 1.
+    beta : float
+        The failure probability β ∈ (0, 1).
+
+    Returns
+    -------
+    float
+        (11/8)·α, normalised.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` or ``epsilon`` is not a finite number > 0, ``domain_size`` < 2, ``num_queries`` < 1, or
+        ``beta`` is not in (0, 1).
+    TypeError
+        If a number is not a real number, or ``domain_size`` or ``num_queries`` is not an integer.
     """
     return (
         11.0 / 8.0 * pmw_notes_alpha(n=n, epsilon=epsilon, domain_size=domain_size, num_queries=num_queries, beta=beta)
@@ -131,6 +245,36 @@ def pmw_dwork_roth_requirement(
     (see :func:`numeric_sparse_accuracy_bound`), so a released answer errs by less than
     √8·α < 3α: the 3α level still covers every released answer, but the update-count argument,
     which wants released answers within α, is not covered by Theorem 4.15 as stated.
+
+    Parameters
+    ----------
+    alpha : float
+        The accuracy α > 0 at which R is evaluated.
+    n : float
+        The number of records n > 0.
+    epsilon : float
+        The privacy parameter ε > 0.
+    domain_size : int
+        |𝒳| ≥ 2.
+    num_queries : int
+        k = |Q| ≥ 1.
+    beta : float
+        The failure probability β ∈ (0, 1).
+    delta : float, optional
+        0 (the default: Theorem 4.14) or δ ∈ (0, 1) (Theorem 4.15).
+
+    Returns
+    -------
+    float
+        R(α), normalised; the theorem holds at α when α ≥ R(α).
+
+    Raises
+    ------
+    ValueError
+        If ``alpha``, ``n`` or ``epsilon`` is not a finite number > 0, ``domain_size`` < 2, ``num_queries``
+        < 1, or ``beta`` or a non-zero ``delta`` is not in (0, 1).
+    TypeError
+        If a number is not a real number, or ``domain_size`` or ``num_queries`` is not an integer.
     """
     a = check_positive(alpha, "alpha")
     big_a, p, c = _dwork_roth_terms(n, epsilon, domain_size, num_queries, beta, delta)
@@ -164,6 +308,34 @@ def pmw_dwork_roth_alpha(
     p = 3, C = 36L/(εn) for δ = 0 and p = 2, C = (2 + 32√2)√(L ln(2/δ))/(εn) for δ > 0. So
     v = (2/p)·W((p/(2C))·e^{pA/2}) with Lambert's W, and α = e^{(A − v)/2}: exact, and a
     hundred times faster than root finding (notebook 06 evaluates it thousands of times).
+
+    Parameters
+    ----------
+    n : float
+        The number of records n > 0.
+    epsilon : float
+        The privacy parameter ε > 0.
+    domain_size : int
+        |𝒳| ≥ 2.
+    num_queries : int
+        k = |Q| ≥ 1.
+    beta : float
+        The failure probability β ∈ (0, 1).
+    delta : float, optional
+        0 (the default: Theorem 4.14) or δ ∈ (0, 1) (Theorem 4.15).
+
+    Returns
+    -------
+    float
+        The smallest α with α ≥ R(α), normalised (it may exceed 1 when n is small).
+
+    Raises
+    ------
+    ValueError
+        If ``n`` or ``epsilon`` is not a finite number > 0, ``domain_size`` < 2, ``num_queries`` < 1, or
+        ``beta`` or a non-zero ``delta`` is not in (0, 1).
+    TypeError
+        If a number is not a real number, or ``domain_size`` or ``num_queries`` is not an integer.
     """
     big_a, p, c = _dwork_roth_terms(n, epsilon, domain_size, num_queries, beta, delta)
     v = (2 / p) * _lambert_w_of_exp(np.log(p / (2 * c)) + p * big_a / 2)
@@ -191,6 +363,34 @@ def pmw_dwork_roth_error_bound(
     Answers from the synthetic data err by ≤ T + α = 3α (threshold T = 2α); released answers
     by ≤ α. Up to constants this is (ln|𝒳| ln|Q|/(nε))^{1/3} for δ = 0 and
     (√(ln|𝒳| ln(1/δ)) ln|Q|/(nε))^{1/2} for δ > 0.
+
+    Parameters
+    ----------
+    n : float
+        The number of records n > 0.
+    epsilon : float
+        The privacy parameter ε > 0.
+    domain_size : int
+        |𝒳| ≥ 2.
+    num_queries : int
+        k = |Q| ≥ 1.
+    beta : float
+        The failure probability β ∈ (0, 1).
+    delta : float, optional
+        0 (the default: Theorem 4.14) or δ ∈ (0, 1) (Theorem 4.15).
+
+    Returns
+    -------
+    float
+        3α at α = :func:`pmw_dwork_roth_alpha`, normalised.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` or ``epsilon`` is not a finite number > 0, ``domain_size`` < 2, ``num_queries`` < 1, or
+        ``beta`` or a non-zero ``delta`` is not in (0, 1).
+    TypeError
+        If a number is not a real number, or ``domain_size`` or ``num_queries`` is not an integer.
     """
     return 3.0 * pmw_dwork_roth_alpha(
         n=n, epsilon=epsilon, domain_size=domain_size, num_queries=num_queries, beta=beta, delta=delta
@@ -206,6 +406,32 @@ def replace_one_histogram_max_error_bound(
     ε-DP noisy histogram adds Lap(2/ε) per cell (:class:`dpcourse.pmw.NoisyHistogram`): the level of
     :func:`noisy_histogram_max_error_bound` (which is for Lap(1/ε), add/remove-one) at ε/2, i.e. the
     scale doubled. With probability 1 − β all |Q| answers are within it (normalised when n is given).
+
+    Parameters
+    ----------
+    domain_size : int
+        |𝒳| ≥ 1.
+    num_queries : int
+        |Q| ≥ 1.
+    beta : float
+        The failure probability β ∈ (0, 1).
+    epsilon : float
+        The privacy parameter ε > 0 of the whole histogram.
+    n : float or None, optional
+        The number of records n > 0; None (the default) gives the level in counts.
+
+    Returns
+    -------
+    float
+        The error level, in counts, or normalised (divided by n) when ``n`` is given.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` or ``n`` is not a finite number > 0, ``domain_size`` or ``num_queries`` < 1, or
+        ``beta`` is not in (0, 1).
+    TypeError
+        If a number is not a real number, or ``domain_size`` or ``num_queries`` is not an integer.
     """
     return noisy_histogram_max_error_bound(
         domain_size=domain_size, num_queries=num_queries, beta=beta, epsilon=check_epsilon(epsilon) / 2, n=n

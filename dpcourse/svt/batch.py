@@ -11,7 +11,7 @@ Each algorithm comes in two forms:
 
 Outputs use the one coding of :mod:`dpcourse.svt.variants`: :data:`TOP` (+∞) for ⊤,
 :data:`BOTTOM` (−∞) for ⊥, :data:`HALTED` (NaN) for a query that was not answered because the
-algorithm had halted, and a finite number for a released value; ``svt_variants.format_outputs``
+algorithm had halted, and a finite number for a released value; :func:`dpcourse.svt.variants.format_outputs`
 prints a row as ⊥/⊤/·/number.
 
 Noise mechanisms are ``scipy.stats`` frozen continuous distributions (``stats.laplace(scale=b)``),
@@ -55,13 +55,32 @@ NONE_ABOVE = -1
 def above_threshold_noise(*, epsilon: float, sensitivity: float = 1.0) -> tuple[Any, Any]:
     """AboveThreshold's two noise distributions: threshold Lap(2Δ/ε) and queries Lap(4Δ/ε).
 
-    Returns ``(threshold_noise, query_noise)`` as ``scipy.stats`` frozen distributions, with the
-    scales of :func:`above_threshold_scales`.
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter ε of the whole run, > 0.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
 
-    Privacy (Lecture 3; Dwork & Roth, Theorem 3.23): the threshold noise is ε/2-DP for a
-    sensitivity-Δ shift, and the noise of the query that comes out ⊤ is ε/2-DP for a
-    shift of 2Δ (the query moves by Δ and the fictitious query q̃ = q + Δ by another Δ);
-    the ⊥ answers cost nothing after the change of variables u = z + Δ. Total: ε.
+    Returns
+    -------
+    tuple
+        ``(threshold_noise, query_noise)`` as ``scipy.stats`` frozen Laplace distributions, with the
+        scales of :func:`above_threshold_scales`.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` or ``sensitivity`` is not a finite number > 0.
+    TypeError
+        If ``epsilon`` or ``sensitivity`` is not a real number.
+
+    Notes
+    -----
+    **Privacy.** The threshold noise is ε/2-DP for a sensitivity-Δ shift, and the noise of the query
+    that comes out ⊤ is ε/2-DP for a shift of 2Δ (the query moves by Δ and the fictitious query
+    q̃ = q + Δ by another Δ); the ⊥ answers cost nothing after the change of variables u = z + Δ.
+    Total: ε (Lecture 3; Dwork & Roth, Theorem 3.23).
     """
     from scipy import stats  # on first use: notebooks that only sample (PMW) need not import scipy.stats
 
@@ -97,11 +116,25 @@ class AboveThresholdResult:
         return np.where(self.first_above == NONE_ABOVE, self.num_queries, self.first_above)
 
     def outcome_counts(self) -> np.ndarray:
-        """How many trials ended in each outcome, an array of length m + 1."""
+        """How many trials ended in each outcome.
+
+        Returns
+        -------
+        numpy.ndarray of int
+            Length m + 1: entry k counts the trials that output ⊥ᵏ⊤, the last entry those that output ⊥ᵐ
+            (the indexing of :attr:`outcome`).
+        """
         return np.bincount(np.atleast_1d(self.outcome), minlength=self.num_queries + 1)
 
     def outputs(self) -> np.ndarray:
-        """The answer stream coded :data:`BOTTOM`, :data:`TOP`, :data:`HALTED`; shape ``(…, m)``."""
+        """The answer stream coded :data:`BOTTOM`, :data:`TOP`, :data:`HALTED`.
+
+        Returns
+        -------
+        numpy.ndarray of float
+            Shape ``(m,)`` for one run, ``(trials, m)`` for many: −∞ (⊥) before the first ⊤, +∞ (⊤) at it,
+            NaN (halted) after it.
+        """
         index = np.arange(self.num_queries)
         first = np.asarray(self.outcome)[..., None]
         return np.where(index < first, BOTTOM, np.where(index == first, TOP, HALTED))
@@ -128,6 +161,25 @@ def generalized_above_threshold(
         M₁, the noise ρ added to the threshold; ``None`` adds none.
     query_noise : scipy.stats frozen distribution or None
         M₂, the noise νᵢ added to each answer; ``None`` adds none.
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the noise.
+    trials : int or None, optional
+        Number of independent runs, ≥ 1; None (default) for one run.
+
+    Returns
+    -------
+    AboveThresholdResult
+        ``first_above`` per trial (−1 when every answer was ⊥): shape ``()`` for one run, ``(trials,)``
+        for many.
+
+    Raises
+    ------
+    ValueError
+        If ``answers`` is not a non-empty 1-D array of finite numbers, ``threshold`` is neither one finite
+        number nor one per query, ``trials`` is not an integer ≥ 1, or ``rng`` is a negative seed.
+    TypeError
+        If ``answers`` or ``threshold`` is not numeric, ``trials`` is not an integer, or ``rng`` is not a seed,
+        ``SeedSequence`` or ``Generator``.
 
     Notes
     -----
@@ -159,10 +211,38 @@ def above_threshold(
     T̂ = T + Lap(2Δ/ε); for each query i, νᵢ ~ Lap(4Δ/ε); output ⊤ and halt at the first i with
     qᵢ(D) + νᵢ ≥ T̂, ⊥ before it. One ``(trials, m)`` draw covers all trials.
 
+    Parameters
+    ----------
+    answers : array_like, shape (m,)
+        The query answers q₁(D), …, q_m(D).
+    threshold : float or array_like, shape (m,)
+        T (or one threshold per query).
+    epsilon : float
+        The privacy parameter ε, > 0.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the noise.
+    trials : int or None, optional
+        Number of independent runs, ≥ 1; None (default) for one run.
+
     Returns
     -------
     AboveThresholdResult
         ``first_above`` per trial (−1 when every answer was ⊥).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` or ``sensitivity`` is not a finite number > 0, or as
+        :func:`generalized_above_threshold` for ``answers``, ``threshold``, ``trials`` and ``rng``.
+    TypeError
+        If a parameter is not of its kind (see :func:`generalized_above_threshold`).
+
+    Notes
+    -----
+    **Privacy.** ε-DP for sensitivity-Δ queries: the threshold noise pays ε/2 and the ⊤ answer's noise
+    ε/2 (see :func:`above_threshold_noise`).
 
     Examples
     --------
@@ -190,6 +270,32 @@ def accuracy_margins(
     is (α, β)-accurate on this input; compare :func:`dpcourse.svt.above_threshold_accuracy_bound`.
     Only the largest of the k − 1 low queries' noises matters, so it is drawn directly
     (:func:`dpcourse.mechanisms.laplace_maximum`): three draws a trial whatever k.
+
+    Parameters
+    ----------
+    num_queries : int
+        The number k of queries of the hard case, ≥ 1.
+    epsilon : float
+        The privacy parameter ε, > 0.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the noise.
+    trials : int, optional
+        Number of independent runs, ≥ 1 (default 10 000).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(trials,)``: each trial's smallest correct margin α, in the units of the query answers.
+
+    Raises
+    ------
+    ValueError
+        If ``num_queries`` or ``trials`` is not an integer ≥ 1, ``epsilon`` or ``sensitivity`` is not a finite
+        number > 0, or ``rng`` is a negative seed.
+    TypeError
+        If a parameter is not a number of its kind, or ``rng`` is not a seed, ``SeedSequence`` or ``Generator``.
     """
     k = check_integer(num_queries, "num_queries", minimum=1)
     trials = check_integer(trials, "trials", minimum=1)
@@ -224,6 +330,40 @@ def sparse_accuracy_margins(
     :func:`dpcourse.svt.numeric_sparse_accuracy_bound` (at most c queries are above T − α,
     as the theorems require). The scales are the mechanisms' own; each block's largest low-query
     noise is drawn directly (:func:`dpcourse.mechanisms.laplace_maximum`): a few draws per block, not per query.
+
+    Parameters
+    ----------
+    num_queries : int
+        The number k of queries of the hard case, ≥ 1.
+    c : int
+        The number of ⊤ answers before the algorithm halts (and of blocks), in [1, k].
+    epsilon : float
+        The privacy parameter ε of the whole run, > 0.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+    delta : float, optional
+        0 (default) for basic composition, or δ in (0, 1) for advanced composition.
+    numeric : bool, optional
+        False (default) for SparseVector, True for NumericSparse (with Dwork & Roth's budget split).
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the noise.
+    trials : int, optional
+        Number of independent runs, ≥ 1 (default 10 000).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(trials,)``: each trial's smallest correct margin α, in the units of the query answers.
+
+    Raises
+    ------
+    ValueError
+        If ``num_queries`` or ``trials`` is not an integer ≥ 1, ``c`` is not an integer in [1, ``num_queries``],
+        ``epsilon`` or ``sensitivity`` is not a finite number > 0, ``delta`` is neither 0 nor in (0, 1) or is
+        too large for advanced composition at this ε (see :func:`sparse_vector_scales`), or ``rng`` is a
+        negative seed.
+    TypeError
+        If a parameter is not a number of its kind, or ``rng`` is not a seed, ``SeedSequence`` or ``Generator``.
     """
     k = check_integer(num_queries, "num_queries", minimum=1)
     c = check_integer(c, "c", minimum=1, maximum=k)
@@ -248,7 +388,14 @@ def sparse_accuracy_margins(
 
 @dataclass(frozen=True)
 class SparseVectorResult:
-    """Outputs of SparseVector: ``outputs`` coded ⊤/⊥/halted, shape ``(m,)`` or ``(trials, m)``."""
+    """Outputs of SparseVector.
+
+    Attributes
+    ----------
+    outputs : numpy.ndarray of float
+        The answers coded :data:`TOP` (⊤), :data:`BOTTOM` (⊥) and :data:`HALTED`; shape ``(m,)`` for one run,
+        ``(trials, m)`` for many.
+    """
 
     outputs: np.ndarray
 
@@ -260,7 +407,16 @@ class SparseVectorResult:
 
 @dataclass(frozen=True)
 class NumericSparseResult(SparseVectorResult):
-    """Outputs of NumericSparse: as SparseVector, plus ``values``, the released noisy answers (NaN elsewhere)."""
+    """Outputs of NumericSparse: as SparseVector, plus the released noisy answers.
+
+    Attributes
+    ----------
+    outputs : numpy.ndarray of float
+        The answers coded :data:`TOP` (⊤), :data:`BOTTOM` (⊥) and :data:`HALTED`; shape ``(m,)`` for one run,
+        ``(trials, m)`` for many.
+    values : numpy.ndarray of float
+        Same shape: the released noisy answer where ``outputs`` is ⊤, NaN elsewhere.
+    """
 
     values: np.ndarray
 
@@ -313,8 +469,42 @@ def sparse_vector(
     noise) on the remaining queries; halts after the c-th ⊤. By basic composition the whole
     is c·(ε/c) = ε-DP (with δ > 0, advanced composition; see :func:`sparse_vector_scales`, whose
     caveat applies: Dwork & Roth state that calibration for ε < 1, and it is checked, not assumed).
+    One draw of query noise covers all trials.
 
-    Returns outputs coded :data:`TOP`, :data:`BOTTOM`, :data:`HALTED`, one draw for all trials.
+    Parameters
+    ----------
+    answers : array_like, shape (m,)
+        The query answers q₁(D), …, q_m(D).
+    threshold : float or array_like, shape (m,)
+        T (or one threshold per query).
+    epsilon : float
+        The privacy parameter ε of the whole run, > 0.
+    c : int
+        The number of ⊤ answers after which it halts, ≥ 1.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+    delta : float, optional
+        0 (default) for basic composition, or δ in (0, 1) for advanced composition.
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the noise.
+    trials : int or None, optional
+        Number of independent runs, ≥ 1; None (default) for one run.
+
+    Returns
+    -------
+    SparseVectorResult
+        Outputs coded :data:`TOP`, :data:`BOTTOM`, :data:`HALTED`, shape ``(m,)`` or ``(trials, m)``.
+
+    Raises
+    ------
+    ValueError
+        If ``answers`` is not a non-empty 1-D array of finite numbers, ``threshold`` is neither one finite
+        number nor one per query, ``c`` or ``trials`` is not an integer ≥ 1, ``epsilon`` or ``sensitivity`` is
+        not a finite number > 0, ``delta`` is neither 0 nor in (0, 1) or is too large for advanced composition
+        at this ε (see :func:`sparse_vector_scales`), or ``rng`` is a negative seed.
+    TypeError
+        If a parameter is not a number (or array of numbers) of its kind, or ``rng`` is not a seed,
+        ``SeedSequence`` or ``Generator``.
     """
     q, t = check_answers_and_threshold(answers, threshold)
     c = check_integer(c, "c", minimum=1)
@@ -344,6 +534,40 @@ def numeric_sparse(
     for the released values, s = ``numeric_share`` (default: Dwork & Roth's, 1/9 for δ = 0 and
     1/(√512 + 1) for δ > 0). The values are qᵢ(D) + Lap(σ(2sε)) (Lap(cΔ/(sε)) for δ = 0), fresh
     noise independent of the comparison.
+
+    Parameters
+    ----------
+    answers : array_like, shape (m,)
+        The query answers q₁(D), …, q_m(D).
+    threshold : float or array_like, shape (m,)
+        T (or one threshold per query).
+    epsilon : float
+        The privacy parameter ε of the whole run, > 0.
+    c : int
+        The number of ⊤ answers (released values) after which it halts, ≥ 1.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+    delta : float, optional
+        0 (default) for basic composition, or δ in (0, 1) for advanced composition.
+    numeric_share : float or None, optional
+        The share s of ε for the released values, in (0, 1); None (default) for Dwork & Roth's.
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the noise.
+    trials : int or None, optional
+        Number of independent runs, ≥ 1; None (default) for one run.
+
+    Returns
+    -------
+    NumericSparseResult
+        Outputs coded as :func:`sparse_vector`'s and the released values (NaN where not ⊤), each of shape
+        ``(m,)`` or ``(trials, m)``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`sparse_vector`, and if ``numeric_share`` is not in (0, 1).
+    TypeError
+        As :func:`sparse_vector`.
     """
     q, t = check_answers_and_threshold(answers, threshold)
     c = check_integer(c, "c", minimum=1)

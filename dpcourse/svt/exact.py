@@ -172,9 +172,32 @@ def generalized_above_threshold_pmf(
 ) -> np.ndarray:
     """Exact Pr[⊥ᵏ⊤] (k = 0 … m − 1) and Pr[⊥ᵐ] for AboveThreshold with any noise distributions.
 
-    ``threshold_noise`` and ``query_noise`` are ``scipy.stats`` frozen continuous
-    distributions, or ``None`` for no noise (then the probabilities are computed directly,
-    without quadrature: no threshold noise means no integral).
+    With no threshold noise the probabilities are computed directly, without quadrature: no threshold
+    noise means no integral.
+
+    Parameters
+    ----------
+    answers : array_like, shape (m,)
+        The query answers q₁(D), …, q_m(D).
+    threshold : float or array_like, shape (m,)
+        T (or one threshold per query).
+    threshold_noise : scipy.stats frozen continuous distribution or None
+        The distribution of ρ, added to the threshold; ``None`` for no noise.
+    query_noise : scipy.stats frozen continuous distribution or None
+        The distribution of each νᵢ, added to the answers; ``None`` for no noise.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(m + 1,)``: entry k < m is Pr[⊥ᵏ⊤], the last Pr[⊥ᵐ]; they sum to 1.
+
+    Raises
+    ------
+    ValueError
+        If ``answers`` is not a non-empty 1-D array of finite numbers or ``threshold`` is neither one finite
+        number nor one per query.
+    TypeError
+        If ``answers`` or ``threshold`` is not numeric.
     """
     q, t = check_answers_and_threshold(answers, threshold)
     threshold_noise, query_noise = _fast(threshold_noise), _fast(query_noise)
@@ -190,8 +213,32 @@ def above_threshold_pmf(
 ) -> np.ndarray:
     """Exact output distribution of :func:`dpcourse.svt.above_threshold`, length m + 1.
 
-    Entry k < m is Pr[output = ⊥ᵏ⊤]; the last entry is Pr[all m answers ⊥]. Accurate to
-    about 1e-15 absolute (24-point Gauss–Legendre on smooth pieces no longer than the noise scale).
+    Accurate to about 1e-15 absolute (24-point Gauss–Legendre on smooth pieces no longer than the
+    noise scale).
+
+    Parameters
+    ----------
+    answers : array_like, shape (m,)
+        The query answers q₁(D), …, q_m(D).
+    threshold : float or array_like, shape (m,)
+        T (or one threshold per query).
+    epsilon : float
+        The privacy parameter ε, > 0.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(m + 1,)``: entry k < m is Pr[output = ⊥ᵏ⊤]; the last entry is Pr[all m answers ⊥].
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` or ``sensitivity`` is not a finite number > 0, ``answers`` is not a non-empty 1-D array
+        of finite numbers, or ``threshold`` is neither one finite number nor one per query.
+    TypeError
+        If a parameter is not a number (or array of numbers).
 
     Examples
     --------
@@ -214,7 +261,37 @@ def outcome_integrand(
     threshold_noise: Any,
     query_noise: Any,
 ) -> np.ndarray:
-    """The integrand p_ρ(z)·Pr[outcome | ρ = z] of one outcome (k < m: ⊥ᵏ⊤; k = m: all ⊥), at points ``z``."""
+    """The integrand p_ρ(z)·Pr[outcome | ρ = z] of one outcome (k < m: ⊥ᵏ⊤; k = m: all ⊥), at points ``z``.
+
+    Parameters
+    ----------
+    z : float or array_like, shape (n,)
+        Values of the threshold noise ρ, finite.
+    outcome : int
+        The outcome k, in [0, m]: ⊥ᵏ⊤ for k < m, all ⊥ for k = m.
+    answers : array_like, shape (m,)
+        The query answers q₁(D), …, q_m(D).
+    threshold : float or array_like, shape (m,)
+        T (or one threshold per query).
+    threshold_noise : scipy.stats frozen continuous distribution
+        The distribution of ρ (its density p_ρ is the integrand's first factor).
+    query_noise : scipy.stats frozen continuous distribution or None
+        The distribution of each νᵢ; ``None`` for no noise.
+
+    Returns
+    -------
+    numpy.ndarray
+        The integrand at each point, shape ``(n,)`` (``(1,)`` for one number).
+
+    Raises
+    ------
+    ValueError
+        If ``answers`` is not a non-empty 1-D array of finite numbers, ``threshold`` is neither one finite
+        number nor one per query, ``z`` is not a non-empty array of finite numbers of dimension 0 or 1, or
+        ``outcome`` is not an integer in [0, m].
+    TypeError
+        If ``answers``, ``threshold`` or ``z`` is not numeric, or ``outcome`` is not an integer.
+    """
     q, t = check_answers_and_threshold(answers, threshold)
     z = np.atleast_1d(check_array(z, "z", ndim=(0, 1)))
     outcome = check_integer(outcome, "outcome", minimum=0, maximum=q.size)
@@ -223,7 +300,28 @@ def outcome_integrand(
 
 
 def privacy_loss(p: ArrayLike, q: ArrayLike) -> np.ndarray:
-    """ln(p/q) per outcome: +∞ where only p is positive, −∞ where only q is, 0 where both are 0."""
+    """ln(p/q) per outcome: +∞ where only p is positive, −∞ where only q is, 0 where both are 0.
+
+    Parameters
+    ----------
+    p : float or array_like, shape (n,)
+        The outcome probabilities on D, finite and ≥ 0.
+    q : float or array_like, shape (n,)
+        The outcome probabilities on D′, the same shape, finite and ≥ 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        The privacy loss of each outcome, shaped like ``p``.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` or ``q`` is empty, has a non-finite or negative entry, or has more than one dimension, or
+        their shapes differ.
+    TypeError
+        If ``p`` or ``q`` is not numeric.
+    """
     p = check_array(p, "p", ndim=(0, 1), min_size=1)
     q = check_array(q, "q", ndim=(0, 1), min_size=1)
     if p.shape != q.shape or np.any(p < 0) or np.any(q < 0):
@@ -235,7 +333,21 @@ def privacy_loss(p: ArrayLike, q: ArrayLike) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PrivacyLoss:
-    """The exact outcome probabilities on two neighbours and the privacy loss of each outcome."""
+    """The exact outcome probabilities on two neighbours and the privacy loss of each outcome.
+
+    Attributes
+    ----------
+    pmf_d : numpy.ndarray
+        Pr[M(D) = o] for each outcome o, shape ``(m + 1,)`` (indexed as :func:`above_threshold_pmf`).
+    pmf_d_prime : numpy.ndarray
+        Pr[M(D′) = o], the same shape.
+    loss : numpy.ndarray
+        ln(Pr[M(D) = o]/Pr[M(D′) = o]) for each outcome (see :func:`privacy_loss`).
+    worst_outcome : int
+        The outcome of largest |loss| among those resolved (probability above 1e-12 on one side at least).
+    max_loss : float
+        That largest |loss|.
+    """
 
     pmf_d: np.ndarray
     pmf_d_prime: np.ndarray
@@ -264,6 +376,37 @@ def max_privacy_loss(
     pass a ``scipy.stats`` distribution (or ``None`` for no noise) to study a broken variant.
     Outcomes with probability below 1e-12 on both sides are left out of the maximum, since
     their ratio is not resolved by the quadrature.
+
+    Parameters
+    ----------
+    answers_d : array_like, shape (m,)
+        The query answers on D, finite.
+    answers_d_prime : array_like, shape (m,)
+        The same queries' answers on D′, each within Δ of its answer on D.
+    threshold : float or array_like, shape (m,)
+        T (or one threshold per query).
+    epsilon : float
+        The privacy parameter ε of the calibration, > 0 (checked even when both noises are given).
+    sensitivity : float, optional
+        The sensitivity Δ, > 0 (default 1).
+    threshold_noise : scipy.stats frozen continuous distribution or None, optional
+        The distribution of ρ; by default Lap(2Δ/ε), AboveThreshold's own.
+    query_noise : scipy.stats frozen continuous distribution or None, optional
+        The distribution of each νᵢ; by default Lap(4Δ/ε), AboveThreshold's own.
+
+    Returns
+    -------
+    PrivacyLoss
+        Both output distributions, the loss of every outcome, and the worst outcome and its |loss|.
+
+    Raises
+    ------
+    ValueError
+        If ``sensitivity`` or ``epsilon`` is not a finite number > 0, the answers are not two non-empty 1-D
+        arrays of finite numbers of the same shape that differ by at most Δ in every query, or ``threshold`` is
+        neither one finite number nor one per query.
+    TypeError
+        If a parameter is not a number (or array of numbers).
     """
     delta_q = check_positive(sensitivity, "sensitivity")
     a, b = check_neighbouring_answers(answers_d, answers_d_prime, delta_q)
@@ -284,6 +427,25 @@ def adversarial_pair(num_queries: int, *, sensitivity: float = 1.0) -> tuple[np.
 
     On D′ every early query is Δ higher (more likely to stop early) and the last is Δ lower;
     the outcome ⊥^{m−1}⊤ is then as much less likely on D′ as the proof allows.
+
+    Parameters
+    ----------
+    num_queries : int
+        The number m of queries, ≥ 1.
+    sensitivity : float, optional
+        The sensitivity Δ, > 0 (default 1).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(answers_d, answers_d_prime)``, each of shape ``(m,)``.
+
+    Raises
+    ------
+    ValueError
+        If ``num_queries`` is not an integer ≥ 1 or ``sensitivity`` is not a finite number > 0.
+    TypeError
+        If ``num_queries`` is not an integer or ``sensitivity`` is not a real number.
     """
     m = check_integer(num_queries, "num_queries", minimum=1)
     sensitivity = check_positive(sensitivity, "sensitivity")
@@ -329,13 +491,49 @@ def proof_steps(
     sensitivity: float = 1.0,
     grid_points: int = 4001,
 ) -> ProofSteps:
-    """Check the steps of the proof that Pr[M(D) = ⊥ᵏ⊤] ≤ e^ε Pr[M(D′) = ⊥ᵏ⊤] on concrete inputs."""
+    """Check the steps of the proof that Pr[M(D) = ⊥ᵏ⊤] ≤ e^ε Pr[M(D′) = ⊥ᵏ⊤] on concrete inputs.
+
+    The noises are AboveThreshold's own for ε and Δ; the factors are maxima over ``grid_points`` values of z
+    spread evenly between the threshold noise's 1e-9 and 1 − 1e-9 quantiles.
+
+    Parameters
+    ----------
+    answers_d : array_like, shape (m,)
+        The query answers on D, finite.
+    answers_d_prime : array_like, shape (m,)
+        The same queries' answers on D′, each within Δ of its answer on D.
+    outcome : int
+        The k of the outcome ⊥ᵏ⊤, in [0, m − 1].
+    threshold : float
+        The threshold T, one finite number.
+    epsilon : float
+        The privacy parameter ε, > 0.
+    sensitivity : float, optional
+        The sensitivity Δ, > 0 (default 1).
+    grid_points : int, optional
+        The number of values of z the factors are maximised over, ≥ 1 (default 4001).
+
+    Returns
+    -------
+    ProofSteps
+        Each step's number, beside e^{ε/2}.
+
+    Raises
+    ------
+    ValueError
+        If ``sensitivity`` or ``epsilon`` is not a finite number > 0, the answers are not two non-empty 1-D
+        arrays of finite numbers of the same shape that differ by at most Δ in every query, ``outcome`` is not
+        an integer in [0, m − 1], ``threshold`` is not one finite number, or ``grid_points`` is not an
+        integer ≥ 1.
+    TypeError
+        If a parameter is not a number (or array of numbers) of its kind.
+    """
     delta_q = check_positive(sensitivity, "sensitivity")
     a, b = check_neighbouring_answers(answers_d, answers_d_prime, delta_q)
     k = check_integer(outcome, "outcome", minimum=0, maximum=a.size - 1)  # k of ⊥ᵏ⊤
     rho, nu = _calibrated(epsilon, delta_q)
     t = float(check_array(threshold, "threshold", ndim=0))
-    z = np.linspace(rho.ppf(1e-9), rho.isf(1e-9), grid_points)
+    z = np.linspace(rho.ppf(1e-9), rho.isf(1e-9), check_integer(grid_points, "grid_points", minimum=1))
 
     exact = generalized_above_threshold_pmf(a, threshold=t, threshold_noise=rho, query_noise=nu)[k]
     # u = z + Δ: integrate p_ρ(u − Δ)·Pr[⊥ᵏ⊤ | ρ = u − Δ] over u with adaptive quadrature (independent of

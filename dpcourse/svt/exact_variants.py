@@ -91,6 +91,37 @@ def variant_pattern_probability(
     is νᵢ ∈ [max(Tᵢ + z, lo) − qᵢ, hi − qᵢ]; Alg. 2's re-drawn threshold makes each stretch up to
     and including a ⊤ an independent integral. A pattern the stopping rule cannot produce has
     probability 0.
+
+    Parameters
+    ----------
+    variant : str or Variant
+        A key of :data:`~dpcourse.svt.VARIANTS` (``"alg1"`` … ``"alg6"``, ``"svt_s"``) or a :class:`Variant`.
+    answers : array_like, shape (m,)
+        The query answers q₁(D), …, q_m(D).
+    pattern : sequence, length m
+        The output event, one entry per query as above.
+    threshold : float or array_like, shape (m,)
+        T (or one threshold per query).
+    epsilon : float
+        The privacy parameter ε the variant is run with, > 0.
+    c : int
+        The variant's c, ≥ 1.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+
+    Returns
+    -------
+    float
+        The probability of the event, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If ``variant`` is not a known key, ``epsilon`` or ``sensitivity`` is not a finite number > 0, ``c`` is
+        not an integer ≥ 1, ``answers`` or ``threshold`` is not as above (finite numbers), ``pattern`` does not
+        have m entries, or one of its entries is neither ±∞, NaN nor a pair ``(lo, hi)`` with lo < hi.
+    TypeError
+        If a parameter is not a number (or array of numbers) of its kind.
     """
     v = VARIANTS[check_choice(variant, "variant", sorted(VARIANTS))] if isinstance(variant, str) else variant
     spec = v.spec(
@@ -149,8 +180,7 @@ def counterexample(
 ) -> tuple[np.ndarray, np.ndarray, float, Sequence[PatternEntry]]:
     """A neighbouring pair and an output event that show each variant's worst case.
 
-    Returns ``(answers_d, answers_d_prime, threshold, pattern)`` for
-    :func:`variant_pattern_probability`:
+    For :func:`variant_pattern_probability`, the pair and event of each variant are:
 
     * alg1, svt_s: (0^{m−c}, Δ^c) / (Δ^{m−c}, 0^c) and ⊥^{m−c}⊤^c. The m − c early ⊥ are
       paid for once by the threshold noise (ε₁) and each of the c late ⊤ by its query noise
@@ -165,6 +195,31 @@ def counterexample(
       the low number pins the threshold, and each ⊥ adds ε/(2c) of loss;
     * alg4: (0^{m−c}, Δ^c) / (Δ^{m−c}, 0^c) and ⊥^{m−c}⊤^c: the loss tends to (1 + 6c)ε/4;
     * alg6: the X shape (Δ^k, 0^k) / (0^k, Δ^k) with k = ⌊m/2⌋ and ⊤^k⊥^k: the loss grows with k.
+
+    Parameters
+    ----------
+    variant_key : str
+        ``"alg1"`` … ``"alg6"`` or ``"svt_s"``.
+    num_queries : int
+        The number m of queries, ≥ 1 (≥ c for alg2).
+    c : int, optional
+        The variant's c, ≥ 1 (default 1).
+    sensitivity : float, optional
+        The sensitivity Δ, > 0 (default 1).
+
+    Returns
+    -------
+    tuple
+        ``(answers_d, answers_d_prime, threshold, pattern)``: two arrays of shape ``(m,)``, the threshold
+        (a float) and the event (a list of m entries).
+
+    Raises
+    ------
+    ValueError
+        If ``variant_key`` is not one of the seven, ``num_queries`` or ``c`` is not an integer ≥ 1 (or, for
+        alg2, ``num_queries`` < ``c``), or ``sensitivity`` is not a finite number > 0.
+    TypeError
+        If ``num_queries`` or ``c`` is not an integer, or ``sensitivity`` is not a real number.
     """
     m = check_integer(num_queries, "num_queries", minimum=1)
     c = check_integer(c, "c", minimum=1)
@@ -206,6 +261,32 @@ def exact_variant_loss(
     The losses notebook 05 and its panel show at ε = 1 come from the shipped table
     (:data:`VARIANT_LOSS_TABLE`, the same numbers): an entry is used only when the variant's noise
     and the counterexample it was computed from match today's exactly.
+
+    Parameters
+    ----------
+    variant_key : str
+        ``"alg1"`` … ``"alg6"`` or ``"svt_s"``.
+    num_queries : int
+        The number m of queries, ≥ 1 (≥ c for alg2).
+    epsilon : float
+        The privacy parameter ε the variant is run with, > 0.
+    c : int, optional
+        The variant's c, ≥ 1 (default 1).
+    sensitivity : float, optional
+        The sensitivity Δ, > 0 (default 1).
+
+    Returns
+    -------
+    tuple of float
+        ``(loss, p, p_prime)``: ln(p/p′), ∞ when p′ = 0 < p and 0 when p = 0, and the event's probabilities
+        on D and D′.
+
+    Raises
+    ------
+    ValueError
+        As :func:`counterexample`, and if ``epsilon`` is not a finite number > 0.
+    TypeError
+        As :func:`counterexample`, and if ``epsilon`` is not a real number.
     """
     stored = _stored_variant_loss(variant_key, num_queries, epsilon, c, sensitivity)
     if stored is not None:
@@ -237,7 +318,33 @@ def svt_s_lemma_losses(
     this computes, with :func:`variant_pattern_probability`, the loss of ⊥^ℓ on (0^ℓ) against
     (Δ^ℓ) and of ⊤^ℓ on (Δ^ℓ) against (0^ℓ) (each answer moves by Δ, towards the event on D),
     threshold Δ/2, for SVT-S with ε, c and its default allocation; ⊤^ℓ needs ℓ ≤ c (SVT-S stops
-    after c ⊤), and is NaN otherwise. Returns ``(bottom_losses, top_losses, ε₁)``.
+    after c ⊤), and is NaN otherwise.
+
+    Parameters
+    ----------
+    lengths : sequence of int
+        The lengths ℓ, each ≥ 1; not empty.
+    epsilon : float
+        SVT-S's ε = ε₁ + ε₂, > 0.
+    c : int
+        SVT-S's c, ≥ 1.
+    sensitivity : float, optional
+        The sensitivity Δ, > 0 (default 1).
+
+    Returns
+    -------
+    tuple
+        ``(bottom_losses, top_losses, epsilon_1)``: two arrays with one loss per length (NaN in
+        ``top_losses`` where ℓ > c) and ε₁, the bound of both lemmas.
+
+    Raises
+    ------
+    ValueError
+        If ``c`` is not an integer ≥ 1, ``epsilon`` or ``sensitivity`` is not a finite number > 0, or
+        ``lengths`` is not a non-empty sequence of integers ≥ 1.
+    TypeError
+        If ``c`` or an entry of ``lengths`` is not an integer, or ``epsilon`` or ``sensitivity`` is not a real
+        number.
     """
     c = check_integer(c, "c", minimum=1)
     delta_q = check_positive(sensitivity, "sensitivity")
@@ -269,6 +376,32 @@ def numeric_svt_s_loss(
     for SVT-S, (0^{m−c}, Δ^c) against (Δ^{m−c}, 0^c) and ⊥^{m−c} followed by c answers above, with each
     released number in [Δ, Δ + 50cΔ/ε₃] (every one where D's answer is the larger, so that each release
     pays its full ε₃/c).
+
+    Parameters
+    ----------
+    num_queries : int
+        The number m of queries, ≥ 1.
+    epsilon : float
+        SVT-S's ε = ε₁ + ε₂ for the comparisons, > 0.
+    numeric_epsilon : float
+        ε₃ for the released values, > 0.
+    c : int
+        SVT-S's c, ≥ 1.
+    sensitivity : float, optional
+        The sensitivity Δ, > 0 (default 1).
+
+    Returns
+    -------
+    float
+        The exact privacy loss of the event.
+
+    Raises
+    ------
+    ValueError
+        If ``num_queries`` or ``c`` is not an integer ≥ 1, or ``epsilon``, ``numeric_epsilon`` or
+        ``sensitivity`` is not a finite number > 0.
+    TypeError
+        If ``num_queries`` or ``c`` is not an integer, or another parameter is not a real number.
     """
     m = check_integer(num_queries, "num_queries", minimum=1)
     c = check_integer(c, "c", minimum=1)
@@ -363,7 +496,25 @@ def write_variant_loss_table(
     """Compute :func:`exact_variant_loss` at ε = 1, Δ = 1 for every variant, every c in ``cs`` and every m up to
     ``max_queries`` (m ≥ c for Alg. 2), and for Alg. 1, Alg. 2 and SVT-S at m = ``long``, c = 1, 2, 3; store
     each (loss, p, p′) with its fingerprint. ``python -m dpcourse.data`` runs this; ``tests/svt/test_exact.py``
-    recomputes part of it and compares."""
+    recomputes part of it and compares.
+
+    Parameters
+    ----------
+    path : pathlib.Path, optional
+        Where to write the table (default :data:`VARIANT_LOSS_TABLE`, the shipped one); its folder is created.
+    max_queries : int, optional
+        The largest m of the grid (default :data:`VARIANT_LOSS_TABLE_MAX_QUERIES`).
+    cs : sequence of int, optional
+        The values of c of the grid (default :data:`VARIANT_LOSS_TABLE_CS`).
+    long : int or None, optional
+        The m of the long cases of Alg. 1, Alg. 2 and SVT-S (default :data:`VARIANT_LOSS_TABLE_LONG`); None
+        leaves them out.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``, the table written (a compressed ``.npz`` of keys and rows).
+    """
     cases = [(key, m, c) for key in VARIANTS for c in cs for m in range(1, max_queries + 1) if key != "alg2" or m >= c]
     if long is not None:
         cases += [(key, long, c) for key in ("alg1", "alg2", "svt_s") for c in (1, 2, 3)]

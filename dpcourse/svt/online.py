@@ -17,6 +17,7 @@ from .._validation import (
     check_array,
     check_epsilon,
     check_integer,
+    check_nonnegative,
     check_positive,
     check_probability,
 )
@@ -45,6 +46,33 @@ class OnlineAboveThreshold:
     the object has halted and :meth:`test` raises :class:`HaltedError`. The whole
     interaction is ε-DP however many queries are asked, so ``privacy_spent`` is ε from the start.
 
+    Parameters
+    ----------
+    threshold : float
+        The threshold T, a finite number.
+    epsilon : float
+        The privacy parameter ε of the whole interaction, > 0.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the noise.
+
+    Attributes
+    ----------
+    answered : int
+        How many queries :meth:`test` has answered.
+    halted : bool
+        Whether the ⊤ has come (no more queries are answered).
+
+    Raises
+    ------
+    ValueError
+        If ``threshold`` is not one finite number, ``epsilon`` or ``sensitivity`` is not a finite number > 0,
+        or ``rng`` is a negative seed.
+    TypeError
+        If ``threshold``, ``epsilon`` or ``sensitivity`` is not a number, or ``rng`` is not a seed,
+        ``SeedSequence`` or ``Generator``.
+
     Examples
     --------
     >>> at = OnlineAboveThreshold(threshold=10.0, epsilon=100.0, rng=0)
@@ -66,10 +94,31 @@ class OnlineAboveThreshold:
 
     @property
     def privacy_spent(self) -> float:
+        """ε: the whole interaction's budget, spent from the start."""
         return self.epsilon
 
     def test(self, value: float) -> bool:
-        """Compare one query answer with the noisy threshold: ``True`` for ⊤ (and halt), ``False`` for ⊥."""
+        """Compare one query answer with the noisy threshold: ``True`` for ⊤ (and halt), ``False`` for ⊥.
+
+        Parameters
+        ----------
+        value : float
+            The query's true answer q(D), a finite number.
+
+        Returns
+        -------
+        bool
+            ``True`` for ⊤ (the object has now halted), ``False`` for ⊥.
+
+        Raises
+        ------
+        HaltedError
+            If the object has already halted.
+        ValueError
+            If ``value`` is not one finite number.
+        TypeError
+            If ``value`` is not a number.
+        """
         if self.halted:
             raise HaltedError("AboveThreshold has halted after its ⊤; start a new run to ask more queries")
         value = float(check_array(value, "value", ndim=0))
@@ -87,6 +136,39 @@ class OnlineSparseVector:
     started so far, (runs started)·ε/c ≤ ε (δ = 0; with δ > 0 the total is (ε, δ) by
     advanced composition, checked as in :func:`sparse_vector_scales`, and ``privacy_spent``
     reports ε once started).
+
+    Parameters
+    ----------
+    threshold : float
+        The threshold T, a finite number.
+    epsilon : float
+        The privacy parameter ε of the whole interaction, > 0.
+    c : int
+        The number of ⊤ answers after which it halts, ≥ 1.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+    delta : float, optional
+        0 (default) for basic composition, or δ in (0, 1) for advanced composition.
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the noise.
+
+    Attributes
+    ----------
+    answered : int
+        How many queries :meth:`test` has answered.
+    num_above : int
+        How many of them came out ⊤.
+    halted : bool
+        Whether the c-th ⊤ has come (no more queries are answered).
+
+    Raises
+    ------
+    ValueError
+        If ``threshold`` is not one finite number, ``epsilon`` or ``sensitivity`` is not a finite number > 0,
+        ``c`` is not an integer ≥ 1, ``delta`` is neither 0 nor in (0, 1) or is too large for advanced
+        composition at this ε (see :func:`sparse_vector_scales`), or ``rng`` is a negative seed.
+    TypeError
+        If a parameter is not a number of its kind, or ``rng`` is not a seed, ``SeedSequence`` or ``Generator``.
     """
 
     def __init__(
@@ -102,7 +184,7 @@ class OnlineSparseVector:
         self.threshold = float(check_array(threshold, "threshold", ndim=0))
         self.epsilon = check_epsilon(epsilon)
         self.c = check_integer(c, "c", minimum=1)
-        self.delta = float(delta)
+        self.delta = check_nonnegative(delta, "delta")  # its upper end is sparse_vector_scales's to check
         self.sensitivity = check_positive(sensitivity, "sensitivity")
         self._set_scales()
         self._rng = as_generator(rng)
@@ -121,6 +203,7 @@ class OnlineSparseVector:
 
     @property
     def privacy_spent(self) -> float:
+        """ε/c per AboveThreshold run started (δ = 0); ε with δ > 0."""
         if self.delta > 0:
             return self.epsilon
         runs_started = min(self.num_above + 1, self.c)
@@ -142,7 +225,29 @@ class OnlineSparseVector:
         return bool(above)
 
     def test(self, value: float) -> bool:
-        """⊤ (``True``) or ⊥ (``False``) for one query answer."""
+        """⊤ (``True``) or ⊥ (``False``) for one query answer.
+
+        After a ⊤ that is not the c-th, a new AboveThreshold run starts with fresh threshold noise.
+
+        Parameters
+        ----------
+        value : float
+            The query's true answer q(D), a finite number.
+
+        Returns
+        -------
+        bool
+            ``True`` for ⊤, ``False`` for ⊥.
+
+        Raises
+        ------
+        HaltedError
+            If the object has already halted (after its c-th ⊤).
+        ValueError
+            If ``value`` is not one finite number.
+        TypeError
+            If ``value`` is not a number.
+        """
         return self._compare(value)
 
 
@@ -151,6 +256,39 @@ class OnlineNumericSparse(OnlineSparseVector):
 
     The comparisons use (1 − s)·ε and the released values s·ε, s = ``numeric_share``
     (default Dwork & Roth's: 1/9 for δ = 0, 1/(√512 + 1) for δ > 0); see :func:`numeric_sparse_scales`.
+
+    Parameters
+    ----------
+    threshold : float
+        The threshold T, a finite number.
+    epsilon : float
+        The privacy parameter ε of the whole interaction, > 0.
+    c : int
+        The number of ⊤ answers (released values) after which it halts, ≥ 1.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+    delta : float, optional
+        0 (default) for basic composition, or δ in (0, 1) for advanced composition.
+    numeric_share : float or None, optional
+        The share s of ε for the released values, in (0, 1); None (default) for Dwork & Roth's.
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the noise.
+
+    Attributes
+    ----------
+    answered : int
+        How many queries :meth:`test` has answered.
+    num_above : int
+        How many of them came out ⊤ (and released a value).
+    halted : bool
+        Whether the c-th ⊤ has come (no more queries are answered).
+
+    Raises
+    ------
+    ValueError
+        As :class:`OnlineSparseVector`, and if ``numeric_share`` is not in (0, 1).
+    TypeError
+        As :class:`OnlineSparseVector`.
     """
 
     def __init__(
@@ -188,7 +326,27 @@ class OnlineNumericSparse(OnlineSparseVector):
 
     # NumericSparse answers ⊤ with a noisy value (Dwork & Roth, Algorithm 3), not True: the override is the algorithm.
     def test(self, value: float) -> float | None:  # type: ignore[override]
-        """``None`` for ⊥; for ⊤, the answer plus fresh Lap(σ(2sε)) noise (see :func:`numeric_sparse_scales`)."""
+        """``None`` for ⊥; for ⊤, the answer plus fresh Lap(σ(2sε)) noise (see :func:`numeric_sparse_scales`).
+
+        Parameters
+        ----------
+        value : float
+            The query's true answer q(D), a finite number.
+
+        Returns
+        -------
+        float or None
+            The released noisy answer for ⊤, ``None`` for ⊥.
+
+        Raises
+        ------
+        HaltedError
+            If the object has already halted (after its c-th ⊤).
+        ValueError
+            If ``value`` is not one finite number.
+        TypeError
+            If ``value`` is not a number.
+        """
         if not self._compare(value):
             return None
         return float(value) + float(self._rng.laplace(0.0, self._numeric_scale))

@@ -47,10 +47,21 @@ _TOP_OR_BOTTOM = np.array([BOTTOM, TOP])  # indexed by "above the threshold"
 class NoiseSpec:
     """What one run of a variant does, as numbers: the scales of its noises and its stopping rule.
 
-    ``numeric`` is ``"none"`` (output ⊤), ``"compared"`` (output qᵢ + νᵢ, the noisy value it
-    just compared: Alg. 3) or ``"fresh"`` (output qᵢ + Lap(``numeric_scale``): SVT-S with ε₃ > 0).
-    ``redraw_scale`` is the scale of a fresh threshold noise after each ⊤ (Alg. 2), or None.
-    ``c`` is the number of ⊤ after which it stops, or None for never.
+    Attributes
+    ----------
+    threshold_scale : float
+        The Laplace scale of the threshold noise ρ; 0 for none.
+    query_scale : float
+        The Laplace scale of each query's noise νᵢ; 0 for none.
+    c : int or None
+        The number of ⊤ after which it stops, or None for never.
+    redraw_scale : float or None, optional
+        The scale of a fresh threshold noise drawn after each ⊤ (Alg. 2), or None (default) to keep ρ.
+    numeric : {"none", "compared", "fresh"}, optional
+        What it outputs on ⊤: ``"none"`` (default) ⊤ itself, ``"compared"`` qᵢ + νᵢ, the noisy value it
+        just compared (Alg. 3), or ``"fresh"`` qᵢ + Lap(``numeric_scale``) (SVT-S with ε₃ > 0).
+    numeric_scale : float, optional
+        The scale of the fresh noise of ``numeric="fresh"`` (default 0).
     """
 
     threshold_scale: float
@@ -120,7 +131,7 @@ def svt_standard_spec(
     c: int,
     sensitivity: float = 1.0,
     *,
-    numeric_epsilon: float | None = 0.0,
+    numeric_epsilon: float = 0.0,
     monotonic: bool = False,
     ratio: float | None = None,
 ) -> NoiseSpec:
@@ -129,6 +140,34 @@ def svt_standard_spec(
     ε = ε₁ + ε₂ is split as ε₁ : ε₂ = 1 : ``ratio``, by default their optimum 1 : (2c)^{2/3}
     (1 : c^{2/3} for monotonic queries). With ``numeric_epsilon`` ε₃ > 0 each ⊤ is released
     as qᵢ + Lap(cΔ/ε₃), for a total of ε + ε₃.
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget ε = ε₁ + ε₂ of the comparisons, > 0.
+    c : int
+        The number of ⊤ after which it stops, ≥ 1.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+    numeric_epsilon : float, optional
+        ε₃ ≥ 0 for the released values; 0 (default) outputs ⊤ instead of a value.
+    monotonic : bool, optional
+        Whether the queries are monotonic (all answers move the same way between neighbours); default False.
+    ratio : float or None, optional
+        ε₂/ε₁, > 0; None (default) for the optimum above.
+
+    Returns
+    -------
+    NoiseSpec
+        The specification, for :func:`run_spec`.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon``, ``sensitivity`` or ``ratio`` is not a finite number > 0, ``c`` is not an integer ≥ 1,
+        or ``numeric_epsilon`` is not a finite number ≥ 0.
+    TypeError
+        If a parameter is not a number of its kind (``numeric_epsilon=None`` included).
     """
     c = check_integer(c, "c", minimum=1)
     r = ((c if monotonic else 2 * c) ** (2 / 3)) if ratio is None else check_positive(ratio, "ratio")
@@ -164,7 +203,34 @@ def run_spec(
     """Run the algorithm described by ``spec`` on ``answers``, ``trials`` times at once.
 
     The queries are visited in order (each depends on how many ⊤ came before), every step
-    vectorised over the trials. Returns the ``(trials, m)`` output codes.
+    vectorised over the trials.
+
+    Parameters
+    ----------
+    spec : NoiseSpec
+        The variant's noises and stopping rule.
+    answers : array_like, shape (m,)
+        The query answers q₁(D), …, q_m(D).
+    threshold : float or array_like, shape (m,)
+        T (or one threshold per query).
+    trials : int
+        Number of independent runs, ≥ 1 (None is taken as 1).
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the noise.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The ``(trials, m)`` output codes: :data:`BOTTOM`, :data:`TOP`, :data:`HALTED` or a released value.
+
+    Raises
+    ------
+    ValueError
+        If ``answers`` is not a non-empty 1-D array of finite numbers, ``threshold`` is neither one finite
+        number nor one per query, ``trials`` is not an integer ≥ 1, or ``rng`` is a negative seed.
+    TypeError
+        If ``answers`` or ``threshold`` is not numeric, ``trials`` is not an integer, or ``rng`` is not a seed,
+        ``SeedSequence`` or ``Generator``.
     """
     q, t = check_answers_and_threshold(answers, threshold)
     trials = check_trials(trials) or 1

@@ -28,7 +28,27 @@ __all__ = [
 # The calibration is theory (Dwork & Roth's scales, checked against advanced composition); the samplers in
 # dpcourse.svt draw with these scales and re-export them, so that bounds imports no sampler.
 def above_threshold_scales(*, epsilon: float, sensitivity: float = 1.0) -> tuple[float, float]:
-    """The scales (2Δ/ε, 4Δ/ε) of AboveThreshold's threshold and query noise (see :func:`above_threshold_noise`)."""
+    """The scales (2Δ/ε, 4Δ/ε) of AboveThreshold's threshold and query noise (see :func:`above_threshold_noise`).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter ε of the whole run, > 0.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+
+    Returns
+    -------
+    tuple of float
+        ``(threshold_scale, query_scale)`` = (2Δ/ε, 4Δ/ε), the Laplace scales of ρ and of each νᵢ.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` or ``sensitivity`` is not a finite number > 0.
+    TypeError
+        If ``epsilon`` or ``sensitivity`` is not a real number.
+    """
     eps = check_epsilon(epsilon)
     delta_q = check_positive(sensitivity, "sensitivity")
     return 2 * delta_q / eps, 4 * delta_q / eps
@@ -52,6 +72,30 @@ def sparse_vector_scales(
     and raises ``ValueError`` when it fails (large ε with large δ), rather than return a
     calibration that is not (ε, δ)-DP. Advanced composition also only pays off for many
     runs: its σ is smaller than basic composition's 2cΔ/ε only when c > 8 ln(1/δ).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter ε of the whole run (all c AboveThreshold runs), > 0.
+    c : int
+        The number of ⊤ answers before SparseVector halts, ≥ 1.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+    delta : float, optional
+        0 (default) for basic composition, or δ in (0, 1) for advanced composition.
+
+    Returns
+    -------
+    tuple of float
+        ``(threshold_scale, query_scale)`` = (σ, 2σ).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` or ``sensitivity`` is not a finite number > 0, ``c`` is not an integer ≥ 1, ``delta``
+        is neither 0 nor in (0, 1), or (δ > 0) Theorem 3.20 composes the c runs to more than ε.
+    TypeError
+        If a parameter is not a number of its kind (``c`` an integer, the others real).
     """
     eps = check_epsilon(epsilon)
     c = check_integer(c, "c", minimum=1)
@@ -80,6 +124,27 @@ def sparse_vector_composed_epsilon(*, epsilon: float, c: int, delta: float) -> f
     conservative bookkeeping (valid for ε < 1), not what the runs cost. The result is below ε whenever
     cε′(e^{ε′} − 1) ≤ ε/2 (every ε ≤ 1, and much larger ε when δ is small) and above it for large ε with
     large δ, where :func:`sparse_vector_scales` refuses.
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε the calibration is for, > 0.
+    c : int
+        The number of AboveThreshold runs, ≥ 1.
+    delta : float
+        The δ of advanced composition, in (0, 1).
+
+    Returns
+    -------
+    float
+        The total ε that Theorem 3.20 gives for the c runs.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not a finite number > 0, ``c`` is not an integer ≥ 1 or ``delta`` is not in (0, 1).
+    TypeError
+        If a parameter is not a number of its kind (``c`` an integer, the others real).
     """
     eps = check_epsilon(epsilon)
     c = check_integer(c, "c", minimum=1)
@@ -95,6 +160,23 @@ def numeric_sparse_share(delta: float = 0.0) -> float:
     δ > 0 split is the one behind the constant (√512 + 1) of Theorem 3.28, hence behind
     the slides' 2 + 32√2 = 2(1 + √512) for online PMW; the δ = 0 split there would make the
     comparison noise 9√512/(8(√512 + 1)) ≈ 1.077 times larger than the theorem assumes.
+
+    Parameters
+    ----------
+    delta : float, optional
+        0 (default) for the pure-DP split, or δ in (0, 1) for the advanced-composition split.
+
+    Returns
+    -------
+    float
+        The share s: 1/9 for δ = 0, 1/(√512 + 1) for δ > 0.
+
+    Raises
+    ------
+    ValueError
+        If ``delta`` is neither 0 nor in (0, 1).
+    TypeError
+        If ``delta`` is not a real number.
     """
     if delta == 0:
         return 1 / 9
@@ -118,6 +200,33 @@ def numeric_sparse_scales(
     each part to about half its charge (:func:`sparse_vector_composed_epsilon`). The lecture's
     "twice the budget" is s = ½. With δ > 0 each part uses δ/2 (Dwork & Roth's ln(2/δ)), so the
     whole is (ε, δ)-DP.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter ε of the whole run, > 0.
+    c : int
+        The number of ⊤ answers (and released values) before NumericSparse halts, ≥ 1.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+    delta : float, optional
+        0 (default) for basic composition, or δ in (0, 1) for advanced composition.
+    numeric_share : float or None, optional
+        The share s of ε for the released values, in (0, 1); None (default) takes :func:`numeric_sparse_share`.
+
+    Returns
+    -------
+    tuple of float
+        ``(threshold_scale, query_scale, numeric_scale)``.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` or ``sensitivity`` is not a finite number > 0, ``c`` is not an integer ≥ 1, ``delta``
+        is neither 0 nor in (0, 1), ``numeric_share`` is not in (0, 1), or (δ > 0) a part's ε is too large for
+        advanced composition (see :func:`sparse_vector_scales`).
+    TypeError
+        If a parameter is not a number of its kind (``c`` an integer, the others real).
     """
     share = numeric_sparse_share(delta) if numeric_share is None else check_probability(numeric_share, "numeric_share")
     eps = check_epsilon(epsilon)
@@ -139,6 +248,27 @@ def above_threshold_loss_bound(*, threshold_scale: float, query_scale: float, se
     With AboveThreshold's own a = 2Δ/ε and b = 4Δ/ε the bound is ε/2 + ε/2 = ε (Lecture 3; Dwork &
     Roth, Theorem 3.23). The adversarial pair of :func:`dpcourse.svt.adversarial_pair`
     reaches it as the number of queries grows.
+
+    Parameters
+    ----------
+    threshold_scale : float
+        The scale a of the threshold noise, > 0.
+    query_scale : float
+        The scale b of each query's noise, > 0.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+
+    Returns
+    -------
+    float
+        The bound Δ/a + 2Δ/b on the privacy loss.
+
+    Raises
+    ------
+    ValueError
+        If a scale or ``sensitivity`` is not a finite number > 0.
+    TypeError
+        If a parameter is not a real number.
     """
     a = check_positive(threshold_scale, "threshold_scale")
     b = check_positive(query_scale, "query_scale")
@@ -154,6 +284,30 @@ def above_threshold_accuracy_bound(*, num_queries: int, beta: float, epsilon: fl
     among the k). Both hold when |ρ| < α/2 and every |νᵢ| < α/2. With ρ ~ Lap(2Δ/ε),
     Pr[|ρ| ≥ α/2] = e^{−αε/(4Δ)}; with νᵢ ~ Lap(4Δ/ε), Pr[maxᵢ |νᵢ| ≥ α/2] ≤ k·e^{−αε/(8Δ)}.
     At α = 8Δ ln(2k/β)/ε the second is β/2 and the first smaller still, so the union bound gives β.
+
+    Parameters
+    ----------
+    num_queries : int
+        The number k of queries, ≥ 1.
+    beta : float
+        The failure probability β, in (0, 1).
+    epsilon : float
+        The privacy parameter ε, > 0.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+
+    Returns
+    -------
+    float
+        The accuracy α, in the units of the query answers.
+
+    Raises
+    ------
+    ValueError
+        If ``num_queries`` is not an integer ≥ 1, ``beta`` is not in (0, 1), or ``epsilon`` or ``sensitivity``
+        is not a finite number > 0.
+    TypeError
+        If a parameter is not a number of its kind (``num_queries`` an integer, the others real).
     """
     k = check_integer(num_queries, "num_queries", minimum=1)
     beta = check_probability(beta, "beta")
@@ -169,6 +323,34 @@ def sparse_vector_accuracy_bound(
     Proof: each of the c AboveThreshold runs has budget ε′ (ε/c, or ε/√(8c ln(1/δ)) with
     advanced composition) and is accurate at failure probability β/c
     (:func:`above_threshold_accuracy_bound` with β/c and ε′); a union bound over the runs gives β.
+
+    Parameters
+    ----------
+    num_queries : int
+        The number k of queries, ≥ 1.
+    c : int
+        The number of ⊤ answers before SparseVector halts, ≥ 1.
+    beta : float
+        The failure probability β, in (0, 1).
+    epsilon : float
+        The privacy parameter ε of the whole run, > 0.
+    delta : float, optional
+        0 (default) for basic composition, or δ in (0, 1) for advanced composition.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+
+    Returns
+    -------
+    float
+        The accuracy α, in the units of the query answers.
+
+    Raises
+    ------
+    ValueError
+        If ``num_queries`` or ``c`` is not an integer ≥ 1, ``beta`` is not in (0, 1), ``delta`` is neither 0
+        nor in (0, 1), or ``epsilon`` or ``sensitivity`` is not a finite number > 0.
+    TypeError
+        If a parameter is not a number of its kind (``num_queries`` and ``c`` integers, the others real).
     """
     c = check_integer(c, "c", minimum=1)
     eps = check_epsilon(epsilon)
@@ -205,6 +387,37 @@ def numeric_sparse_accuracy_bound(
     √8 ln(2c/β) > ln k + ln(4c/β): Theorem 3.28 as stated for δ > 0 does not cover the
     released values (our reading of the calibration; notebook 04 measures it).
     ``part="both"`` (default) returns the larger, the level the proof supports.
+
+    Parameters
+    ----------
+    num_queries : int
+        The number k of queries, ≥ 1.
+    c : int
+        The number of ⊤ answers before NumericSparse halts, ≥ 1.
+    beta : float
+        The failure probability β, in (0, 1).
+    epsilon : float
+        The privacy parameter ε of the whole run, > 0.
+    delta : float, optional
+        0 (default) for basic composition, or δ in (0, 1) for advanced composition.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+    part : {"both", "comparisons", "values"}, optional
+        Which level to return (see above).
+
+    Returns
+    -------
+    float
+        The accuracy α, in the units of the query answers.
+
+    Raises
+    ------
+    ValueError
+        If ``part`` is not one of the three, ``num_queries`` or ``c`` is not an integer ≥ 1, ``beta`` is not in
+        (0, 1), ``delta`` is neither 0 nor in (0, 1), ``epsilon`` or ``sensitivity`` is not a finite number
+        > 0, or (δ > 0) a part's ε is too large for advanced composition (see :func:`sparse_vector_scales`).
+    TypeError
+        If a parameter is not a number of its kind (``num_queries`` and ``c`` integers, the others real).
     """
     check_choice(part, "part", ("both", "comparisons", "values"))
     eps = check_epsilon(epsilon)

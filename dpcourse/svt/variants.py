@@ -26,8 +26,8 @@ a finite number for a released value (Alg. 3, and SVT-S with ε₃ > 0).
 
 Each variant's noise is a :class:`~dpcourse.svt.NoiseSpec`, run by
 :func:`~dpcourse.svt.run_spec` (:mod:`dpcourse.svt.specs`); the scores of top-c selection
-are in :mod:`dpcourse.svt.selection`. This module re-exports both, so ``svt_variants.X`` works for
-every name the notebooks use.
+are in :mod:`dpcourse.svt.selection`. The package :mod:`dpcourse.svt` re-exports every name of the
+three modules, so ``from dpcourse.svt import X`` works for every name the notebooks use.
 """
 
 from __future__ import annotations
@@ -72,8 +72,25 @@ __all__ = [
 class Variant:
     """One SVT variant: where it comes from, what it claims, what is true, and how to run it.
 
-    ``true_epsilon(epsilon, c)`` is the privacy it really has according to Lyu et al. (``inf``
-    when no finite ε′ holds); ``spec(epsilon, c, sensitivity)`` gives its :class:`NoiseSpec`.
+    Attributes
+    ----------
+    key : str
+        Its key in :data:`VARIANTS` (``"alg1"`` … ``"alg6"``, ``"svt_s"``).
+    name : str
+        Its name in tables and figures.
+    source : str
+        The paper it comes from.
+    claim : str
+        The privacy its paper claims.
+    truth : str
+        The privacy it really has according to Lyu et al.
+    flaw : str or None
+        What breaks its claim, or None for a variant that is ε-DP.
+    spec : callable
+        ``spec(epsilon, c, sensitivity)`` gives its :class:`NoiseSpec`.
+    true_epsilon : callable
+        ``true_epsilon(epsilon, c)`` is the privacy it really has according to Lyu et al. (``inf`` when no
+        finite ε′ holds).
     """
 
     key: str
@@ -87,6 +104,7 @@ class Variant:
 
     @property
     def is_private(self) -> bool:
+        """Whether it is ε-DP as claimed (it has no flaw)."""
         return self.flaw is None
 
     def run(
@@ -100,7 +118,40 @@ class Variant:
         trials: int = 1,
         rng: RngLike = None,
     ) -> np.ndarray:
-        """Outputs of ``trials`` runs, shape ``(trials, m)``, coded ⊥ = −∞, ⊤ = +∞, halted = NaN, or a number."""
+        """Outputs of ``trials`` runs, shape ``(trials, m)``, coded ⊥ = −∞, ⊤ = +∞, halted = NaN, or a number.
+
+        Parameters
+        ----------
+        answers : array_like, shape (m,)
+            The query answers q₁(D), …, q_m(D).
+        threshold : float or array_like, shape (m,)
+            T (or one threshold per query).
+        epsilon : float
+            The privacy parameter ε the variant is run with (what its paper claims), > 0.
+        c : int
+            The c of the variant (the number of ⊤ its noise is calibrated for, and after which it stops if it
+            stops), ≥ 1.
+        sensitivity : float, optional
+            The sensitivity Δ of every query, > 0 (default 1).
+        trials : int, optional
+            Number of independent runs, ≥ 1 (default 1).
+        rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+            Seed or generator for the noise.
+
+        Returns
+        -------
+        numpy.ndarray of float
+            The ``(trials, m)`` output codes (see :func:`run_spec`).
+
+        Raises
+        ------
+        ValueError
+            If ``c`` or ``trials`` is not an integer ≥ 1, ``epsilon`` or ``sensitivity`` is not a finite number
+            > 0, ``answers`` or ``threshold`` is not as above (finite numbers), or ``rng`` is a negative seed.
+        TypeError
+            If a parameter is not a number (or array of numbers) of its kind, or ``rng`` is not a seed,
+            ``SeedSequence`` or ``Generator``.
+        """
         c = check_integer(c, "c", minimum=1)
         spec = self.spec(epsilon, c, check_positive(sensitivity, "sensitivity"))
         return run_spec(spec, answers, threshold=threshold, trials=check_integer(trials, "trials", minimum=1), rng=rng)
@@ -189,7 +240,43 @@ def svt_standard(
     trials: int = 1,
     rng: RngLike = None,
 ) -> np.ndarray:
-    """Run SVT-S with a chosen budget allocation (see :func:`svt_standard_spec`); outputs as :meth:`Variant.run`."""
+    """Run SVT-S with a chosen budget allocation (see :func:`svt_standard_spec`); outputs as :meth:`Variant.run`.
+
+    Parameters
+    ----------
+    answers : array_like, shape (m,)
+        The query answers q₁(D), …, q_m(D).
+    threshold : float or array_like, shape (m,)
+        T (or one threshold per query).
+    epsilon : float
+        The budget ε = ε₁ + ε₂ of the comparisons, > 0.
+    c : int
+        The number of ⊤ after which it stops, ≥ 1.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+    numeric_epsilon : float, optional
+        ε₃ ≥ 0 for the released values; 0 (default) outputs ⊤ instead of a value.
+    monotonic : bool, optional
+        Whether the queries are monotonic (halved query noise); default False.
+    ratio : float or None, optional
+        ε₂/ε₁, > 0; None (default) for Lyu et al.'s optimum.
+    trials : int, optional
+        Number of independent runs, ≥ 1 (default 1).
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the noise.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The ``(trials, m)`` output codes (see :func:`run_spec`).
+
+    Raises
+    ------
+    ValueError
+        As :func:`svt_standard_spec` and :func:`run_spec`.
+    TypeError
+        As :func:`svt_standard_spec` and :func:`run_spec`.
+    """
     spec = svt_standard_spec(epsilon, c, sensitivity, numeric_epsilon=numeric_epsilon, monotonic=monotonic, ratio=ratio)
     return run_spec(spec, answers, threshold=threshold, trials=trials, rng=rng)
 
@@ -216,8 +303,7 @@ def svt_retraversal(
     is ε-DP exactly when SVT-S is: ``monotonic`` must be said, because ``monotonic=True`` uses
     SVT-S's halved query noise Lap(cΔ/ε₂) and allocation 1 : c^{2/3}, which is ε-DP only if every
     answer moves in the same direction between neighbours (counts under adding a person);
-    ``monotonic=False`` uses Lap(2cΔ/ε₂) and 1 : (2c)^{2/3}. Returns a boolean ``(trials, m)``
-    array of the chosen items.
+    ``monotonic=False`` uses Lap(2cΔ/ε₂) and 1 : (2c)^{2/3}.
 
     Sampling: given the threshold noise ρ, every look at item i is above the threshold
     independently with the same probability pᵢ = Pr[qᵢ + ν ≥ T + ρ], so the pass Gᵢ in which
@@ -226,6 +312,45 @@ def svt_retraversal(
     run ends when the c-th item is chosen). Drawing ρ and one Gᵢ per item and trial, by inversion
     of (1 − pᵢ)^k, gives the same distribution as scanning pass by pass with fresh Laplace noise
     (``tests/svt/test_variants.py`` compares the two), from one ``(trials, m)`` draw.
+
+    Parameters
+    ----------
+    answers : array_like, shape (m,)
+        The query answers q₁(D), …, q_m(D) (e.g. the items' counts).
+    threshold : float or array_like, shape (m,)
+        T (or one threshold per item), before it is raised.
+    epsilon : float
+        The budget ε = ε₁ + ε₂ of SVT-S, > 0.
+    c : int
+        The number of items to choose, ≥ 1.
+    monotonic : bool
+        Whether the queries are monotonic (see above); no default, it must be said.
+    sensitivity : float, optional
+        The sensitivity Δ of every query, > 0 (default 1).
+    raise_by : float, optional
+        How many standard deviations D of the query noise to raise the threshold by, ≥ 0 (default 0).
+    max_passes : int, optional
+        The most passes over the list, ≥ 1 (default 10).
+    trials : int, optional
+        Number of independent runs, ≥ 1 (default 1).
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the noise.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        Shape ``(trials, m)``: the chosen items of each run (at most c).
+
+    Raises
+    ------
+    ValueError
+        If ``answers`` is not a non-empty 1-D array of finite numbers, ``threshold`` is neither one finite
+        number nor one per item, ``epsilon`` or ``sensitivity`` is not a finite number > 0, ``c``, ``trials``
+        or ``max_passes`` is not an integer ≥ 1, ``raise_by`` is not a finite number ≥ 0, or ``rng`` is a
+        negative seed.
+    TypeError
+        If ``monotonic`` is not a bool, another parameter is not a number of its kind, or ``rng`` is not a seed,
+        ``SeedSequence`` or ``Generator``.
     """
     q, t = check_answers_and_threshold(answers, threshold)
     if not isinstance(monotonic, (bool, np.bool_)):
@@ -252,7 +377,18 @@ def svt_retraversal(
 
 
 def format_outputs(row: ArrayLike) -> str:
-    """One run's outputs as text: ⊥, ⊤, · (not answered) or the released number."""
+    """One run's outputs as text: ⊥, ⊤, · (not answered) or the released number.
+
+    Parameters
+    ----------
+    row : array_like, shape (m,)
+        One run's output codes (a row of :meth:`Variant.run`'s result).
+
+    Returns
+    -------
+    str
+        The m outputs separated by spaces, released numbers with two decimals.
+    """
 
     def one(v: float) -> str:
         if np.isnan(v):

@@ -34,6 +34,31 @@ def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng: RngLike = 
     (1 − (1 − e^{−t/b})ᵏ) and the level ln(k/β)·Δf/ε. Right: the histogram of the error.
 
     ``trials`` ≤ 100 000 and ``max_k`` ≤ 5000 (``trials × max_k`` floats are kept in memory).
+
+    Parameters
+    ----------
+    trials : int, optional
+        The number of simulated releases, in [100, 100 000] (default 4000).
+    max_k : int, optional
+        The largest k the slider offers, in [1, 5000] (default 1000).
+    rng : int, numpy.random.Generator or None, optional
+        Seed or generator for the magnitudes, drawn when the panel is made (default 2026).
+    render : bool, optional
+        Render the figure to the panel's image on each redraw (default True; False times the
+        computation alone).
+
+    Returns
+    -------
+    Panel
+        The panel, drawn once for the controls' starting values.
+
+    Raises
+    ------
+    ValueError
+        If ``trials`` or ``max_k`` is outside its range, ``trials × max_k`` would need more than 1 GiB, or
+        ``rng`` is a negative seed.
+    TypeError
+        If ``trials`` or ``max_k`` is not an integer, or ``rng`` is not a seed or a Generator.
     """
     trials = check_integer(trials, "trials", minimum=100, maximum=MAX_TRIALS)
     max_k = check_integer(max_k, "max_k", minimum=1, maximum=MAX_K)

@@ -35,7 +35,37 @@ RECONSTRUCTION_LEVELS = np.geomspace(0.01, 10, 10)
 def theory_lines(
     method: str, population: linear_queries.Population, workload: MatrixWorkload, *, epsilon: float, delta: float
 ) -> tuple[float, float]:
-    """(max-error bound at β = 0.05, exact mean squared error per query) of one method."""
+    """(max-error bound at β = 0.05, exact mean squared error per query) of one method.
+
+    Parameters
+    ----------
+    method : str
+        One of the keys of :data:`METHOD_LABELS`: ``"randomized_response"``, ``"laplace"`` (ε/|Q| per
+        query), ``"laplace_histogram"`` or ``"gaussian"``.
+    population : Population
+        The n people and their types.
+    workload : MatrixWorkload
+        The |Q| queries, one column per type.
+    epsilon : float
+        The privacy parameter ε > 0 of the whole release.
+    delta : float
+        δ ∈ (0, 1), used by ``"gaussian"`` only.
+
+    Returns
+    -------
+    bound : float
+        The level all |Q| normalised errors stay below with probability 0.95.
+    mse : float
+        The exact mean squared error of a normalised answer, averaged over the workload's queries.
+
+    Raises
+    ------
+    ValueError
+        If ``method`` is not one of the four, or ``epsilon`` (or, for ``"gaussian"``, ``delta``) is out of
+        range (raised by the mechanisms' formulas).
+    TypeError
+        If ``epsilon`` or ``delta`` is not a real number.
+    """
     check_choice(method, "method", tuple(METHOD_LABELS))
     n, k = population.n, workload.num_queries
     people = workload.answer(population.type_sizes)  # how many people each query counts
@@ -62,6 +92,20 @@ class CheckboxGroup(widgets.VBox, widgets.ValueWidget):
     """One checkbox per option, with readable labels; ``value`` is the tuple of checked keys, in option order.
 
     A value widget like a slider: ``Panel`` observes ``value``, and setting ``value`` ticks the boxes.
+
+    Parameters
+    ----------
+    options : mapping of str to str
+        Each option's key and the label shown beside its box, in display order.
+    value : sequence of str, optional
+        The keys checked at first (default none); keys that are not options are ignored.
+    description : str, optional
+        A label above the boxes (default none).
+
+    Raises
+    ------
+    traitlets.TraitError
+        When ``value`` is later set to a tuple holding a key that is not an option.
     """
 
     value = traitlets.Tuple()
@@ -114,6 +158,35 @@ def release_comparison_panel(
     ticking a method on or off only shows or hides its curves.
 
     ``num_types`` ≤ 4096, ``max_queries`` ≤ 10 000 and ``trials`` ≤ 1000 (as the sliders allow).
+
+    Parameters
+    ----------
+    num_types : int, optional
+        G, the number of types of person, in [2, 4096] (default 64).
+    max_queries : int, optional
+        The most queries the |Q| slider offers, in [2, 10 000] (default 1000).
+    trials : int, optional
+        Releases per point, in [2, 1000] (default 40).
+    rng : int, numpy.random.Generator or None, optional
+        Seed or generator; one seed is drawn from it for the queries, the populations and the noise
+        (default 2026).
+    render : bool, optional
+        Render the figure to the panel's image on each redraw (default True; False times the
+        computation alone).
+
+    Returns
+    -------
+    Panel
+        The panel, drawn once for the controls' starting values.
+
+    Raises
+    ------
+    ValueError
+        If ``num_types``, ``max_queries`` or ``trials`` is outside its range, the query matrix or the
+        releases would need more than 1 GiB, or ``rng`` is a negative seed.
+    TypeError
+        If ``num_types``, ``max_queries`` or ``trials`` is not an integer, or ``rng`` is not a seed or a
+        Generator.
     """
     g = check_integer(num_types, "num_types", minimum=2, maximum=4096)
     k_max = check_integer(max_queries, "max_queries", minimum=2, maximum=10_000)
@@ -250,6 +323,31 @@ def reconstruction_panel(*, n: int = 200, trials: int = 6, rng: RngLike = 2026, 
     are computed once; moving E or ε only re-runs the attack at the current point.
 
     ``n`` ≤ 2000 and ``trials`` ≤ 100 (the attack needs an m × n query matrix with m up to 8n).
+
+    Parameters
+    ----------
+    n : int, optional
+        The number of people (secret bits), in [10, 2000] (default 200).
+    trials : int, optional
+        Noisy answer vectors per point, in [1, 100] (default 6).
+    rng : int, numpy.random.Generator or None, optional
+        Seed or generator for the secret bits and the seed of the queries and noise (default 2026).
+    render : bool, optional
+        Render the figure to the panel's image on each redraw (default True; False times the
+        computation alone).
+
+    Returns
+    -------
+    Panel
+        The panel, drawn once for the controls' starting values.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` or ``trials`` is outside its range, the attack's arrays would need more than 1 GiB, or
+        ``rng`` is a negative seed.
+    TypeError
+        If ``n`` or ``trials`` is not an integer, or ``rng`` is not a seed or a Generator.
     """
     n = check_integer(n, "n", minimum=10, maximum=2000)
     trials = check_integer(trials, "trials", minimum=1, maximum=100)

@@ -24,6 +24,17 @@ def variant_loss_panel(*, render: bool = True) -> Panel:
     are drawn as lines; an infinite loss (an event impossible on D′) is drawn at the top edge.
     Each exact loss is computed once per (variant, ε, c, m): raising the largest m computes only
     the new points.
+
+    Parameters
+    ----------
+    render : bool, optional
+        Render the figure to the panel's image on each redraw (default True; False times the
+        computation alone).
+
+    Returns
+    -------
+    Panel
+        The panel, drawn once for the controls' starting values.
     """
 
     @lru_cache(maxsize=4096)

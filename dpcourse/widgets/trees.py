@@ -45,7 +45,30 @@ STRATEGY_COLORS = {"identity": "laplace", "prefix": "laplace_histogram", "tree":
 
 
 def strategy_by_name(name: str, d: int, branching: int = 2) -> linear_queries.Strategy:
-    """One of :data:`STRATEGIES` over d cells (``branching`` is used by the tree only)."""
+    """One of :data:`STRATEGIES` over d cells (``branching`` is used by the tree only).
+
+    Parameters
+    ----------
+    name : str
+        ``"identity"``, ``"prefix"``, ``"tree"`` (hierarchical) or ``"wavelet"``.
+    d : int
+        The number of cells, ≥ 1.
+    branching : int, optional
+        The tree's branching factor b ≥ 2 (default 2).
+
+    Returns
+    -------
+    Strategy
+        The strategy matrix A and its sensitivity, from :mod:`dpcourse.linear_queries`.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not one of :data:`STRATEGIES`, or ``d`` or ``branching`` is out of the chosen
+        strategy's range (raised by its builder).
+    TypeError
+        If ``d`` or ``branching`` is not an integer (raised by the builder).
+    """
     builders = {
         "identity": linear_queries.identity_strategy,
         "prefix": linear_queries.prefix_strategy,
@@ -86,9 +109,38 @@ def interval_error_by_length(
     """Mean, over all intervals of each length, of qᵀ(AᵀA)⁻¹q (least squares) or of the node count
     (canonical decomposition, no consistency) — the error per unit of noise variance.
 
-    Returns ``(lengths, values, sensitivity)``. With least squares, Var(q·x̂) = v·qᵀ(AᵀA)⁻¹q for
-    noise variance v; the sums over all intervals come from a 2-D prefix sum of (AᵀA)⁻¹. For the
-    panel's choices of d and b the values come from the shipped table (the same numbers).
+    With least squares, Var(q·x̂) = v·qᵀ(AᵀA)⁻¹q for noise variance v; the sums over all intervals
+    come from a 2-D prefix sum of (AᵀA)⁻¹. For the panel's choices of d and b the values come from the
+    shipped table (the same numbers). Without consistency, the node counts are averaged over 8
+    random intervals at each of about 40 lengths (seeded by d and b).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`STRATEGIES`.
+    d : int
+        The number of cells, in [1, 4096].
+    branching : int
+        The tree's branching factor b, in [2, max(d, 2)] (checked for every strategy, used by the tree).
+    consistent : bool
+        True for least squares; False counts the nodes of the tree's canonical decomposition (the
+        other strategies are always least squares).
+
+    Returns
+    -------
+    lengths : numpy.ndarray
+        The interval lengths: 1 … d, or the sampled lengths without consistency.
+    values : numpy.ndarray
+        The mean error per unit of noise variance at each length.
+    sensitivity : float
+        The strategy's L1 sensitivity ‖A‖₁.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not one of :data:`STRATEGIES`, or ``d`` or ``branching`` is out of its range.
+    TypeError
+        If ``d`` or ``branching`` is not an integer.
     """
     check_choice(name, "name", STRATEGIES)
     d = check_integer(d, "d", minimum=1, maximum=4096)
@@ -114,7 +166,23 @@ def interval_error_by_length(
 
 
 def write_table(path: Path = TABLE, domain_sizes: Sequence[int] = DOMAIN_SIZES) -> Path:
-    """Compute every curve the panel offers and store them (sensitivity first, then the d values)."""
+    """Compute every curve the panel offers and store them (sensitivity first, then the d values).
+
+    One entry per strategy, d and (for the tree) branching b ≤ d, named ``"<strategy>-<d>-<b>"``
+    (b = 0 for the other strategies), in a compressed ``.npz``; ``python -m dpcourse.data`` calls it.
+
+    Parameters
+    ----------
+    path : pathlib.Path, optional
+        Where to write (default :data:`TABLE`, the shipped table); its folder is made if missing.
+    domain_sizes : sequence of int, optional
+        The d to compute (default :data:`DOMAIN_SIZES`).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
     entries = {}
     for d in domain_sizes:
         for name in STRATEGIES:
@@ -178,6 +246,17 @@ def tree_panel(*, render: bool = True) -> Panel:
     an interval of [0, d − 1] to decompose (its range follows d). The per-length curves depend
     on ε only through the noise variance 2(‖A‖₁/ε)², so they are looked up once per
     (strategy, d, b) and rescaled.
+
+    Parameters
+    ----------
+    render : bool, optional
+        Render the figure to the panel's image on each redraw (default True; False times the
+        computation alone).
+
+    Returns
+    -------
+    Panel
+        The panel, drawn once for the controls' starting values.
     """
     from matplotlib.collections import PolyCollection
 

@@ -521,3 +521,27 @@ def test_the_real_notebook_01_grades_right(graded):
             by_student.setdefault(r.student, set()).add(r.status)
     assert by_student == {"nb01-solutions": {"passed"}, "nb01-released": {"not attempted"}, "nb01-stripped": {"passed"}}
     assert len([r for r in graded["rows"] if r.student == "nb01-solutions"]) == 5
+
+
+@pytest.mark.parametrize(
+    ("keywords", "named"),
+    [
+        ({"jobs": 0}, "jobs"),
+        ({"jobs": -2}, "jobs"),
+        ({"shard": (5, 2)}, "shard index"),
+        ({"shard": (0, 0)}, "shard count"),
+        ({"shard": (1,)}, "shard"),
+    ],
+)
+def test_grade_refuses_a_job_count_or_shard_that_would_grade_nobody_or_crash(tmp_path, keywords, named):
+    from dpcourse.classroom.grade import grade
+
+    with pytest.raises(ValueError, match=named):
+        grade([], source=tmp_path, sandbox="none", **keywords)
+
+
+def test_a_sandbox_name_other_than_bwrap_or_none_never_runs_a_submission():
+    from dpcourse.classroom.sandbox import Limits, run_job
+
+    with pytest.raises(ValueError, match="sandbox must be"):
+        run_job({}, sandbox="auto", limits=Limits())

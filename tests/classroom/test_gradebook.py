@@ -4,16 +4,20 @@ extra and partial credit, the class summary, feedback ready to send; every stude
 from __future__ import annotations
 
 import csv
+import fnmatch
 import os
 import re
 import stat
+import tomllib
 from datetime import UTC, datetime, timedelta
+from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
-from dpcourse.classroom import gradebook
+from dpcourse.classroom import gradebook, reports
 from dpcourse.classroom.course import load_course
-from dpcourse.classroom.reports import GradeRow
+from dpcourse.classroom.reports import GradeRow, printable
 
 EXERCISES = ["max-queries", "icu-sensitivity", "exact-tail-level"]
 OUTLINE = {"01_first": dict.fromkeys(EXERCISES, 1.0), "02_second": dict.fromkeys(EXERCISES, 2.0)}
@@ -410,3 +414,113 @@ def test_a_plain_roster_is_one_student_per_line(tmp_path):
     path = tmp_path / "roster.txt"
     path.write_text("# course 2026\nada\n\nbob\n")
     assert [e.student for e in gradebook.read_roster(path)] == ["ada", "bob"]
+
+
+# --------------------------------------------------------------------------- templates (issue 31, item 4)
+
+HOSTILE = (
+    "{{ 7*7 }}{% for x in range(3) %}X{% endfor %}{{ cycler.__init__.__globals__ }}"
+    "<script>alert('x')</script><img src=x onerror=\"alert(1)\">\x1b[31m\u202e[a](javascript:b) *em* `c`"
+)
+
+
+def hostile_rows():
+    """A student whose id, messages, hints, named mistakes, integrity notes and file names are all hostile."""
+    found = [
+        GradeRow(
+            HOSTILE,
+            "01_first",
+            exercise,
+            "failed",
+            0.0,
+            1.0,
+            HOSTILE + "\n# no heading\n- no list",
+            HOSTILE,
+            HOSTILE,
+            HOSTILE,
+        )
+        for exercise in EXERCISES
+    ]
+    return [*rows(), *found, GradeRow(HOSTILE, HOSTILE, "-", "invalid", message=HOSTILE)]
+
+
+class _Page(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.attributes, self.text = set(), set(), []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        self.attributes |= {name for name, _ in attrs}
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_hostile_text_is_shown_as_text_in_the_summary_page(tmp_path):
+    run(tmp_path, hostile_rows(), feedback=False)
+    source = (tmp_path / "grades_summary.html").read_text()
+    page = _Page()
+    page.feed(source)
+    own = "html head meta title style body h1 h2 p img table tr th td span small br"
+    assert page.tags == set(own.split())  # the page's own markup, nothing a student wrote
+    assert page.attributes == {"lang", "charset", "alt", "src", "id", "class", "style"}  # no onerror
+    shown = printable(HOSTILE, keep_newlines=True)  # escape sequences and bidi overrides shown, not obeyed
+    assert "\x1b" not in source and "\u202e" not in source
+    assert sum(shown in text for text in page.text) >= 4  # id, named mistake, file name, note: each as text
+    assert "{{ 7*7 }}{% for x in range(3) %}X{% endfor %}{{ cycler.__init__.__globals__ }}" in source  # never source
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in source and "&#34;alert(1)&#34;" in source
+
+
+def test_hostile_text_is_inert_in_the_feedback(tmp_path):
+    run(tmp_path, hostile_rows(), lms=())
+    (folder,) = [p for p in (tmp_path / "feedback").iterdir() if p.name.startswith("_7_7")]
+    text = (folder / "01_first.md").read_text()
+    assert "{{ 7\\*7 }}{% for x in range(3) %}X{% endfor %}" in text and "XXX" not in text  # data, not source
+    assert not re.search(r"&#?\w+;", text)  # Markdown: backslash escapes, never HTML entities
+    assert "\\<script>" in text and "\x1b" not in text and "\u202e" not in text
+    assert "\n\\# no heading\n\\- no list\n" in text  # a message's lines start no heading, no list
+    mistune = pytest.importorskip("mistune")  # nbconvert's Markdown renderer (a JupyterLab dependency)
+    rendered = mistune.html(text)
+    assert not re.search(r"<(script|img|a|em|code|h3)\b", rendered)
+    assert rendered.count("<h1>") == 1 and rendered.count("<h2>") == 3 + 2  # exercises, files not graded, notes
+    assert "{{ 7*7 }}" in rendered and "&lt;script&gt;" in rendered
+
+
+def test_the_markdown_templates_escape_every_value_unless_a_filter_made_it_markdown():
+    environment = gradebook._templates().text
+    template = environment.from_string("{{ a }}|{{ n }}|{{ p|points }}|{{ m|block }}")
+    assert template.render(a="# *x*\n<b>", n=2, p=0.5, m="1. a\n> b") == "\\# \\*x\\*\\\\x0a\\<b>|2|0.5|1\\. a\n\\> b"
+    page = gradebook._templates().page.from_string("<td>{{ a }}</td>")
+    assert page.render(a="<b>'\"&\x1b") == "<td>&lt;b&gt;&#39;&#34;&amp;\\x1b</td>"
+
+
+def test_the_templates_ship_with_the_package():
+    setuptools = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["tool"]["setuptools"]
+    patterns = setuptools["package-data"]["dpcourse.classroom"]
+    folder = Path(gradebook.__file__).parent / "templates"
+    names = [f"templates/{p.name}" for p in folder.iterdir()]
+    assert len(names) >= 3 and all(any(fnmatch.fnmatch(n, pattern) for pattern in patterns) for n in names)
+
+
+def test_a_run_that_fails_to_write_leaves_the_last_runs_files_as_they_were(tmp_path, monkeypatch):
+    written, _ = run(tmp_path, rows())
+    before = {p: p.read_bytes() for p in written}
+
+    def disk_full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(reports.os, "fsync", disk_full)
+    with pytest.raises(OSError, match="No space"):
+        run(tmp_path, hostile_rows())
+    assert {p: p.read_bytes() for p in written} == before
+    assert not [p for p in tmp_path.rglob(".*")]  # no temporary file anywhere
+
+
+def test_feedback_counts_an_exercise_graded_twice_as_the_totals_do(tmp_path):
+    # of two rows for one exercise the later counts, in the totals and in the student's feedback alike
+    found = [row("ada", "01_first", exercise, "passed") for exercise in EXERCISES]
+    found.append(row("ada", "01_first", "max-queries", "failed", mistake=LOG))
+    run(tmp_path, found)
+    feedback = (tmp_path / "feedback" / "ada" / "01_first.md").read_text()
+    assert "2 of 3 points" in feedback, feedback

@@ -539,3 +539,11 @@ def test_release_errors_matches_the_curators():
     assert r.histogram <= pmw.replace_one_histogram_max_error_bound(
         domain_size=64, num_queries=50, beta=1e-6, epsilon=1.0, n=10**6
     )
+
+
+def test_noisy_histogram_counts_only_the_queries_it_answered():
+    curator = pmw.NoisyHistogram(np.arange(1.0, 17.0), epsilon=1.0, rng=0)
+    curator.answer(np.ones(16))
+    with pytest.raises(ValueError, match="query"):
+        curator.answer(np.full(16, 2.0))  # entries outside [0, 1]: refused, and not counted as answered
+    assert curator.answered == 1
