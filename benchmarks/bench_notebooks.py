@@ -9,10 +9,12 @@ medians taken separately can pair a busy minute's notebook with a quiet minute's
 
 Both are timed twice: on one core (Binder gives a student about one shared core; the client, the
 kernel and everything they start are pinned to CPU 0 with ``os.sched_setaffinity``, as
-``taskset -c 0`` does) and on two.
+``taskset -c 0`` does) and on two. A run ends when its kernel has exited (as "Restart and run all" waits for the
+old kernel); how long that exit took after the last cell is listed for the floor and for each notebook.
 
 ``python -m benchmarks.bench_notebooks --cells NN`` prints the slowest cells of one notebook
-(``--cells NN 1``: on one core).
+(``--cells NN 1``: on one core); ``python -m benchmarks.bench_notebooks [ROUNDS] --only NN [NN ...]``
+measures only the notebooks whose names start with those numbers (each still paired with a floor run).
 """
 
 from __future__ import annotations
@@ -111,18 +113,37 @@ def on_cores(cores: int) -> Iterator[None]:
         os.sched_setaffinity(0, before)
 
 
-def paired_ratios(nbs: dict, rounds: int) -> tuple[list[float], dict[str, list[float]], dict[str, list[float]]]:
-    """Floor times, and each notebook's times and ratios to the floor run just before it, ``rounds`` times."""
+def seconds_after_last_cell(nb, finished: float) -> float:
+    """Seconds from the kernel's reply to the last code cell of an executed notebook to ``finished`` (a
+    ``time.time()``): mostly the kernel's exit, which a run's time includes (and "Restart and run all" waits for)."""
+    replies = [
+        cell.metadata["execution"]["shell.execute_reply"]
+        for cell in nb.cells
+        if cell.cell_type == "code" and "shell.execute_reply" in cell.get("metadata", {}).get("execution", {})
+    ]
+    return finished - datetime.fromisoformat(replies[-1].replace("Z", "+00:00")).timestamp()
+
+
+def paired_ratios(
+    nbs: dict, rounds: int
+) -> tuple[list[float], dict[str, list[float]], dict[str, list[float]], dict[str, list[float]]]:
+    """Floor times, each notebook's times and ratios to the floor run just before it, ``rounds`` times, and the
+    seconds after the last cell of every run (the floor's under ``"floor"``)."""
     floor = floor_notebook(next(iter(nbs.values())))
     times: dict[str, list[float]] = {name: [] for name in nbs}
     ratios: dict[str, list[float]] = {name: [] for name in nbs}
+    exits: dict[str, list[float]] = {name: [] for name in ["floor", *nbs]}
     floors = []
     for _ in range(rounds):
         for name, nb in nbs.items():
-            floors.append(execute(floor)[0])
-            times[name].append(execute(nb)[0])
+            seconds, ran = execute(floor)
+            floors.append(seconds)
+            exits["floor"].append(seconds_after_last_cell(ran, time.time()))
+            seconds, ran = execute(nb)
+            exits[name].append(seconds_after_last_cell(ran, time.time()))
+            times[name].append(seconds)
             ratios[name].append(times[name][-1] / floors[-1])
-    return floors, times, ratios
+    return floors, times, ratios, exits
 
 
 def run(rounds: int = 5, notebooks=None, cores=CORES) -> Section:
@@ -131,14 +152,16 @@ def run(rounds: int = 5, notebooks=None, cores=CORES) -> Section:
     nbs = {path.name: nbformat.read(path, as_version=4) for path in notebooks}
     for n_cores in cores:
         with on_cores(n_cores):
-            floors, times, ratios = paired_ratios(nbs, rounds)
+            floors, times, ratios, exits = paired_ratios(nbs, rounds)
         where = "1 core" if n_cores == 1 else f"{n_cores} cores"
         base = statistics.median(floors)
         section.notes.append(
             f"On {where}: floor (a one-cell notebook running `{FLOOR_SOURCE}` in a fresh kernel) median "
             f"{base:.2f} s over {len(floors)} runs (kernel start included), each run just before a "
             f"notebook's. Each notebook: median of {rounds} runs, and the median of its {rounds} "
-            f"ratios to the floor run before it (all ratios listed, smallest first). Limit: {LIMIT}× the floor."
+            f"ratios to the floor run before it (all ratios listed, smallest first). Limit: {LIMIT}× the floor. "
+            f"Both include the kernel's exit after the last cell: the floor's median "
+            f"{statistics.median(exits['floor']):.2f} s."
         )
         for name, values in times.items():
             seconds = statistics.median(values)
@@ -149,7 +172,7 @@ def run(rounds: int = 5, notebooks=None, cores=CORES) -> Section:
                     f"{name}, top to bottom (nbclient), {where}",
                     f"{seconds:.2f} s",
                     f"{ratio:.2f}× the floor ({'within' if ratio <= LIMIT else 'OVER'} {LIMIT}×); "
-                    f"paired ratios {spread}",
+                    f"paired ratios {spread}; kernel exit after the last cell {statistics.median(exits[name]):.2f} s",
                 )
             )
     for path in notebooks:
@@ -181,4 +204,11 @@ if __name__ == "__main__":
         for s, cell_id, first in cell_seconds(ran)[:12]:
             print(f"  {s:6.2f} s  {cell_id}  {first}")
     else:
-        print(run(rounds=int(sys.argv[1]) if sys.argv[1:] else 5).markdown())
+        args, chosen = sys.argv[1:], None
+        if "--only" in args:
+            prefixes = args[args.index("--only") + 1 :]
+            args = args[: args.index("--only")]
+            chosen = [p for p in NOTEBOOKS if any(p.name.startswith(prefix) for prefix in prefixes)]
+            if not prefixes or len(chosen) < len(prefixes):
+                sys.exit(f"--only needs notebook numbers, each matching one notebook; got {prefixes}")
+        print(run(rounds=int(args[0]) if args else 5, notebooks=chosen).markdown())

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import integrate, special
+from scipy import special
 
 from .._validation import (
     ArrayLike,
@@ -541,6 +541,8 @@ def proof_steps(
     kinks = np.sort(np.concatenate([[0.0], a - t])) + delta_q
     lo, hi = rho.ppf(_TAIL) + delta_q, rho.isf(_TAIL) + delta_q
     inside = kinks[(kinks > lo) & (kinks < hi)]
+    from scipy import integrate  # on first use: notebooks that never check a proof need not import it (0.2 s)
+
     shifted = sum(
         integrate.quad(
             lambda u: outcome_integrand(u - delta_q, k, a, threshold=t, threshold_noise=rho, query_noise=nu)[0],

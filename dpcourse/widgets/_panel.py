@@ -30,6 +30,7 @@ from typing import Any
 import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
+from PIL import Image
 
 from .. import plotting
 from .._validation import check_nonnegative, check_positive
@@ -48,7 +49,8 @@ __all__ = [
 ]
 
 DEFAULT_MARGINS = {"left": 0.07, "right": 0.98, "bottom": 0.15, "top": 0.9, "wspace": 0.25}
-#: Resolution of the figure stored beside the widget (what a notebook shows before it is run).
+#: Resolution of the figure stored beside the widget (what a notebook shows before it is run): half the
+#: panel's own, so the stored picture is the last rendered one averaged over 2 × 2 pixels, not drawn again.
 STATIC_PNG_DPI = 100
 #: A redraw expected to take longer than this shows "computing…" first.
 BUSY_SECONDS = 0.25
@@ -214,6 +216,7 @@ class Panel:
         self.last_redraw_seconds = float("nan")
         self._seconds_by_control: dict[str | None, float] = {}
         self._png = b""
+        self._pixels: np.ndarray | None = None  # the last PNG's pixels until displayed; None once the figure changed
         shown_width = int(round(width * plotting.SCREEN_DPI))
         self.image = widgets.Image(
             format="png", layout=widgets.Layout(width=f"{shown_width}px", max_width="100%", height="auto")
@@ -246,6 +249,7 @@ class Panel:
             self.busy_shown += 1
             self.status.value = _BUSY_HTML
         fig = self.figure
+        self._pixels = None
         if self.clear:
             fig.clear()
             fig.subplots_adjust(**self.margins)
@@ -260,9 +264,11 @@ class Panel:
         self._seconds_by_control[changed] = self.last_redraw_seconds
 
     def png(self) -> bytes:
-        """The figure as it is now, as PNG bytes at the panel's resolution."""
+        """The figure as it is now, as PNG bytes at the panel's resolution (its pixels are kept for the
+        PNG stored beside the widget)."""
+        self._pixels = plotting.render_rgba(self.figure, dpi=self.dpi)
         buffer = io.BytesIO()
-        self.figure.savefig(buffer, format="png", dpi=self.dpi, **PNG_OPTIONS)
+        Image.fromarray(self._pixels).save(buffer, format="png", **PNG_OPTIONS["pil_kwargs"])
         return buffer.getvalue()
 
     def set(self, **values: Any) -> None:
@@ -288,7 +294,11 @@ class Panel:
         picks the PNG, as GitHub's viewer does; without it both would show ``VBox(children=…)``.
         """
         buffer = io.BytesIO()
-        self.figure.savefig(buffer, format="png", dpi=STATIC_PNG_DPI)
+        if self._pixels is not None and self.dpi == 2 * STATIC_PNG_DPI:
+            Image.fromarray(_halve(self._pixels)).save(buffer, format="png")  # the widget's picture: no second draw
+            self._pixels = None  # shown once, when the panel is made; a later display draws again
+        else:
+            self.figure.savefig(buffer, format="png", dpi=STATIC_PNG_DPI)
         titles = [self.figure.get_suptitle(), *(ax.get_title() for ax in self.figure.axes)]
         title = next((t for t in titles if t), "")
         return {
@@ -296,3 +306,15 @@ class Panel:
             "image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
             "text/plain": f"[panel: {title}]" if title else "[panel]",
         }
+
+
+def _halve(pixels: np.ndarray) -> np.ndarray:
+    """RGBA pixels at half the resolution, each the rounded mean of a 2 × 2 block (an odd last row or column
+    is dropped)."""
+    rows, columns = pixels.shape[0] // 2 * 2, pixels.shape[1] // 2 * 2
+    total = pixels[0:rows:2, 0:columns:2].astype(np.uint16)  # sums of four bytes fit 16 bits
+    for quarter in (pixels[1:rows:2, 0:columns:2], pixels[0:rows:2, 1:columns:2], pixels[1:rows:2, 1:columns:2]):
+        total += quarter
+    total += 2
+    total //= 4
+    return total.astype(np.uint8)

@@ -8,7 +8,7 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._validation import RngLike, as_generator
+from .._validation import RngLike, as_generator, check_integer
 from ..plotting import color_for, fast_log_axes
 from ..svt import max_privacy_loss, sparse_accuracy_margins, sparse_vector_accuracy_bound, sparse_vector_scales
 from ._panel import Panel, delta_slider, float_slider, format_delta, int_slider, log_slider
@@ -30,7 +30,20 @@ _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def outcome_label(k: int, m: int) -> str:
-    """``⊤``, ``⊥⊤``, ``⊥²⊤``, … for k < m, and ``⊥ᵐ`` (all ⊥) for k = m."""
+    """``⊤``, ``⊥⊤``, ``⊥²⊤``, … for k < m, and ``⊥ᵐ`` (all ⊥) for k = m.
+
+    Parameters
+    ----------
+    k : int
+        The outcome: the number of ⊥ before the ⊤, 0 ≤ k ≤ m (k = m: no ⊤ at all). Not checked.
+    m : int
+        The number of queries.
+
+    Returns
+    -------
+    str
+        The label, with the count as a Unicode superscript (``⊥¹²⊤`` for k = 12).
+    """
     if k == m:
         return "⊥" + str(m).translate(_SUPERSCRIPT)
     return ("⊥" + (str(k).translate(_SUPERSCRIPT) if k > 1 else "") if k else "") + "⊤"
@@ -43,6 +56,37 @@ def neighbouring_answers(
 
     ``"adversarial"`` with ``"+Δ early, −Δ last"`` is the notebook's own hard pair (not the lecture's)
     q(D) = (0, …, 0, Δ), q(D′) = (Δ, …, Δ, 0).
+
+    Parameters
+    ----------
+    shape : str
+        One of :data:`ANSWER_SHAPES`: ``"adversarial"`` (zeros, then Δ last), ``"staircase"`` (evenly
+        from T − 2Δ to T + 2Δ), ``"random"`` (T + Δ·N(0, 2²) each) or ``"at threshold"`` (all T).
+    shift : str
+        One of :data:`NEIGHBOUR_SHIFTS`: q(D′) − q(D) is +Δ on all but the last query and −Δ on it,
+        +Δ on all, −Δ on all, or uniform in [−Δ, Δ] on each.
+    m : int
+        The number of queries.
+    sensitivity : float
+        Δ, the largest change of a query between neighbours.
+    threshold : float
+        The threshold T the answers are placed around.
+    rng : int, numpy.random.Generator or None, optional
+        Seed or generator for the ``"random"`` shape and the ``"random ±Δ"`` shift (default 0).
+
+    Returns
+    -------
+    answers_d : numpy.ndarray
+        Shape (m,): the answers on D.
+    answers_d_prime : numpy.ndarray
+        Shape (m,): the answers on D′, within Δ of ``answers_d`` in every query.
+
+    Raises
+    ------
+    ValueError
+        If ``shape`` or ``shift`` is not one of its options, or ``rng`` is a negative seed.
+    TypeError
+        If ``rng`` is not a seed or a Generator.
     """
     gen = as_generator(rng)
     if shape == "adversarial":
@@ -77,6 +121,17 @@ def above_threshold_panel(*, render: bool = True) -> Panel:
     how D′ differs. There is no Δ control: answers, threshold and both noise scales (2Δ/ε,
     4Δ/ε) all scale with Δ, so the outcome distribution, and the picture, do not depend on it.
     Δ = 1 throughout.
+
+    Parameters
+    ----------
+    render : bool, optional
+        Render the figure to the panel's image on each redraw (default True; False times the
+        computation alone).
+
+    Returns
+    -------
+    Panel
+        The panel, drawn once for the controls' starting values.
     """
     sensitivity = 1.0
     artists: dict[str, Any] = {}
@@ -183,8 +238,37 @@ def sparse_delta_panel(
     δ = 0; a trial's smallest correct α is linear in the noise (both noises scale together), so the
     δ > 0 calibration's margins are the same draws times σ(δ)/σ(0), the ratio of the two threshold
     scales: a redraw takes quantiles and rescales, it draws nothing.
+
+    Parameters
+    ----------
+    num_queries : int, optional
+        k ≥ 1, the number of queries of the hard case (default 512).
+    c_values : tuple of int, optional
+        The numbers of discoveries c on the axis, each in [1, k] (default 1, 4, 16, 64, 256, 512).
+    trials : int, optional
+        The number of runs ≥ 1 whose margins are measured for each c (default 600).
+    rng : int, numpy.random.Generator or None, optional
+        Seed or generator for those runs, all drawn when the panel is made (default 2026).
+    render : bool, optional
+        Render the figure to the panel's image on each redraw (default True; False times the
+        computation alone).
+
+    Returns
+    -------
+    Panel
+        The panel, drawn once for the controls' starting values.
+
+    Raises
+    ------
+    ValueError
+        If ``num_queries`` or ``trials`` < 1, ``c_values`` is empty, a c is not in [1, k], or ``rng`` is a
+        negative seed (raised by :func:`dpcourse.svt.sparse_accuracy_margins`).
+    TypeError
+        If ``num_queries``, ``trials`` or a c is not an integer, or ``rng`` is not a seed or a Generator.
     """
-    c_grid = np.array(c_values, dtype=int)
+    c_grid = np.array([check_integer(c, "c_values", minimum=1) for c in c_values], dtype=int)  # never truncated
+    if c_grid.size == 0:
+        raise ValueError("c_values must hold at least one whole number >= 1")
     gen = as_generator(rng)
     margins = [sparse_accuracy_margins(num_queries, c=int(c), epsilon=1.0, rng=gen, trials=trials) for c in c_grid]
     sigma_pure = np.array([sparse_vector_scales(epsilon=1.0, c=int(c))[0] for c in c_grid])

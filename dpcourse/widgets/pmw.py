@@ -36,6 +36,29 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
     ``epsilon spent`` is PMW's after-the-fact, data-dependent account for this one run
     (:attr:`PrivateMW.privacy_spent`: 2ε₀ per update, plus ε₀ for a round still open); the
     privacy guarantee is the calibrated ε.
+
+    Parameters
+    ----------
+    num_queries : int, optional
+        k, the length of the stream, in [1, 5000] (default 200).
+    seed : int, optional
+        A seed ≥ 0 for the data, the workload and the noise (default 2026); each universe size
+        draws from its own stream, and PMW's run is seeded with it on every redraw.
+    render : bool, optional
+        Render the figure to the panel's image on each redraw (default True; False times the
+        computation alone).
+
+    Returns
+    -------
+    Panel
+        The panel, drawn once for the controls' starting values.
+
+    Raises
+    ------
+    ValueError
+        If ``num_queries`` is not in [1, 5000] or ``seed`` is negative.
+    TypeError
+        If ``num_queries`` or ``seed`` is not an integer.
     """
     num_queries = check_integer(num_queries, "num_queries", minimum=1, maximum=5000)
     seed = check_integer(seed, "seed", minimum=0)

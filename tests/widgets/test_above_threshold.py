@@ -60,3 +60,11 @@ def test_sparse_delta_panel_moves_the_crossover_with_delta():
     assert bound == pytest.approx(
         svt.sparse_vector_accuracy_bound(num_queries=512, c=1, beta=0.05, epsilon=1.0, delta=1e-2)
     )
+
+
+@pytest.mark.parametrize(("c_values", "error"), [((1, 2.5), TypeError), ((), ValueError), ((0, 4), ValueError)])
+def test_the_delta_panel_refuses_a_c_it_would_have_truncated(c_values, error):
+    from dpcourse.widgets.above_threshold import sparse_delta_panel
+
+    with pytest.raises(error, match="c_values"):
+        sparse_delta_panel(c_values=c_values, render=False)
