@@ -132,9 +132,10 @@ def parse_shard(text: str) -> tuple[int, int]:
         index, count = (int(part) for part in str(text).split("/"))
     except ValueError:
         raise ValueError(f"--shard must look like I/N (e.g. 0/4); got {text!r}") from None
-    if count < 1 or not 0 <= index < count:
-        raise ValueError(f"--shard I/N needs 0 <= I < N and N >= 1; got {text!r}")
-    return index, count
+    try:
+        return _checked_shard((index, count))
+    except ValueError as error:  # one range check for the command line and the API, named as typed
+        raise ValueError(f"--shard I/N needs 0 <= I < N and N >= 1; got {text!r} ({error})") from None
 
 
 def _invalid(item: _Item, message: str, integrity: str) -> GradeRow:

@@ -84,9 +84,9 @@ def analytic_gaussian_delta(sigma: ArrayLike, *, l2_sensitivity: float, epsilon:
     TypeError
         If ``sigma``, ``l2_sensitivity`` or ``epsilon`` is not made of real numbers.
     """
-    s = check_array(sigma, "sigma", ndim=None) if np.ndim(sigma) else check_positive(sigma, "sigma")
+    s = check_array(sigma, "sigma", ndim=None)
     if np.any(s <= 0):
-        raise ValueError(f"sigma must be > 0, got {sigma!r}")
+        raise ValueError(f"sigma must be > 0 everywhere; got {sigma!r}")
     return _analytic_delta(s, check_positive(l2_sensitivity, "l2_sensitivity"), check_epsilon(epsilon, allow_inf=False))
 
 
