@@ -32,6 +32,7 @@ from matplotlib.axis import Axis
 from matplotlib.container import ErrorbarContainer
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 from matplotlib.transforms import Bbox
 from matplotlib.typing import RcKeyType
@@ -154,13 +155,13 @@ class _Kept(io.RawIOBase):
 
 def _drawn_rgba(fig: Figure, dpi: float, margin: float, *, measure: bool = False) -> tuple[np.ndarray, Bbox | None]:
     """:func:`render_rgba` without its checks (the pixels are a view of a canvas made for this draw alone); with
-    ``measure``, also what matplotlib's ``bbox_inches="tight"`` would keep (:meth:`Figure.get_tightbbox`, in
-    inches from the canvas's lower left corner), measured with the draw's own renderer, its text laid out."""
+    ``measure``, also the union of the window extents of what can be placed anywhere (:func:`_placed_freely`),
+    in pixels from the canvas's lower left corner, taken with the draw's own renderer and layout."""
     width, height = fig.get_size_inches()
     area = Bbox([[-margin, -margin], [width + margin, height + margin]])
-    kept, tight = _Kept(), []
+    kept, placed = _Kept(), []
     listening = measure and fig.canvas.mpl_connect(
-        "draw_event", lambda event: tight.append(fig.get_tightbbox(event.renderer))
+        "draw_event", lambda event: placed.append(_placed_freely(fig, event.renderer))
     )
     try:
         fig.savefig(  # on a canvas of its own (backend="agg"): the pixels are not kept alive by the figure's canvas
@@ -178,7 +179,36 @@ def _drawn_rgba(fig: Figure, dpi: float, margin: float, *, measure: bool = False
     data = kept.parts[0] if len(kept.parts) == 1 else b"".join(bytes(part) for part in kept.parts)
     # the canvas's size in pixels, as matplotlib rounds it (down, unless within 1e-8 of the integer above)
     rows, columns = (int(inches * dpi + 1e-8) for inches in (area.height, area.width))
-    return np.frombuffer(data, dtype=np.uint8).reshape(rows, columns, 4), (tight[0] if tight else None)
+    return np.frombuffer(data, dtype=np.uint8).reshape(rows, columns, 4), (placed[0] if placed else None)
+
+
+def _placed_freely(fig: Figure, renderer: Any) -> Bbox | None:
+    """The union of the window extents of every axes, legend and text the code placed (``fig.legends``,
+    ``fig.texts``, each axes' box, legend and ``texts``): what may lie anywhere, even wholly off the canvas.
+    Tick labels, axis labels and titles sit beside their axes and are found in the pixels."""
+    artists: list[Any] = [*fig.legends, *fig.texts]
+    for ax in fig.axes:
+        artists += [ax.patch, *ax.texts]
+        if ax.get_legend() is not None:
+            artists.append(ax.get_legend())
+    boxes = [
+        artist.get_window_extent(renderer)
+        for artist in artists
+        if artist.get_visible() and not (isinstance(artist, Text) and not artist.get_text())
+    ]
+    return Bbox.union(boxes) if boxes else None
+
+
+def _ink_rows_and_columns(pixels: np.ndarray) -> tuple[int, int, int, int] | None:
+    """``(top, bottom, left, right)``, ends exclusive, of the pixels that differ from the top left one (the
+    background, as the canvas's margin is); None when every pixel is the background."""
+    colours = pixels.view(np.uint32)[..., 0]  # one comparison per RGBA pixel
+    ink = colours != colours[0, 0]
+    rows = np.flatnonzero(ink.any(axis=1))
+    if rows.size == 0:
+        return None
+    columns = np.flatnonzero(ink[rows[0] : rows[-1] + 1].any(axis=0))
+    return int(rows[0]), int(rows[-1]) + 1, int(columns[0]), int(columns[-1]) + 1
 
 
 def _png_chunk(kind: bytes, data: bytes) -> bytes:
@@ -239,28 +269,34 @@ def encode_png(pixels: np.ndarray, *, level: int = 1) -> bytes:
 
 
 def _inline_png(fig: Figure) -> tuple[str, dict[str, int]] | None:
-    """What a notebook shows for ``fig``: a PNG at ``RENDER_SCALE`` × the shown resolution, cropped as IPython's
-    own printer crops it (``bbox_inches="tight"``, padded by ``savefig.pad_inches``), after one draw instead of two.
+    """What a notebook shows for ``fig``: a PNG at ``RENDER_SCALE`` × the shown resolution, cropped to what is
+    drawn and padded by ``savefig.pad_inches``, as IPython's printer (``bbox_inches="tight"``) crops it, after
+    one draw instead of two.
 
-    IPython's printer draws the figure once to measure what sticks out of it, then again on a canvas of that
-    size. Here it is drawn once, on a canvas :data:`INLINE_MARGIN` inches larger on every side, measured with
-    that draw's renderer (its text layouts cached), and the pixels are cropped to the measured box: a picture
-    of the same size, its content shifted by less than a pixel, in about a third less time (notebooks 04 and
-    06, PNG encoding included). When the box does not fit that canvas, IPython's printer draws the figure.
+    IPython's printer draws the figure once to measure what sticks out of it (every artist's extent, the
+    axes' ticks laid out again), then again on a canvas of that size. Here it is drawn once, on a canvas
+    :data:`INLINE_MARGIN` inches larger on every side, and cropped to the pixels that differ from the
+    background, together with the boxes of what code can place anywhere (:func:`_placed_freely`), padded
+    as IPython pads. The picture keeps every pixel IPython's shows; it is smaller by the blank part of text
+    boxes (a few pixels below an x label). When something reaches the canvas's edge, or a placed artist
+    lies beyond it, IPython's printer draws the figure.
     """
     if not fig.axes and not fig.lines:  # an empty figure shows nothing, as with IPython's printer
         return None
     dpi = fig.dpi * RENDER_SCALE
-    pixels, tight = _drawn_rgba(fig, dpi, INLINE_MARGIN, measure=True)
+    pixels, placed = _drawn_rgba(fig, dpi, INLINE_MARGIN, measure=True)
     rows, columns = pixels.shape[:2]
-    if tight is not None:
-        box = tight.padded(mpl.rcParams["savefig.pad_inches"])
-        left, bottom = int(np.floor(box.x0 * dpi)), int(np.floor(box.y0 * dpi))
-        width, height = (int(inches * dpi + 1e-8) for inches in (box.width, box.height))
-        top = rows - bottom - height  # pixel rows run top down
-        if left >= 0 and bottom >= 0 and left + width <= columns and top >= 0 and width > 0 and height > 0:
-            crop = pixels[top : top + height, left : left + width]
-            size = {"width": width // RENDER_SCALE, "height": height // RENDER_SCALE}
+    ink = _ink_rows_and_columns(pixels)
+    if ink is not None:
+        top, bottom, left, right = ink
+        if placed is not None:  # window extents run from the canvas's lower left corner, pixel rows from its top
+            top, bottom = min(top, int(np.floor(rows - placed.y1))), max(bottom, int(np.ceil(rows - placed.y0)))
+            left, right = min(left, int(np.floor(placed.x0))), max(right, int(np.ceil(placed.x1)))
+        pad = int(round(mpl.rcParams["savefig.pad_inches"] * dpi))
+        top, left, bottom, right = top - pad, left - pad, bottom + pad, right + pad
+        if top >= 0 and left >= 0 and bottom <= rows and right <= columns:
+            crop = pixels[top:bottom, left:right]
+            size = {"width": (right - left) // RENDER_SCALE, "height": (bottom - top) // RENDER_SCALE}
             return base64.b64encode(encode_png(crop)).decode("ascii"), size
     from IPython.core.pylabtools import retina_figure
 

@@ -67,6 +67,13 @@ def _shown(fig: Figure) -> tuple[np.ndarray, dict]:
     return _decoded(base64.b64decode(data)), size
 
 
+def _dark_box(pixels: np.ndarray) -> tuple[int, int, int, int]:
+    """(top, bottom, left, right) margins, in pixels, around what is darker than light grey."""
+    dark = (pixels[:, :, :3] < 200).any(axis=2)
+    rows, columns = np.flatnonzero(dark.any(axis=1)), np.flatnonzero(dark.any(axis=0))
+    return rows[0], len(dark) - 1 - rows[-1], columns[0], dark.shape[1] - 1 - columns[-1]
+
+
 def test_a_figure_is_shown_as_ipython_shows_it_after_one_draw():
     # the default layout cuts the x label off a 3-inch figure; IPython's "tight" picture keeps it, and so must ours
     fig = _figure()
@@ -76,11 +83,16 @@ def test_a_figure_is_shown_as_ipython_shows_it_after_one_draw():
     assert len(draws) == 1
     tight_data, tight_size = retina_figure(fig, base64=True)
     tight = _decoded(base64.b64decode(tight_data))
-    assert pixels.shape == tight.shape and size == tight_size
-    # the same picture, shifted by less than a pixel: the same dark rows and columns, give or take one
-    for axis in (0, 1):
-        ours, theirs = (np.flatnonzero((p[:, :, :3] < 128).any(axis=(1 - axis, 2))) for p in (pixels, tight))
-        assert abs(ours[0] - theirs[0]) <= 1 and abs(ours[-1] - theirs[-1]) <= 1
+    # the same drawing: what is dark spans as many rows and columns, give or take one (a shift below a pixel)
+    ours, theirs = _dark_box(pixels), _dark_box(tight)
+    assert abs((pixels.shape[0] - ours[0] - ours[1]) - (tight.shape[0] - theirs[0] - theirs[1])) <= 1
+    assert abs((pixels.shape[1] - ours[2] - ours[3]) - (tight.shape[1] - theirs[2] - theirs[3])) <= 1
+    # padded by savefig.pad_inches on every side (IPython pads text boxes, whose blank part it keeps): the
+    # shown size differs from IPython's by at most 0.05 inch each way
+    pad = round(plotting.mpl.rcParams["savefig.pad_inches"] * plotting.SCREEN_DPI * plotting.RENDER_SCALE)
+    assert all(abs(margin - pad) <= 1 for margin in ours)
+    assert abs(size["width"] - tight_size["width"]) <= 5 and abs(size["height"] - tight_size["height"]) <= 5
+    assert size == {"width": pixels.shape[1] // 2, "height": pixels.shape[0] // 2}
 
 
 def test_what_lies_beyond_the_margin_is_drawn_by_ipythons_printer():
@@ -90,6 +102,29 @@ def test_what_lies_beyond_the_margin_is_drawn_by_ipythons_printer():
     tight_data, tight_size = retina_figure(fig, base64=True)
     assert size == tight_size and size["width"] > 4 * plotting.SCREEN_DPI + 100
     assert (pixels[:, -60:, :3] < 128).any()  # the far text is in the picture
+
+
+@pytest.mark.parametrize("where", ["legend", "axes text", "figure legend"])
+def test_a_placed_artist_wholly_off_the_canvas_is_in_the_picture(where):
+    fig = _figure()
+    ax = fig.axes[0]
+    if where == "legend":
+        ax.legend(["the line"], loc="center left", bbox_to_anchor=(1.6, 0.5))
+    elif where == "axes text":
+        ax.text(-1.2, 0.5, "far left", transform=ax.transAxes)
+    else:
+        fig.legend(["the line"], loc="lower center", bbox_to_anchor=(0.5, 1.4))
+    _, size = _shown(fig)
+    _, tight_size = retina_figure(fig, base64=True)
+    assert size == tight_size
+
+
+def test_a_drawing_that_reaches_the_canvas_edge_is_drawn_by_ipythons_printer():
+    fig = _figure()
+    fig.axes[0].set_ylabel("a label\n" * 40)  # 40 lines turned on their side: across the canvas's left edge
+    _, size = _shown(fig)
+    _, tight_size = retina_figure(fig, base64=True)
+    assert size == tight_size and size["width"] > (4 + 2 * plotting.INLINE_MARGIN) * plotting.SCREEN_DPI
 
 
 def test_an_empty_figure_shows_nothing():

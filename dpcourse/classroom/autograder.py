@@ -21,11 +21,14 @@ grader itself becomes a result saying so.
 
 **The student's code cannot touch the result.** The kernel runs in bubblewrap where the container allows
 it; otherwise (Gradescope's containers usually refuse its namespaces) as :data:`DEFAULT_USER` (or
-``$DPCOURSE_UNCONFINED_USER``), never as root: the run refuses to grade if it cannot drop to that user.
-That user cannot read the solutions (``<root>/source`` is made 0700 root) nor write ``<root>/results``
-(0755 root); after grading, before ``results.json`` is written (atomically, as root, last), every process of
-that user is stopped and killed (:func:`kill_user_processes`), so nothing the submission left behind
-outlives its run.
+``$DPCOURSE_UNCONFINED_USER``) with a user id drawn for this run alone (:func:`~.sandbox.unused_user_id`), never
+as root: the run refuses to grade if it cannot drop to that user. It cannot read the solutions
+(``<root>/source`` is made 0700 root) nor write ``<root>/results`` (0755 root); after grading, before
+``results.json`` is written (atomically, as root, last), every process of that id is stopped and killed
+(:func:`kill_user_processes`), so nothing the submission left behind outlives its run. The id is the run's
+own because the kernel counts ``RLIMIT_NPROC`` per id across the machine and a container may share the
+host's processes: with the user's fixed id, containers of one image grading at once (or the host's own
+user of that id) would share one process budget, and each clean-up would kill the others' kernels.
 
 Longer than 400 lines because the zip and its run are one contract (the layout, :data:`CONFIG`, the
 scripts' variables) that a split would spread over modules which must change together, and because the
@@ -39,10 +42,8 @@ import dataclasses
 import json
 import math
 import os
-import pwd
 import re
 import shutil
-import signal
 import stat
 import sys
 import tempfile
@@ -61,7 +62,19 @@ from .gradebook import RosterEntry, SubmissionTime, course_totals, row_points
 from .plan import MAX_NOTEBOOK_BYTES, load_sources, read_outline
 from .release import PROJECT
 from .reports import GradeRow, atomic_text, atomic_write, points_text
-from .sandbox import UNCONFINED_USER_ENV, Limits, SandboxUnavailable, choose_sandbox, unconfined_user
+from .sandbox import (
+    UNCONFINED_UID_ENV,
+    UNCONFINED_USER_ENV,
+    Limits,
+    SandboxUnavailable,
+    SurvivingProcesses,
+    _remove_user_files,
+    choose_sandbox,
+    kill_user_processes,
+    unconfined_user,
+    unused_user_id,
+    why_no_unconfined_user,
+)
 
 __all__ = [
     "CONFIG",
@@ -74,7 +87,6 @@ __all__ = [
     "add_gradescope_command",
     "autograder_root",
     "build_autograder",
-    "kill_user_processes",
     "results_json",
     "run_autograder",
     "stage_submission",
@@ -597,91 +609,6 @@ def _failure_result(message: str, config: Mapping[str, Any] | None) -> dict[str,
 # --------------------------------------------------------------------------- running as Gradescope does
 
 
-def _user_pids(uid: int) -> list[int]:
-    """The live processes of ``uid`` (zombies left out: they run nothing and only their parent can reap them)."""
-    pids = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                if entry.stat(follow_symlinks=False).st_uid != uid:
-                    continue
-                state = Path(entry.path, "stat").read_text().rpartition(")")[2].split()[0]
-            except (OSError, IndexError):
-                continue
-            if state not in ("Z", "X"):
-                pids.append(int(entry.name))
-    return pids
-
-
-def kill_user_processes(uid: int, *, rounds: int = 200) -> int:
-    """Stop, then kill, every process of ``uid`` until none is left; returns how many were killed.
-
-    Stopping first keeps a process from forking replacements while the others are being killed. Only a
-    user whose processes are all the submission's may be emptied this way. Zombies are not counted.
-
-    Parameters
-    ----------
-    uid : int
-        The unprivileged user the submission ran as.
-    rounds : int, optional
-        How many times to look for processes of ``uid`` and signal them, 20 ms apart.
-
-    Returns
-    -------
-    int
-        How many distinct processes of ``uid`` were found (and signalled).
-
-    Raises
-    ------
-    ValueError
-        If ``uid`` is 0 or the caller's real or effective user.
-    AutograderError
-        If processes of ``uid`` are still alive after ``rounds`` rounds.
-    """
-    if uid in (0, os.getuid(), os.geteuid()):
-        raise ValueError(f"uid must be an unprivileged user other than the grader's; got {uid}")
-    killed: set[int] = set()
-    for _ in range(rounds):
-        pids = _user_pids(uid)
-        if not pids:
-            return len(killed)
-        for signum in (signal.SIGSTOP, signal.SIGKILL):
-            for pid in pids:
-                try:
-                    os.kill(pid, signum)
-                except (ProcessLookupError, PermissionError):
-                    continue
-        killed.update(pids)
-        time.sleep(0.02)
-    remaining = _user_pids(uid)
-    if remaining:
-        raise AutograderError(f"{len(remaining)} processes of uid {uid} survived being killed")
-    return len(killed)
-
-
-def _remove_user_files(uid: int, places: Sequence[str] = ("/tmp", "/var/tmp", "/dev/shm")) -> int:
-    """Delete what ``uid`` left at the top of the shared scratch folders (its processes are dead by now), so that
-    a submission that filled the disk cannot keep ``results.json`` from being written; returns how many."""
-    removed = 0
-    for place in places:
-        try:
-            entries = list(os.scandir(place))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.stat(follow_symlinks=False).st_uid != uid:
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path)  # fd-based on Linux: never follows a link out
-                else:
-                    os.unlink(entry.path)
-                removed += 1
-            except OSError:
-                continue
-    return removed
-
-
 def _lock_down(root: Path) -> None:
     """As root: the solutions readable by root alone, the results folder root's, a stale result gone."""
     results = root / "results"
@@ -707,13 +634,18 @@ def _sandbox(user_name: str) -> str:
             "from the result"
         )
     os.environ[UNCONFINED_USER_ENV] = user_name
+    try:  # an id of this run's own: no other container's processes share its count, none are killed with it
+        os.environ.setdefault(UNCONFINED_UID_ENV, str(unused_user_id()))
+    except OSError as err:
+        raise AutograderError(f"bubblewrap does not work here and {err}") from None
     user = unconfined_user()
     if user is None or user.pw_name != user_name:
         raise AutograderError(
-            f"bubblewrap does not work here and the kernel cannot run as the user {user_name!r} (setup.sh creates it; "
-            "it must be able to run the grader's Python)"
+            f"bubblewrap does not work here and the kernel cannot run as the user {user_name!r}: "
+            f"{why_no_unconfined_user() or 'another user was found'} (setup.sh creates the user; it must be able to "
+            "run the grader's Python)"
         )
-    print(f"autograder: the kernel runs unconfined as {user_name} (uid {user.pw_uid})")
+    print(f"autograder: the kernel runs unconfined as {user_name} with a user id of its own ({user.pw_uid})")
     return "none"
 
 
@@ -822,10 +754,8 @@ def run_autograder(root: Path | str | None = None) -> dict[str, Any]:
         result = _failure_result(f"the grader failed ({type(err).__name__}).", config)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    try:
-        uid = pwd.getpwnam(user_name).pw_uid
-    except KeyError:
-        uid = None
+    own = os.environ.get(UNCONFINED_UID_ENV, "")  # set when the kernel ran unconfined (_sandbox)
+    uid = int(own) if own.isdigit() else None
     if uid is not None and uid not in (0, os.getuid(), os.geteuid()):
         try:
             killed = kill_user_processes(uid)
@@ -833,7 +763,7 @@ def run_autograder(root: Path | str | None = None) -> dict[str, Any]:
                 print(f"autograder: killed {killed} leftover processes of {user_name}")
             if _remove_user_files(uid):
                 print(f"autograder: removed the files {user_name} left in /tmp, /var/tmp and /dev/shm")
-        except AutograderError as err:
+        except SurvivingProcesses as err:
             print(f"autograder: {err}")
             result = _failure_result("a process of the submission could not be stopped.", config)
     result["execution_time"] = max(0, math.ceil(time.monotonic() - started))

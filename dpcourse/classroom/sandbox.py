@@ -68,15 +68,21 @@ __all__ = [
     "Limits",
     "RunResult",
     "SandboxUnavailable",
+    "SurvivingProcesses",
+    "UNCONFINED_UID_ENV",
     "UNCONFINED_USER_ENV",
     "bind_failure",
     "bwrap_path",
     "MIN_MEMORY_BYTES",
     "choose_sandbox",
+    "kill_user_processes",
     "max_parallel_runs",
     "run_job",
     "sandbox_command",
     "storage_filter",
+    "unconfined_user",
+    "unused_user_id",
+    "why_no_unconfined_user",
 ]
 
 #: Environment variable naming the bubblewrap executable; set it to a missing path to hide bubblewrap
@@ -91,6 +97,14 @@ _NOBODY = "nobody"
 #: The Gradescope autograder (:mod:`.autograder`) sets it to the user its ``setup.sh`` creates, whose every
 #: process it can then kill after grading without touching anyone else's.
 UNCONFINED_USER_ENV = "DPCOURSE_UNCONFINED_USER"
+#: Environment variable giving the unconfined user a user id of the run's own (:func:`unused_user_id`; the
+#: autograder draws one per run). The kernel counts RLIMIT_NPROC per user id across the whole machine, and a
+#: container that shares the host's processes (buildah's chroot isolation) sees, and would kill after grading,
+#: every process of its user's id: other containers of the same image, or the host's own user of that id.
+UNCONFINED_UID_ENV = "DPCOURSE_UNCONFINED_UID"
+#: Seconds the check that the unconfined user can import the worker may take: importing numpy, nbclient and
+#: the package from a cold disk while other containers copy their images (minutes of I/O at a load of 5).
+_USER_CHECK_SECONDS = 300
 _MiB = 1024**2
 #: The smallest ``--memory`` a run can be given. Measured (bubblewrap 0.8, Python 3.11, x86_64; as root
 #: with a control group and as an ordinary user without one) by grading the solutions of notebooks 01
@@ -332,31 +346,200 @@ def _probe(executable: str) -> str | None:
     return (text[0] if text else f"exit status {done.returncode}")[:300]
 
 
-@functools.cache
 def unconfined_user() -> pwd.struct_passwd | None:
-    """The user an unconfined run drops to: ``nobody`` (or ``$DPCOURSE_UNCONFINED_USER``) when the grader is root
-    and that user can run this Python and import the package; None (run as the grader's own user) otherwise."""
+    """The user an unconfined run drops to: ``nobody`` (or ``$DPCOURSE_UNCONFINED_USER``, with the user id
+    ``$DPCOURSE_UNCONFINED_UID`` when that is set) when the grader is root and that user can run this Python and
+    import the package; None (run as the grader's own user) otherwise (:func:`why_no_unconfined_user` says why).
+
+    Returns
+    -------
+    pwd.struct_passwd or None
+        The user, checked once per process.
+    """
+    return _unconfined()[0]
+
+
+def why_no_unconfined_user() -> str:
+    """Why :func:`unconfined_user` is None, in one line (``""`` when it is not).
+
+    Returns
+    -------
+    str
+        The reason: not root, no such user, or how the check that the user can import the worker failed.
+    """
+    return _unconfined()[1]
+
+
+@functools.cache
+def _unconfined() -> tuple[pwd.struct_passwd | None, str]:
     if os.geteuid() != 0:
-        return None
+        return None, "the grader is not root"
+    name = os.environ.get(UNCONFINED_USER_ENV) or _NOBODY
     try:
-        user = pwd.getpwnam(os.environ.get(UNCONFINED_USER_ENV) or _NOBODY)
+        user = pwd.getpwnam(name)
     except KeyError:
-        return None
+        return None, f"there is no user {name!r}"
+    own = os.environ.get(UNCONFINED_UID_ENV, "")
+    if own:
+        if not own.isdigit() or int(own) in (0, os.getuid()):
+            return None, f"{UNCONFINED_UID_ENV} must be a user id other than root's; got {own!r}"
+        user = pwd.struct_passwd((name, user.pw_passwd, int(own), user.pw_gid, user.pw_gecos, user.pw_dir,
+                                  user.pw_shell))  # fmt: skip
     check = [sys.executable, "-c", "import dpcourse.classroom.worker"]
-    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PATH": "/usr/bin:/bin"}
+    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1"}
     try:
         done = subprocess.run(
             check,
             env=env,
             cwd="/",
             capture_output=True,
-            timeout=60,
+            timeout=_USER_CHECK_SECONDS,
             check=False,
             preexec_fn=_apply_limits(Limits(), True, user),
         )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return user if done.returncode == 0 else None
+    except subprocess.TimeoutExpired:
+        return None, f"{name} (uid {user.pw_uid}) took over {_USER_CHECK_SECONDS} s to import the grader's worker"
+    except (OSError, subprocess.SubprocessError) as err:
+        return None, f"{name} (uid {user.pw_uid}) cannot start this Python ({err})"
+    if done.returncode != 0:
+        lines = done.stderr.decode(errors="replace").strip().splitlines()
+        last = lines[-1][:200] if lines else f"exit status {done.returncode}"
+        return None, f"{name} (uid {user.pw_uid}) cannot import the grader's worker ({last})"
+    return user, ""
+
+
+def unused_user_id() -> int:
+    """A user id that no account and no process has, mapped in this user namespace: a run's own.
+
+    Drawn at random above 2^20 where the namespace maps that far (the machine's own), else from the
+    ids it maps (a rootless container's 65,536), never 0; the few ids taken are left out.
+
+    Returns
+    -------
+    int
+        The id, for :data:`UNCONFINED_UID_ENV`.
+
+    Raises
+    ------
+    OSError
+        If this namespace maps no id beyond root's and those in use.
+    """
+    taken = {entry.pw_uid for entry in pwd.getpwall()} | _ids_with_processes()
+    ranges = []
+    for line in _read(Path("/proc/self/uid_map")).splitlines() or ["0 0 4294967295"]:
+        first, _, count = (int(field) for field in line.split())
+        low, high = max(first, 1), min(first + count, 2**31)  # ids inside the namespace, high excluded
+        if high > 2**21:  # room enough above the ids accounts are given
+            low = max(low, 2**20)
+        if low < high:
+            ranges.append((low, high))
+    for _ in range(1000 if ranges else 0):
+        low, high = ranges[secrets.randbelow(len(ranges))]
+        uid = low + secrets.randbelow(high - low)
+        if uid not in taken:
+            return uid
+    raise OSError("this user namespace maps no user id that is free for a run of its own")
+
+
+class SurvivingProcesses(RuntimeError):
+    """Processes of a run's user id were still alive after being killed again and again."""
+
+
+def _user_pids(uid: int) -> list[int]:
+    """The live processes of ``uid`` (zombies left out: they run nothing and only their parent can reap them)."""
+    pids = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if entry.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                state = Path(entry.path, "stat").read_text().rpartition(")")[2].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state not in ("Z", "X"):
+                pids.append(int(entry.name))
+    return pids
+
+
+def kill_user_processes(uid: int, *, rounds: int = 200) -> int:
+    """Stop, then kill, every process of ``uid`` until none is left; returns how many were killed.
+
+    Stopping first keeps a process from forking replacements while the others are being killed. Only an id
+    whose processes are all the submission's (:func:`unused_user_id`) may be emptied this way. Zombies are not
+    counted.
+
+    Parameters
+    ----------
+    uid : int
+        The unprivileged user the submission ran as.
+    rounds : int, optional
+        How many times to look for processes of ``uid`` and signal them, 20 ms apart.
+
+    Returns
+    -------
+    int
+        How many distinct processes of ``uid`` were found (and signalled).
+
+    Raises
+    ------
+    ValueError
+        If ``uid`` is 0 or the caller's real or effective user.
+    SurvivingProcesses
+        If processes of ``uid`` are still alive after ``rounds`` rounds.
+    """
+    if uid in (0, os.getuid(), os.geteuid()):
+        raise ValueError(f"uid must be an unprivileged user other than the grader's; got {uid}")
+    killed: set[int] = set()
+    for _ in range(rounds):
+        pids = _user_pids(uid)
+        if not pids:
+            return len(killed)
+        for signum in (signal.SIGSTOP, signal.SIGKILL):
+            for pid in pids:
+                try:
+                    os.kill(pid, signum)
+                except (ProcessLookupError, PermissionError):
+                    continue
+        killed.update(pids)
+        time.sleep(0.02)
+    remaining = _user_pids(uid)
+    if remaining:
+        raise SurvivingProcesses(f"{len(remaining)} processes of uid {uid} survived being killed")
+    return len(killed)
+
+
+def _remove_user_files(uid: int, places: Sequence[str] = ("/tmp", "/var/tmp", "/dev/shm")) -> int:
+    """Delete what ``uid`` left at the top of the shared scratch folders (its processes are dead by now), so that
+    a submission that filled the disk cannot keep ``results.json`` from being written; returns how many."""
+    removed = 0
+    for place in places:
+        try:
+            entries = list(os.scandir(place))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path)  # fd-based on Linux: never follows a link out
+                else:
+                    os.unlink(entry.path)
+                removed += 1
+            except OSError:
+                continue
+    return removed
+
+
+def _ids_with_processes() -> set[int]:
+    ids = set()
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                ids.add(entry.stat(follow_symlinks=False).st_uid)
+            except OSError:
+                continue
+    return ids
 
 
 # --------------------------------------------------------------------------- bubblewrap's command line
@@ -805,12 +988,31 @@ def run_job(job: dict[str, Any], *, sandbox: str, limits: Limits) -> RunResult:
             # the run's temporary files go to its own folder, which the worker empties before every kernel,
             # never to the machine's /tmp
             env = {**_environment(tmp), "TMPDIR": tmp, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-            user = unconfined_user()
+            user = _with_an_id_of_its_own(unconfined_user())
             if user is not None:
                 os.chown(tmp, user.pw_uid, user.pw_gid)
-        return _run(command, env, cwd, payload, key, limits, sandbox, user)
+        outcome = _run(command, env, cwd, payload, key, limits, sandbox, user)
+        if user is not None and not os.environ.get(UNCONFINED_UID_ENV):
+            # the id was this run's alone: whatever still runs under it (a daemon that left the process
+            # group) is the submission's, and so is what it left in the shared scratch folders
+            try:
+                kill_user_processes(user.pw_uid)
+            except SurvivingProcesses as err:
+                return RunResult(None, f"the grader could not stop every process of this submission ({err})")
+            _remove_user_files(user.pw_uid)
+        return outcome
     finally:
         _remove_private(tmp)
+
+
+def _with_an_id_of_its_own(user: pwd.struct_passwd | None) -> pwd.struct_passwd | None:
+    """``user`` with a fresh id from :func:`unused_user_id` (its group and home kept), unless the id is fixed by
+    :data:`UNCONFINED_UID_ENV` or there is no user to drop to (the grader is not root)."""
+    if user is None or os.environ.get(UNCONFINED_UID_ENV):
+        return user
+    fields = list(user)
+    fields[2] = unused_user_id()
+    return pwd.struct_passwd(fields)
 
 
 def _remove_private(folder: str) -> None:

@@ -351,8 +351,8 @@ def release_errors(
     truth = workload.answers(x / n) if truth is None else check_array(truth, "truth", shape=(k,))
     curator = PrivateMW(x, epsilon=epsilon, alpha=alpha, beta=beta, max_queries=k, rng=gen)
     answers = run_stream(curator, workload)
-    for i in range(curator.answered, k):  # refused: the synthetic data's free answer
-        answers[i] = curator.synthetic_answer(workload[i])
+    if curator.answered < k:  # refused: the synthetic data's free answers
+        answers[curator.answered :] = workload.answers(curator.synthetic)[curator.answered :]
     laplace = laplace_mechanism(truth, sensitivity=k / n, epsilon=epsilon, rng=gen)
     noisy = NoisyHistogram(x, epsilon=epsilon, rng=gen)
     from_histogram = workload.answers(noisy.noisy_histogram / n)

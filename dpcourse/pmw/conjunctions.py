@@ -226,7 +226,7 @@ class ConjunctionWorkload:
         return 2**self.num_bits
 
     def answers(self, vector: ArrayLike) -> np.ndarray:
-        """q·v for every query (one strided sum each).
+        """q·v for every query: one strided sum per distinct query, shared by the queries that repeat it.
 
         Parameters
         ----------
@@ -246,8 +246,14 @@ class ConjunctionWorkload:
             If ``vector`` is not an array of numbers.
         """
         v = np.ascontiguousarray(check_array(vector, "vector", shape=(self.domain_size,)))
-        d = self.domain_size
-        return np.array([_as_query(q, d).dot(v) for q in self])
+        if len(self) == 0:
+            return np.zeros(0)
+        # a query is its attribute set and the values on it, each a bit mask of at most 30 bits: one key of 60
+        bits = np.left_shift(np.int64(1), self.attributes.astype(np.int64))
+        keys = (bits.sum(axis=1) << 30) | (bits * self.values).sum(axis=1)
+        _, first, which = np.unique(keys, return_index=True, return_inverse=True)
+        distinct = np.array([_as_query(self[i], v.size).dot(v) for i in first.tolist()], dtype=float)
+        return distinct[which.ravel()]
 
     def matrix(self) -> np.ndarray:
         """The dense ``(k, 2^d)`` query matrix (for small universes only).

@@ -14,7 +14,7 @@ vectorisation is a query, not a trial.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -357,7 +357,11 @@ class PrivateMW:
         TypeError
             If ``query`` is not made of numbers.
         """
-        q = _as_query(query, self.domain_size)
+        return self._answer(_as_query(query, self.domain_size), None)
+
+    def _answer(self, q: Any, true_value: float | None) -> float:
+        """:meth:`answer` for a query already wrapped, given q·p when the stream's true answers were summed
+        at once (:func:`run_stream`), else computing it."""
         if self.exhausted:
             if self.max_queries is not None and self.answered >= self.max_queries:
                 raise BudgetExhaustedError(f"PrivateMW has answered max_queries = {self.max_queries} queries")
@@ -366,7 +370,8 @@ class PrivateMW:
                 "more queries (synthetic_answer(query) answers from p̃ for free, without an accuracy guarantee)"
             )
         synthetic_value = q.dot(self._synthetic)
-        true_value = q.dot(self._p)
+        if true_value is None:
+            true_value = q.dot(self._p)
         if self.calibration == "notes":
             released = self._answer_notes(synthetic_value, true_value)
         else:
@@ -432,16 +437,28 @@ def run_stream(curator: Any, queries: QueryStream, *, stop_when_exhausted: bool 
     BudgetExhaustedError
         If the curator refuses a query and ``stop_when_exhausted`` is False.
     """
-    queries = _query_stream(queries, curator.domain_size)
-    out = np.full(len(queries), np.nan)
-    for i, query in enumerate(queries):
+    stream = _query_stream(queries, curator.domain_size)
+    ask = _asker(curator, queries)
+    out = np.full(len(stream), np.nan)
+    for i, query in enumerate(stream):
         try:
-            out[i] = curator.answer(query)
+            out[i] = ask(i, query)
         except BudgetExhaustedError:
             if not stop_when_exhausted:
                 raise
             break
     return out
+
+
+def _asker(curator: Any, queries: QueryStream) -> Callable[[int, Any], float]:
+    """``(i, query) -> curator.answer(query)``. For a :class:`PrivateMW` asked a whole workload, the true
+    answers q·p are summed at once (:meth:`ConjunctionWorkload.answers`: the same strided sums, bit for
+    bit, one per distinct query), which the curator would otherwise sum one query at a time."""
+    if not (isinstance(curator, PrivateMW) and isinstance(queries, ConjunctionWorkload)):
+        return lambda _, query: curator.answer(query)
+    truth = queries.answers(curator._p).tolist()
+    domain_size = curator.domain_size
+    return lambda i, query: curator._answer(_as_query(query, domain_size), truth[i])
 
 
 def _query_stream(queries: QueryStream, domain_size: int) -> ConjunctionWorkload | np.ndarray | list[Any]:
@@ -495,12 +512,13 @@ def run_stream_with_potential(curator: PrivateMW, queries: QueryStream, p: Array
         If ``p`` or a dense ``queries`` is not made of numbers.
     """
     target = check_array(p, "p", shape=(curator.domain_size,))
-    queries = _query_stream(queries, curator.domain_size)
-    out, potential = np.full(len(queries), np.nan), np.full(len(queries), np.nan)
+    stream = _query_stream(queries, curator.domain_size)
+    ask = _asker(curator, queries)
+    out, potential = np.full(len(stream), np.nan), np.full(len(stream), np.nan)
     current, updates = _kl(target, curator._synthetic), curator.updates
-    for i, query in enumerate(queries):
+    for i, query in enumerate(stream):
         try:
-            out[i] = curator.answer(query)
+            out[i] = ask(i, query)
         except BudgetExhaustedError:
             break
         if curator.updates != updates:

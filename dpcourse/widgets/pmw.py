@@ -112,8 +112,8 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
         k, d = num_queries, 2**bits
         curator = PrivateMW(probs * n, epsilon=epsilon, alpha=alpha, max_queries=k, rng=seed)
         answers = run_stream(curator, work)
-        for i in range(curator.answered, k):  # refused: scored with the synthetic data's free answer, like with like
-            answers[i] = curator.synthetic_answer(work[i])
+        if curator.answered < k:  # refused: scored with the synthetic data's free answers, like with like
+            answers[curator.answered :] = work.answers(curator.synthetic)[curator.answered :]
         t = np.arange(1, k + 1)
         err_pmw = np.maximum.accumulate(np.abs(answers - truth))
         err_lap = np.maximum.accumulate(np.abs(laplace_unit) * k / (n * epsilon))

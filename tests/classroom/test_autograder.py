@@ -23,20 +23,19 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpcourse.classroom import autograder
+from dpcourse.classroom import autograder, sandbox
 from dpcourse.classroom.autograder import (
     CONFIG,
     DEFAULT_USER,
     VISIBILITIES,
     add_gradescope_command,
     build_autograder,
-    kill_user_processes,
     results_json,
     stage_submission,
 )
 from dpcourse.classroom.course import Assignment, Course, LatePolicy
 from dpcourse.classroom.reports import GradeRow
-from dpcourse.classroom.sandbox import SandboxUnavailable, choose_sandbox
+from dpcourse.classroom.sandbox import SandboxUnavailable, choose_sandbox, kill_user_processes, unused_user_id
 from tests.classroom import grading_scenarios as gs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -345,20 +344,17 @@ def test_results_json_scores_penalties_and_feedback():
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="killing another user's processes needs root")
 def test_kill_user_processes_leaves_none(tmp_path):
-    user = _user()
-    if user is None:
-        pytest.skip("no unprivileged user can be created here")
+    uid = unused_user_id()  # an id of this test's own: a grader beside it (another make test) runs under others
     left = Path(tempfile.gettempdir()) / f"dpcourse-ag-left-{os.getpid()}"
     script = f"touch {left}; sleep 300 & (setsid sleep 300 &) ; sleep 300"
-    shell = subprocess.Popen(
-        ["sh", "-c", script], user=user.pw_uid, group=user.pw_gid, extra_groups=[], start_new_session=True, cwd="/"
-    )
+    shell = subprocess.Popen(["sh", "-c", script], user=uid, group=65534, extra_groups=[], start_new_session=True,
+                             cwd="/")  # fmt: skip
     time.sleep(0.5)
-    assert kill_user_processes(user.pw_uid) >= 3
+    assert kill_user_processes(uid) >= 3
     assert shell.wait(timeout=10) == -9
-    assert left.exists() and autograder._remove_user_files(user.pw_uid, [str(left.parent)]) >= 1
+    assert left.exists() and sandbox._remove_user_files(uid, [str(left.parent)]) >= 1
     assert not left.exists()
-    assert autograder._user_pids(user.pw_uid) == []
+    assert sandbox._user_pids(uid) == []
     with pytest.raises(ValueError, match="uid must be"):
         kill_user_processes(0)
 
@@ -554,8 +550,29 @@ def test_hostile_submissions_as_the_unprivileged_user(world_root):
     again.mkdir()
     killer = gs.with_answers(gs.right(), max_queries=KILLER)
     root = _gradescope(again, _zip(again), {gs.NAME: killer}, _metadata())
-    _assert_worker_died(_run(root, wrapper, DPCOURSE_BWRAP="/nonexistent"))
-    assert autograder._user_pids(pwd.getpwnam(DEFAULT_USER).pw_uid) == []
+    uid = unused_user_id()  # the run's own id, chosen here to be looked at afterwards
+    _assert_worker_died(_run(root, wrapper, DPCOURSE_BWRAP="/nonexistent", DPCOURSE_UNCONFINED_UID=str(uid)))
+    assert sandbox._user_pids(uid) == []
+
+
+def test_a_run_counts_and_kills_the_processes_of_its_own_user_id_alone(world_root):
+    """Containers of one image have its user's id in common on one kernel, and a container may share the host's
+    processes (buildah's chroot isolation): each run gets an id of its own, whose processes alone count against
+    its RLIMIT_NPROC and are killed after it. Here a process of the user's fixed id stands for another
+    container's kernel (or the host's own user of that id): it outlives the run beside it."""
+    wrapper = _python_for_others()
+    if isinstance(wrapper, str):
+        pytest.skip(wrapper)
+    user = pwd.getpwnam(DEFAULT_USER)
+    neighbour = subprocess.Popen(["sleep", "600"], user=user.pw_uid, group=user.pw_gid, extra_groups=[], cwd="/")
+    try:
+        root = _gradescope(world_root, _zip(world_root), {gs.NAME: gs.right()}, _metadata())
+        result = _run(root, wrapper, DPCOURSE_BWRAP="/nonexistent")
+        assert result["score"] == 3.0 and {t["status"] for t in result["tests"]} == {"passed"}
+        assert neighbour.poll() is None, "the run's clean-up killed a process that was not its own"
+    finally:
+        neighbour.kill()
+        neighbour.wait()
 
 
 # --------------------------------------------------------------------------- the workbook's own notebooks

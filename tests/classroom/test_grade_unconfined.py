@@ -213,3 +213,47 @@ def test_the_gradebook_is_over_the_whole_course_and_the_roster(unconfined):
     assert "1 × you dropped the logarithm" in page  # bob's, the one wrong max-queries of the class
     feedback = list((root / "feedback").rglob("*.md"))
     assert {p.name for p in feedback} == {"small.md"} and len(feedback) == len(handed_in)
+
+
+HOLDER = """import sys, threading, time
+threading.stack_size(64 * 1024)
+for _ in range(int(sys.argv[1])):
+    threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+print("holding", flush=True)
+time.sleep(600)
+"""
+
+
+def test_processes_of_nobody_the_grader_cannot_see_do_not_cost_its_runs_their_budget(tmp_path):
+    """The Kubernetes recipe grades as root with ``--sandbox none`` and no control group, each shard in a pod of
+    its own: the kernel counts RLIMIT_NPROC per user id over the whole node, so the processes of ``nobody`` in
+    the other pods (other shards, other tenants), which this pod cannot see, count against a run that drops
+    to ``nobody``. Each run gets a user id of its own instead. Here a process of ``nobody``, outside the
+    grader's pid namespace, holds more threads than a run may start."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None or not Path("/usr/bin/python3").exists():
+        pytest.skip("needs root, unshare and /usr/bin/python3 (run by nobody, outside the grader's pid namespace)")
+    held = 256 + 50  # Limits().processes, and more
+    holder = subprocess.Popen(["/usr/bin/python3", "-c", HOLDER, str(held)], user=65534, group=65534,
+                              extra_groups=[], stdout=subprocess.PIPE, cwd="/")  # fmt: skip
+    folder = Path(tempfile.mkdtemp(prefix="dpcourse-unconfined-python-"))
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"holding\n"
+        paths = write_course(tmp_path, {"alice": {NAME: right()}})
+        report = tmp_path / "grades.csv"
+        python = readable_copy(folder)
+        argv = ["grade", str(paths[0]), "--source", str(tmp_path / "source"), "--report", str(report),
+                "--sandbox", "none", "--jobs", "1"]  # fmt: skip
+        # a pod: its own pid namespace, and no control group to make (an empty read-only cgroupfs), so that
+        # RLIMIT_NPROC is each run's budget, as in the recipe's pods
+        pod = 'mount -t tmpfs -o ro,size=4k none /sys/fs/cgroup && exec "$@"'
+        done = subprocess.run(["unshare", "--mount", "--pid", "--fork", "--mount-proc", "sh", "-c", pod, "sh",
+                               str(python), "-m", "dpcourse", *argv],
+                              cwd=ROOT, timeout=600, check=False, capture_output=True, text=True)  # fmt: skip
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        rows = reports.read_report(report)
+        assert {r.exercise: r.status for r in rows} == dict.fromkeys(EXERCISES, "passed"), [r.message for r in rows]
+        assert holder.poll() is None  # and the run's clean-up left nobody's other processes alone
+    finally:
+        holder.kill()
+        holder.wait()
+        shutil.rmtree(folder, ignore_errors=True)

@@ -402,3 +402,47 @@ def test_max_parallel_runs_says_why_when_it_bounds_the_runs():
     assert runs >= 1 and (runs > 1 or "--jobs 1" in why)
     with pytest.raises(ValueError, match="sandbox"):
         max_parallel_runs("docker")
+
+
+# ------------------------------------------------------------- an unconfined run's own user id (the autograder's)
+
+
+def test_an_unused_user_id_belongs_to_no_account_and_no_process():
+    taken = {entry.pw_uid for entry in pwd.getpwall()}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            taken.add(os.stat(f"/proc/{pid}").st_uid)
+        except FileNotFoundError:  # ended meanwhile
+            continue
+    drawn = {sandbox.unused_user_id() for _ in range(50)}
+    assert not drawn & taken and len(drawn) > 45  # drawn at random: two runs at once do not share one
+    assert all(2**20 <= uid < 2**31 for uid in drawn)  # above the ids accounts get, below the 32-bit sign
+
+
+def test_an_unused_user_id_is_one_the_user_namespace_maps(monkeypatch):
+    # a rootless container maps root to the host's user and 65,536 ids above: only those can be set
+    maps = {"/proc/self/uid_map": "         0       1000          1\n         1     100000      65536\n"}
+    monkeypatch.setattr(sandbox, "_read", lambda path: maps.get(str(path), ""))
+    drawn = {sandbox.unused_user_id() for _ in range(200)}
+    assert all(1 <= uid <= 65536 for uid in drawn) and 0 not in drawn
+    maps["/proc/self/uid_map"] = "0 0 1\n"  # root alone: no id for a run
+    with pytest.raises(OSError, match="no user id"):
+        sandbox.unused_user_id()
+
+
+def test_the_unconfined_user_takes_the_runs_own_id_or_says_why_not(monkeypatch):
+    monkeypatch.setenv(sandbox.UNCONFINED_USER_ENV, "nobody")
+    try:
+        monkeypatch.setenv(sandbox.UNCONFINED_UID_ENV, "0")
+        sandbox._unconfined.cache_clear()
+        assert sandbox.unconfined_user() is None
+        expected = "the grader is not root" if os.geteuid() != 0 else "must be a user id other than root's"
+        assert expected in sandbox.why_no_unconfined_user()
+        monkeypatch.setenv(sandbox.UNCONFINED_USER_ENV, "no-such-user-dpcourse")
+        sandbox._unconfined.cache_clear()
+        assert sandbox.unconfined_user() is None
+        assert (
+            "no user 'no-such-user-dpcourse'" if os.geteuid() == 0 else "not root"
+        ) in sandbox.why_no_unconfined_user()
+    finally:
+        sandbox._unconfined.cache_clear()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -38,7 +39,10 @@ VENV_BIN = ROOT / ".venv" / "bin"
 NOBODY = 65534
 HOSTILE = "mallory"
 FORGED = "planted-by-a-submission"
-HOSTILE_LOG = "/tmp/hostile.log"
+#: The daemon's log, in a folder of the test's (root's, world-writable, sticky) in the pod's or runner's /tmp:
+#: what a run's user id leaves at the top of /tmp is removed with it after the run.
+EVIDENCE = "evidence"
+HOSTILE_LOG = f"/tmp/{EVIDENCE}/hostile.log"
 RUNNER_HOME = "/home/runner"
 WORKSPACE = f"{RUNNER_HOME}/work/course/course"
 STEP_TIMEOUT = 600
@@ -81,7 +85,7 @@ def plant(path):
         return type(err).__name__
 
 with open(log, 'a') as out:
-    out.write('daemon %d started as uid %d\\n' % (os.getpid(), os.getuid()))
+    out.write('daemon %d started as uid %d gid %d\\n' % (os.getpid(), os.getuid(), os.getgid()))
 deadline, first = time.time() + 600, True
 while time.time() < deadline:
     outcomes = [(plant(path), path) for path in targets]
@@ -169,6 +173,11 @@ def run(argv: list[str], what: str) -> subprocess.CompletedProcess[str]:
     return done
 
 
+def evidence_folder(tmp: Path) -> None:
+    (tmp / EVIDENCE).mkdir()
+    (tmp / EVIDENCE).chmod(0o1777)
+
+
 def emptydir(path: Path) -> Path:
     path.mkdir(parents=True)
     path.chmod(0o777)  # what the kubelet makes
@@ -210,6 +219,8 @@ def pod_volumes(pod: dict[str, Any], claims: dict[str, Path], here: Path) -> dic
         else:
             assert set(volume) == {"name", "emptyDir"}, volume
             volumes[volume["name"]] = (emptydir(here / volume["name"]), True)
+            if volume["name"] == "scratch":  # the pod's /tmp
+                evidence_folder(here / volume["name"])
     return volumes
 
 
@@ -294,6 +305,7 @@ def run_runner(job: dict[str, Any], shard: int | None, course: Path, here: Path,
     """One job on a fresh runner: the workspace (the course, .venv, the submissions) laid out, then its steps
     in one sandbox, so that what a step leaves running is there for the next. The workspace's host folder."""
     home, tmp, scripts = here / "home", emptydir(here / "tmp"), here / "steps"
+    evidence_folder(tmp)
     workspace = home / Path(WORKSPACE).relative_to(RUNNER_HOME)
     workspace.mkdir(parents=True)
     home.chmod(0o750)  # as useradd makes a home folder on Ubuntu 24.04
@@ -348,7 +360,9 @@ def assert_honest_rows_and_nothing_planted(rows: list[dict[str, str]], log: Path
         assert sorted(r["exercise"] for r in by_student[student]) == sorted(EXERCISES), student
         assert {r["status"] for r in by_student[student]} == {status}, by_student[student]
     attempts = log.read_text()
-    assert "daemon" in attempts and "started as uid 65534" in attempts, attempts
+    # nobody's rights (its group, no other) under a user id of the run's own
+    started = re.search(r"daemon \d+ started as uid (\d+) gid 65534\n", attempts)
+    assert started is not None and int(started.group(1)) not in (0, 65534), attempts
     assert "planted" not in attempts, attempts
 
 
@@ -356,8 +370,8 @@ def test_the_kubernetes_jobs_grade_publish_and_merge_and_a_submission_plants_not
     results = kubernetes_run(course, tmp_path)
     shards = sorted(p.name for p in (results / "shards").iterdir())
     assert shards == [f"shard-{i}.csv" for i in range(4)]
-    logs = list(tmp_path.glob("pod-*/scratch/hostile.log"))
-    assert len(logs) == 1 and in_shard(HOSTILE, (int(logs[0].parts[-3].split("-")[1]), 4))
+    logs = list(tmp_path.glob(f"pod-*/scratch/{EVIDENCE}/hostile.log"))
+    assert len(logs) == 1 and in_shard(HOSTILE, (int(logs[0].parts[-4].split("-")[1]), 4))
     assert_honest_rows_and_nothing_planted(read_rows(results / "grades.csv"), logs[0])
 
 
@@ -367,6 +381,6 @@ def test_the_github_workflow_grades_uploads_and_merges_and_a_submission_plants_n
     uploaded = sorted(str(p.relative_to(artifacts)) for p in artifacts.glob("shard-*/*"))
     assert uploaded == [f"shard-{i}/shard-{i}.csv" for i in range(4)]
     assert (artifacts / "grades" / "grades.csv").is_file()
-    logs = list(tmp_path.glob("runner-*/tmp/hostile.log"))
-    assert len(logs) == 1 and in_shard(HOSTILE, (int(logs[0].parts[-3].split("-")[1]), 4))
+    logs = list(tmp_path.glob(f"runner-*/tmp/{EVIDENCE}/hostile.log"))
+    assert len(logs) == 1 and in_shard(HOSTILE, (int(logs[0].parts[-4].split("-")[1]), 4))
     assert_honest_rows_and_nothing_planted(read_rows(workspace / "results" / "grades.csv"), logs[0])

@@ -159,6 +159,43 @@ def test_workload_returns_one_query_object_per_row():
     assert w.answers(v).tolist() == [float(w[i].dense() @ v) for i in range(50)]
 
 
+@pytest.mark.parametrize("num_bits, k, width", [(6, 2000, 2), (12, 3000, 2), (9, 300, 3), (5, 40, 5), (16, 50, 1)])
+def test_workload_answers_are_each_querys_own_sum(num_bits, k, width):
+    # answers() sums each distinct query once and shares it with the rows that repeat it (2000 two-way
+    # queries over 6 bits have at most 60 distinct ones): bit for bit each query's own strided sum
+    w = pmw.conjunction_workload(k, num_bits, width=width, rng=3)
+    v = np.random.default_rng(4).random(2**num_bits)
+    own = [pmw.conjunctions._as_query(w[i], 2**num_bits).dot(v) for i in range(k)]
+    assert w.answers(v).tolist() == own
+    m = np.zeros((k, 2**num_bits))  # and the same as the dense rows, up to rounding
+    for i in range(k):
+        m[i] = w[i].dense()
+    np.testing.assert_allclose(w.answers(v), m @ v, rtol=1e-12)
+
+
+def test_workload_answers_tell_apart_queries_on_the_same_bits():
+    # the same attributes with other values, or the same values on other attributes, are other queries
+    w = pmw.ConjunctionWorkload(4, [[0, 1], [1, 0], [0, 1], [0, 2], [2, 0]], [[1, 0], [0, 1], [0, 1], [1, 0], [0, 1]])
+    v = 2.0 ** np.arange(16)  # every cell its own bit: a sum names its cells
+    cells = [
+        [u for u in range(16) if all((u >> a) & 1 == b for a, b in zip(row, vals, strict=True))]
+        for row, vals in zip(w.attributes.tolist(), w.values.tolist(), strict=True)
+    ]
+    assert w.answers(v).tolist() == [float(sum(2.0**u for u in c)) for c in cells]
+    assert pmw.ConjunctionWorkload(3, np.zeros((0, 2)), np.zeros((0, 2))).answers(np.ones(8)).shape == (0,)
+
+
+def test_a_workload_stream_is_answered_as_query_by_query():
+    # run_stream sums a workload's true answers at once; the curator's answers and its state are the same
+    x, w, _ = _instance(num_bits=9, k=600)
+    alpha = 0.1
+    whole = pmw.PrivateMW(x, epsilon=1.0, alpha=alpha, max_queries=600, rng=7)
+    one_by_one = pmw.PrivateMW(x, epsilon=1.0, alpha=alpha, max_queries=600, rng=7)
+    released = pmw.run_stream(whole, w)
+    assert released.tolist() == [one_by_one.answer(q) for q in w]
+    assert whole.updates == one_by_one.updates > 0 and np.array_equal(whole.synthetic, one_by_one.synthetic)
+
+
 def test_workload_is_compact():
     w = pmw.conjunction_workload(5000, 16, width=3, rng=0)
     assert w.attributes.nbytes + w.values.nbytes == 2 * 5000 * 3
