@@ -102,7 +102,7 @@ STYLE: dict[RcKeyType, Any] = {
 
 
 #: Inches of canvas drawn around an inline figure, for what sticks out of it (a legend or an axis label
-#: placed outside the figure), before the picture is cropped to what ``bbox_inches="tight"`` keeps.
+#: placed outside the figure), before the picture is cropped to what is drawn (:func:`_inline_png`).
 INLINE_MARGIN = 0.75
 
 
