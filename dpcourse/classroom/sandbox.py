@@ -510,7 +510,8 @@ def kill_user_processes(uid: int, *, rounds: int = 200) -> int:
 
 def _remove_user_files(uid: int, places: Sequence[str] = ("/tmp", "/var/tmp", "/dev/shm")) -> int:
     """Delete what ``uid`` left at the top of the shared scratch folders (its processes are dead by now), so that
-    a submission that filled the disk cannot keep ``results.json`` from being written; returns how many."""
+    a submission that filled the disk cannot keep the next run or ``results.json`` from being written, nor leave
+    files for a classmate's run to read; returns how many."""
     removed = 0
     for place in places:
         try:
