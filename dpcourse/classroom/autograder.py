@@ -21,14 +21,15 @@ grader itself becomes a result saying so.
 
 **The student's code cannot touch the result.** The kernel runs in bubblewrap where the container allows
 it; otherwise (Gradescope's containers usually refuse its namespaces) as :data:`DEFAULT_USER` (or
-``$DPCOURSE_UNCONFINED_USER``) with a user id drawn for this run alone (:func:`~.sandbox.unused_user_id`), never
-as root: the run refuses to grade if it cannot drop to that user. It cannot read the solutions
-(``<root>/source`` is made 0700 root) nor write ``<root>/results`` (0755 root); after grading, before
-``results.json`` is written (atomically, as root, last), every process of that id is stopped and killed
-(:func:`kill_user_processes`), so nothing the submission left behind outlives its run. The id is the run's
-own because the kernel counts ``RLIMIT_NPROC`` per id across the machine and a container may share the
-host's processes: with the user's fixed id, containers of one image grading at once (or the host's own
-user of that id) would share one process budget, and each clean-up would kill the others' kernels.
+``$DPCOURSE_UNCONFINED_USER``) under a user id drawn for this run alone (:func:`~.sandbox.run_job` draws it),
+never as root: the run refuses to grade if it cannot drop to that user. It cannot read the solutions
+(``<root>/source`` is made 0700 root) nor write ``<root>/results`` (0755 root); when its run ends, before
+``results.json`` is written (atomically, as root, last), every process of that id is stopped and killed and
+its files in the shared scratch folders removed (:func:`~.sandbox.kill_user_processes`), so nothing the
+submission left behind outlives its run. The id is the run's own because the kernel counts ``RLIMIT_NPROC``
+per id across the machine and a container may share the host's processes: with the user's fixed id,
+containers of one image grading at once (or the host's own user of that id) would share one process
+budget, and each clean-up would kill the others' kernels.
 
 Longer than 400 lines because the zip and its run are one contract (the layout, :data:`CONFIG`, the
 scripts' variables) that a split would spread over modules which must change together, and because the
@@ -63,16 +64,11 @@ from .plan import MAX_NOTEBOOK_BYTES, load_sources, read_outline
 from .release import PROJECT
 from .reports import GradeRow, atomic_text, atomic_write, points_text
 from .sandbox import (
-    UNCONFINED_UID_ENV,
     UNCONFINED_USER_ENV,
     Limits,
     SandboxUnavailable,
-    SurvivingProcesses,
-    _remove_user_files,
     choose_sandbox,
-    kill_user_processes,
     unconfined_user,
-    unused_user_id,
     why_no_unconfined_user,
 )
 
@@ -634,10 +630,6 @@ def _sandbox(user_name: str) -> str:
             "from the result"
         )
     os.environ[UNCONFINED_USER_ENV] = user_name
-    try:  # an id of this run's own: no other container's processes share its count, none are killed with it
-        os.environ.setdefault(UNCONFINED_UID_ENV, str(unused_user_id()))
-    except OSError as err:
-        raise AutograderError(f"bubblewrap does not work here and {err}") from None
     user = unconfined_user()
     if user is None or user.pw_name != user_name:
         raise AutograderError(
@@ -645,7 +637,7 @@ def _sandbox(user_name: str) -> str:
             f"{why_no_unconfined_user() or 'another user was found'} (setup.sh creates the user; it must be able to "
             "run the grader's Python)"
         )
-    print(f"autograder: the kernel runs unconfined as {user_name} with a user id of its own ({user.pw_uid})")
+    print(f"autograder: the kernel runs unconfined as {user_name}, under a user id drawn for the run")
     return "none"
 
 
@@ -754,18 +746,6 @@ def run_autograder(root: Path | str | None = None) -> dict[str, Any]:
         result = _failure_result(f"the grader failed ({type(err).__name__}).", config)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    own = os.environ.get(UNCONFINED_UID_ENV, "")  # set when the kernel ran unconfined (_sandbox)
-    uid = int(own) if own.isdigit() else None
-    if uid is not None and uid not in (0, os.getuid(), os.geteuid()):
-        try:
-            killed = kill_user_processes(uid)
-            if killed:
-                print(f"autograder: killed {killed} leftover processes of {user_name}")
-            if _remove_user_files(uid):
-                print(f"autograder: removed the files {user_name} left in /tmp, /var/tmp and /dev/shm")
-        except SurvivingProcesses as err:
-            print(f"autograder: {err}")
-            result = _failure_result("a process of the submission could not be stopped.", config)
     result["execution_time"] = max(0, math.ceil(time.monotonic() - started))
     text = json.dumps(result, indent=1, ensure_ascii=False) + "\n"
     atomic_text(root / "results" / "results.json", text)

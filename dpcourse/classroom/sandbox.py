@@ -56,7 +56,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -97,10 +97,11 @@ _NOBODY = "nobody"
 #: The Gradescope autograder (:mod:`.autograder`) sets it to the user its ``setup.sh`` creates, whose every
 #: process it can then kill after grading without touching anyone else's.
 UNCONFINED_USER_ENV = "DPCOURSE_UNCONFINED_USER"
-#: Environment variable giving the unconfined user a user id of the run's own (:func:`unused_user_id`; the
-#: autograder draws one per run). The kernel counts RLIMIT_NPROC per user id across the whole machine, and a
-#: container that shares the host's processes (buildah's chroot isolation) sees, and would kill after grading,
-#: every process of its user's id: other containers of the same image, or the host's own user of that id.
+#: Environment variable fixing the user id of every unconfined run (for a test that looks at it afterwards);
+#: without it each run as root gets an id of its own (:func:`unused_user_id`). The kernel counts RLIMIT_NPROC
+#: per user id across the whole machine, and a container that shares the host's processes (buildah's chroot
+#: isolation) sees, and would kill after grading, every process of its user's id: other containers of the
+#: same image, or the host's own user of that id.
 UNCONFINED_UID_ENV = "DPCOURSE_UNCONFINED_UID"
 #: Seconds the check that the unconfined user can import the worker may take: importing numpy, nbclient and
 #: the package from a cold disk while other containers copy their images (minutes of I/O at a load of 5).
@@ -383,8 +384,7 @@ def _unconfined() -> tuple[pwd.struct_passwd | None, str]:
     if own:
         if not own.isdigit() or int(own) in (0, os.getuid()):
             return None, f"{UNCONFINED_UID_ENV} must be a user id other than root's; got {own!r}"
-        user = pwd.struct_passwd((name, user.pw_passwd, int(own), user.pw_gid, user.pw_gecos, user.pw_dir,
-                                  user.pw_shell))  # fmt: skip
+        user = _with_uid(user, int(own))
     check = [sys.executable, "-c", "import dpcourse.classroom.worker"]
     env = {"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1"}
     try:
@@ -417,14 +417,14 @@ def unused_user_id() -> int:
     Returns
     -------
     int
-        The id, for :data:`UNCONFINED_UID_ENV`.
+        The id, for one run (:func:`run_job` draws one per unconfined run as root).
 
     Raises
     ------
     OSError
         If this namespace maps no id beyond root's and those in use.
     """
-    taken = {entry.pw_uid for entry in pwd.getpwall()} | _ids_with_processes()
+    taken = {entry.pw_uid for entry in pwd.getpwall()} | {owner for _, owner in _processes()}
     ranges = []
     for line in _read(Path("/proc/self/uid_map")).splitlines() or ["0 0 4294967295"]:
         first, _, count = (int(field) for field in line.split())
@@ -445,14 +445,23 @@ class SurvivingProcesses(RuntimeError):
     """Processes of a run's user id were still alive after being killed again and again."""
 
 
-def _user_pids(uid: int) -> list[int]:
-    """The live processes of ``uid`` (zombies left out: they run nothing and only their parent can reap them)."""
-    pids = []
+def _processes() -> Iterator[tuple[os.DirEntry[str], int]]:
+    """``(/proc entry, owner's user id)`` of every process this pid namespace shows (one that ends meanwhile is
+    left out)."""
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
-                if entry.stat(follow_symlinks=False).st_uid != uid:
-                    continue
+                yield entry, entry.stat(follow_symlinks=False).st_uid
+            except OSError:
+                continue
+
+
+def _user_pids(uid: int) -> list[int]:
+    """The live processes of ``uid`` (zombies left out: they run nothing and only their parent can reap them)."""
+    pids = []
+    for entry, owner in _processes():
+        if owner == uid:
+            try:
                 state = Path(entry.path, "stat").read_text().rpartition(")")[2].split()[0]
             except (OSError, IndexError):
                 continue
@@ -530,17 +539,6 @@ def _remove_user_files(uid: int, places: Sequence[str] = ("/tmp", "/var/tmp", "/
             except OSError:
                 continue
     return removed
-
-
-def _ids_with_processes() -> set[int]:
-    ids = set()
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                ids.add(entry.stat(follow_symlinks=False).st_uid)
-            except OSError:
-                continue
-    return ids
 
 
 # --------------------------------------------------------------------------- bubblewrap's command line
@@ -699,11 +697,10 @@ def _environment(home: str) -> dict[str, str]:
 def _user_processes(uid: int) -> int:
     """How many tasks (processes and their threads: RLIMIT_NPROC counts both) ``uid`` has now."""
     count = 0
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
+    for entry, owner in _processes():
+        if owner == uid:
             try:
-                if entry.stat(follow_symlinks=False).st_uid == uid:
-                    count += len(os.listdir(f"/proc/{entry.name}/task"))
+                count += len(os.listdir(Path(entry.path, "task")))
             except OSError:
                 continue
     return count
@@ -740,6 +737,11 @@ def max_parallel_runs(sandbox: str, limits: Limits | None = None) -> tuple[int, 
     if sandbox not in ("bwrap", "none"):
         raise ValueError(f"sandbox must be 'bwrap' or 'none'; got {sandbox!r}")
     if sandbox == "none":
+        if os.geteuid() == 0 and os.environ.get(UNCONFINED_UID_ENV):
+            return 1, (
+                f"{UNCONFINED_UID_ENV} gives every unconfined run the same user id, and each run's clean-up ends "
+                "every process of its id: one run at a time (unset it for an id of each run's own)"
+            )
         if not _ControlGroup.counts_processes():
             return 1, (
                 "unconfined runs (--sandbox none) share one user's process limit and no per-run control group "
@@ -993,9 +995,10 @@ def run_job(job: dict[str, Any], *, sandbox: str, limits: Limits) -> RunResult:
             if user is not None:
                 os.chown(tmp, user.pw_uid, user.pw_gid)
         outcome = _run(command, env, cwd, payload, key, limits, sandbox, user)
-        if user is not None and not os.environ.get(UNCONFINED_UID_ENV):
-            # the id was this run's alone: whatever still runs under it (a daemon that left the process
-            # group) is the submission's, and so is what it left in the shared scratch folders
+        if user is not None:
+            # the id is this run's alone (fixed ones run one at a time: max_parallel_runs): whatever still runs
+            # under it (a daemon that left the process group) is the submission's, and so is what it left in
+            # the shared scratch folders
             try:
                 kill_user_processes(user.pw_uid)
             except SurvivingProcesses as err:
@@ -1007,12 +1010,17 @@ def run_job(job: dict[str, Any], *, sandbox: str, limits: Limits) -> RunResult:
 
 
 def _with_an_id_of_its_own(user: pwd.struct_passwd | None) -> pwd.struct_passwd | None:
-    """``user`` with a fresh id from :func:`unused_user_id` (its group and home kept), unless the id is fixed by
-    :data:`UNCONFINED_UID_ENV` or there is no user to drop to (the grader is not root)."""
+    """``user`` with a fresh id from :func:`unused_user_id`, unless the id is fixed by :data:`UNCONFINED_UID_ENV`
+    or there is no user to drop to (the grader is not root)."""
     if user is None or os.environ.get(UNCONFINED_UID_ENV):
         return user
+    return _with_uid(user, unused_user_id())
+
+
+def _with_uid(user: pwd.struct_passwd, uid: int) -> pwd.struct_passwd:
+    """``user`` under the id ``uid``: its name, group, home and shell kept."""
     fields = list(user)
-    fields[2] = unused_user_id()
+    fields[2] = uid
     return pwd.struct_passwd(fields)
 
 

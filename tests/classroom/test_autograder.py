@@ -6,6 +6,7 @@ venv stands in for the environment it installs), and ``results.json`` checked ag
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import pwd
@@ -155,6 +156,13 @@ def _metadata(created_at: str = "2026-10-05T20:00:00-04:00", email: str = "bob@e
 
 
 def _run(root: Path, wrapper: Sequence[str] = (), **env: str) -> dict:
+    if not wrapper and os.geteuid() == 0 and not (BWRAP and "DPCOURSE_BWRAP" not in env):
+        # no bubblewrap (missing, hidden or refused): the kernel runs as the unprivileged user, as on Gradescope,
+        # and needs a Python that user can run
+        others = _python_for_others()
+        if isinstance(others, str):
+            pytest.skip(others)
+        wrapper = others
     environment = {
         **os.environ,
         "DPCOURSE_AUTOGRADER_ROOT": str(root),
@@ -487,6 +495,7 @@ def test_hostile_submission_in_bubblewrap_cannot_touch_the_result(tmp_path):
     _assert_untouched(result, root)
 
 
+@functools.cache
 def _python_for_others() -> list[str] | str:
     """A command prefix under which the unprivileged user can run this Python, or why there is none.
 

@@ -446,3 +446,11 @@ def test_the_unconfined_user_takes_the_runs_own_id_or_says_why_not(monkeypatch):
         ) in sandbox.why_no_unconfined_user()
     finally:
         sandbox._unconfined.cache_clear()
+
+
+def test_runs_under_one_fixed_user_id_go_one_at_a_time(monkeypatch):
+    # each run's clean-up ends every process of its id: with one id for all, a second run would lose its kernel
+    monkeypatch.setenv(sandbox.UNCONFINED_UID_ENV, str(sandbox.unused_user_id()))
+    runs, why = sandbox.max_parallel_runs("none")
+    if os.geteuid() == 0:
+        assert runs == 1 and sandbox.UNCONFINED_UID_ENV in why
