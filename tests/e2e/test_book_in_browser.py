@@ -214,7 +214,13 @@ def test_search_finds_the_notebooks(site, browser, artifacts):
     visit = Visit(browser, site, "search", "?q=Laplace")
     page = visit.page
     try:
-        page.wait_for_function("() => document.querySelectorAll('#search-results li').length > 0", timeout=60_000)
+        # Sphinx adds one result every 5 ms and writes the summary after the last: wait for the summary,
+        # or a slow machine reads the first few results only.
+        page.wait_for_function(
+            "() => (document.querySelector('#search-results .search-summary')?.innerText ?? '').trim() !== ''",
+            timeout=60_000,
+        )
+        summary = page.inner_text("#search-results .search-summary")
         found = page.eval_on_selector_all(
             "#search-results li a", "found => found.map(link => link.getAttribute('href'))"
         )
@@ -222,4 +228,5 @@ def test_search_finds_the_notebooks(site, browser, artifacts):
     finally:
         visit.close()
     assert visit.refused == [] and visit.errors == []
+    assert f"found {len(found)} page(s)" in summary, (summary, found)
     assert any("notebooks/01_laplace_utility" in href for href in found), found
