@@ -13,12 +13,13 @@ kernel and everything they start are pinned to CPU 0 with ``os.sched_setaffinity
 old kernel); how long that exit took after the last cell is listed for the floor and for each notebook.
 
 ``python -m benchmarks.bench_notebooks --cells NN`` prints the slowest cells of one notebook
-(``--cells NN 1``: on one core); ``python -m benchmarks.bench_notebooks [ROUNDS] --only NN [NN ...]``
+(``--cells NN --cores 1``: on one core); ``python -m benchmarks.bench_notebooks [ROUNDS] --only NN [NN ...]``
 measures only the notebooks whose names start with those numbers (each still paired with a floor run).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import subprocess
@@ -195,20 +196,30 @@ def run(rounds: int = 5, notebooks=None, cores=CORES) -> Section:
     return section
 
 
+def _notebook(prefix: str) -> Path:
+    """The one notebook whose name starts with ``prefix`` (argparse's ``type``: a bad one is a usage error)."""
+    found = [path for path in NOTEBOOKS if path.name.startswith(prefix)]
+    if len(found) != 1:
+        raise argparse.ArgumentTypeError(f"{prefix!r} names {len(found)} notebooks, not one")
+    return found[0]
+
+
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_notebooks", description=__doc__.split("\n\n")[0])
+    parser.add_argument("rounds", nargs="?", type=int, default=5, help="paired runs per notebook (default 5)")
+    parser.add_argument("--only", nargs="+", type=_notebook, metavar="NN", help="time only these notebooks")
+    parser.add_argument("--cells", type=_notebook, metavar="NN", help="print the slowest cells of one notebook")
+    parser.add_argument("--cores", type=int, help="with --cells: the cores to run on (default: all of this process's)")
+    return parser.parse_args(argv)
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--cells"]:
-        path = next(p for p in NOTEBOOKS if p.name.startswith(sys.argv[2]))
-        with on_cores(int(sys.argv[3]) if sys.argv[3:] else len(os.sched_getaffinity(0))):
-            seconds, ran = execute(nbformat.read(path, as_version=4))
-        print(f"{path.name}: {seconds:.2f} s")
+    args = _arguments(sys.argv[1:])
+    if args.cells is not None:
+        with on_cores(args.cores or len(os.sched_getaffinity(0))):
+            seconds, ran = execute(nbformat.read(args.cells, as_version=4))
+        print(f"{args.cells.name}: {seconds:.2f} s")
         for s, cell_id, first in cell_seconds(ran)[:12]:
             print(f"  {s:6.2f} s  {cell_id}  {first}")
     else:
-        args, chosen = sys.argv[1:], None
-        if "--only" in args:
-            prefixes = args[args.index("--only") + 1 :]
-            args = args[: args.index("--only")]
-            chosen = [p for p in NOTEBOOKS if any(p.name.startswith(prefix) for prefix in prefixes)]
-            if not prefixes or len(chosen) < len(prefixes):
-                sys.exit(f"--only needs notebook numbers, each matching one notebook; got {prefixes}")
-        print(run(rounds=int(args[0]) if args else 5, notebooks=chosen).markdown())
+        print(run(rounds=args.rounds, notebooks=args.only).markdown())

@@ -32,7 +32,15 @@ from .multiplicative_weights import (
     mw_query_release,
     mw_update,
 )
-from .private_mw import CALIBRATIONS, BudgetExhaustedError, PMWHistory, PrivateMW, run_stream, run_stream_with_potential
+from .private_mw import (
+    CALIBRATIONS,
+    BudgetExhaustedError,
+    PMWHistory,
+    PrivateMW,
+    run_stream,
+    run_stream_then_synthetic,
+    run_stream_with_potential,
+)
 from .theory import (
     MW_UPDATE_STATEMENTS,
     hedge_regret_bound,
@@ -69,6 +77,7 @@ __all__ = [
     "PMWHistory",
     "PrivateMW",
     "run_stream",
+    "run_stream_then_synthetic",
     "run_stream_with_potential",
     "MW_UPDATE_STATEMENTS",
     "hedge_regret_bound",

@@ -29,7 +29,7 @@ from ..mechanisms import composition
 from ..mechanisms.noise import laplace_mechanism, laplace_scale
 from . import theory
 from .conjunctions import ConjunctionWorkload, _as_query
-from .private_mw import BudgetExhaustedError, PrivateMW, run_stream
+from .private_mw import BudgetExhaustedError, PrivateMW, run_stream_then_synthetic
 
 #: L1 sensitivity of a histogram when neighbours replace one record: one count −1, another +1.
 REPLACE_ONE_HISTOGRAM_SENSITIVITY = 2.0
@@ -350,9 +350,7 @@ def release_errors(
         alpha = min(1.0, theory.pmw_notes_alpha(n=n, epsilon=epsilon, domain_size=x.size, num_queries=k, beta=beta))
     truth = workload.answers(x / n) if truth is None else check_array(truth, "truth", shape=(k,))
     curator = PrivateMW(x, epsilon=epsilon, alpha=alpha, beta=beta, max_queries=k, rng=gen)
-    answers = run_stream(curator, workload)
-    if curator.answered < k:  # refused: the synthetic data's free answers
-        answers[curator.answered :] = workload.answers(curator.synthetic)[curator.answered :]
+    answers = run_stream_then_synthetic(curator, workload)
     laplace = laplace_mechanism(truth, sensitivity=k / n, epsilon=epsilon, rng=gen)
     noisy = NoisyHistogram(x, epsilon=epsilon, rng=gen)
     from_histogram = workload.answers(noisy.noisy_histogram / n)

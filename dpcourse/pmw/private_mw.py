@@ -47,6 +47,7 @@ __all__ = [
     "PMWHistory",
     "PrivateMW",
     "run_stream",
+    "run_stream_then_synthetic",
     "run_stream_with_potential",
 ]
 
@@ -448,6 +449,43 @@ def run_stream(curator: Any, queries: QueryStream, *, stop_when_exhausted: bool 
                 raise
             break
     return out
+
+
+def run_stream_then_synthetic(curator: PrivateMW, workload: ConjunctionWorkload) -> np.ndarray:
+    """:func:`run_stream` over a workload, then the queries the curator refused answered from its final synthetic
+    data: q·p̃, free post-processing without the accuracy guarantee (:meth:`PrivateMW.synthetic_answer`).
+
+    Every query gets an answer, so PMW's error over the whole workload compares like with like with a baseline
+    that answers them all.
+
+    Parameters
+    ----------
+    curator : PrivateMW
+        The curator, with ``max_queries`` at least ``len(workload)`` or none; it keeps its state.
+    workload : ConjunctionWorkload
+        The queries, over the curator's universe, asked in order.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (k,): the released answers, then q·p̃ for each query from the first refused one on.
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` is over another universe.
+    TypeError
+        If ``curator`` is not a :class:`PrivateMW` or ``workload`` not a :class:`ConjunctionWorkload`.
+    """
+    if not isinstance(curator, PrivateMW):
+        raise TypeError(f"curator must be a PrivateMW; got {type(curator).__name__}")
+    if not isinstance(workload, ConjunctionWorkload):
+        raise TypeError(f"workload must be a ConjunctionWorkload; got {type(workload).__name__}")
+    answers = run_stream(curator, workload)
+    refused = curator.answered
+    if refused < len(workload):
+        answers[refused:] = workload.answers(curator.synthetic)[refused:]
+    return answers
 
 
 def _asker(curator: Any, queries: QueryStream) -> Callable[[int, Any], float]:

@@ -13,7 +13,13 @@ from matplotlib.ticker import LogLocator, MaxNLocator
 from .. import pmw
 from .._validation import check_integer
 from ..plotting import color_for, fast_log_axes
-from ..pmw import REPLACE_ONE_HISTOGRAM_SENSITIVITY, PrivateMW, conjunction_workload, product_histogram, run_stream
+from ..pmw import (
+    REPLACE_ONE_HISTOGRAM_SENSITIVITY,
+    PrivateMW,
+    conjunction_workload,
+    product_histogram,
+    run_stream_then_synthetic,
+)
 from ._panel import Panel, float_slider, int_slider, log_slider
 
 __all__ = ["pmw_panel"]
@@ -111,9 +117,7 @@ def pmw_panel(*, num_queries: int = 200, seed: int = 2026, render: bool = True) 
         probs, work, truth, laplace_unit, histogram_unit = universe(bits)
         k, d = num_queries, 2**bits
         curator = PrivateMW(probs * n, epsilon=epsilon, alpha=alpha, max_queries=k, rng=seed)
-        answers = run_stream(curator, work)
-        if curator.answered < k:  # refused: scored with the synthetic data's free answers, like with like
-            answers[curator.answered :] = work.answers(curator.synthetic)[curator.answered :]
+        answers = run_stream_then_synthetic(curator, work)  # refused: scored from p̃, like with like
         t = np.arange(1, k + 1)
         err_pmw = np.maximum.accumulate(np.abs(answers - truth))
         err_lap = np.maximum.accumulate(np.abs(laplace_unit) * k / (n * epsilon))

@@ -196,6 +196,25 @@ def test_a_workload_stream_is_answered_as_query_by_query():
     assert whole.updates == one_by_one.updates > 0 and np.array_equal(whole.synthetic, one_by_one.synthetic)
 
 
+def test_a_workload_run_to_the_end_answers_the_refused_queries_from_the_synthetic_data():
+    # a tiny n spends PMW's updates early: the queries it refuses get q·p̃ of its final synthetic data
+    base = pmw.product_histogram(10**9, 6, rng=5) / 10**9
+    w = pmw.conjunction_workload(200, 6, width=2, rng=6)
+    alpha = min(1.0, pmw.pmw_notes_alpha(n=300, epsilon=0.5, domain_size=64, num_queries=len(w), beta=0.05))
+    whole = pmw.PrivateMW(base * 300, epsilon=0.5, alpha=alpha, max_queries=len(w), rng=7)
+    stopped = pmw.PrivateMW(base * 300, epsilon=0.5, alpha=alpha, max_queries=len(w), rng=7)
+    answers = pmw.run_stream_then_synthetic(whole, w)
+    released = pmw.run_stream(stopped, w)
+    refused = stopped.answered
+    assert 0 < refused < len(w) and whole.answered == refused
+    assert answers[:refused].tolist() == released[:refused].tolist()
+    assert answers[refused:].tolist() == [stopped.synthetic_answer(w[i]) for i in range(refused, len(w))]
+    with pytest.raises(TypeError, match="curator must be a PrivateMW"):
+        pmw.run_stream_then_synthetic(pmw.LaplacePerQuery(base * 300, epsilon=0.5, num_queries=len(w)), w)
+    with pytest.raises(TypeError, match="workload must be a ConjunctionWorkload"):
+        pmw.run_stream_then_synthetic(stopped, [w[0]])
+
+
 def test_workload_is_compact():
     w = pmw.conjunction_workload(5000, 16, width=3, rng=0)
     assert w.attributes.nbytes + w.values.nbytes == 2 * 5000 * 3
