@@ -112,6 +112,12 @@ def add_grade_command(commands: Any) -> None:
         "where each submission already runs in its own container or VM); auto is bwrap",
     )
     parser.add_argument(
+        "--run-submissions-as-root",
+        action="store_true",
+        help="with --sandbox none as root: when no unprivileged user (nobody, or $DPCOURSE_UNCONFINED_USER) can "
+        "run this Python, run students' code as root instead of refusing (only on a machine you can throw away)",
+    )
+    parser.add_argument(
         "--shard",
         type=_shard,
         default=None,
@@ -244,6 +250,8 @@ def _write_gradebook(
 def _refusal(args: argparse.Namespace) -> str | None:
     if args.merge and args.submissions:
         return "give either submissions or --merge, not both"
+    if args.run_submissions_as_root and args.sandbox != "none":
+        return "--run-submissions-as-root goes with --sandbox none"
     if not args.merge and (args.replace or args.shards):
         return "--replace and --shards go with --merge"
     if not args.merge and not args.submissions:
@@ -284,6 +292,7 @@ def _run_grade(args: argparse.Namespace) -> int:
                 shard=args.shard,
                 progress=True,
                 partial_credit=partial,
+                run_as_root=args.run_submissions_as_root,
             )
             times = _collected(args.collected) if args.collected else _submission_times(list(args.submissions), outline)
         print(summary_table(rows))

@@ -44,14 +44,23 @@ from .plan import (
 )
 from .release import PROJECT
 from .reports import GradeRow, in_shard
-from .sandbox import Limits, choose_sandbox, max_parallel_runs, run_job, unconfined_user
+from .sandbox import (
+    Limits,
+    SandboxUnavailable,
+    choose_sandbox,
+    max_parallel_runs,
+    run_job,
+    unconfined_user,
+    why_no_unconfined_user,
+)
 
 __all__ = ["AS_ROOT", "UNCONFINED", "grade", "in_shard", "parse_shard", "submissions_root"]
 
 #: The integrity note on every row of a run without a sandbox.
 UNCONFINED = "graded without a sandbox (--sandbox none)"
-#: Added to it when the grader is root and no unprivileged user can run its Python.
-AS_ROOT = "the user nobody cannot run this Python (make the environment readable to drop to it)"
+#: Added to it when the grader is root, no unprivileged user can run its Python, and the instructor said
+#: ``run_as_root=True`` (``--run-submissions-as-root``): without that, such a run is refused.
+AS_ROOT = "run as root by request (--run-submissions-as-root): no unprivileged user could run this Python"
 
 
 @dataclass
@@ -241,6 +250,17 @@ def _run_and_judge(
         return rows_for_failure(plan, f"{INFRASTRUCTURE}: {type(err).__name__}: {str(err)[:200]}", integrity)
 
 
+def _refused_as_root(why: str) -> str:
+    """One line: why ``--sandbox none`` as root will not run students' code, and the ways out."""
+    return (
+        f"--sandbox none as root must drop each submission to an unprivileged user, and cannot: {why}; nothing was "
+        f"graded. Make this Python and the dpcourse package readable by that user (a virtual environment and "
+        f"checkout outside a 0700 folder such as /root or one made by mktemp -d, e.g. under /opt or /srv), or name "
+        f"another user in $DPCOURSE_UNCONFINED_USER, or grade as an ordinary user; --run-submissions-as-root runs "
+        f"them as root anyway (only on a machine you can throw away)"
+    )
+
+
 def grade(
     submissions: Sequence[Path | str],
     *,
@@ -251,6 +271,7 @@ def grade(
     shard: tuple[int, int] | None = None,
     progress: bool = False,
     partial_credit: Mapping[str, frozenset[str]] | None = None,
+    run_as_root: bool = False,
 ) -> list[GradeRow]:
     """Grade every submission; rows in the order of ``submissions``, exercises in notebook order.
 
@@ -276,6 +297,10 @@ def grade(
     partial_credit : Mapping or None, optional
         Per notebook stem, the exercise ids whose failed rows earn the share of grading inputs passed (see
         :func:`~.judging.judge_run`).
+    run_as_root : bool
+        With ``sandbox="none"`` as root, run the submissions as root when no unprivileged user can run this
+        Python (every row then says so). Off by default: such a run is refused, since a submission run as
+        root can do anything on the machine.
 
     Returns
     -------
@@ -287,7 +312,9 @@ def grade(
     Raises
     ------
     SandboxUnavailable
-        If ``sandbox`` is ``"bwrap"`` or ``"auto"`` and bubblewrap does not work here: nothing ran.
+        If ``sandbox`` is ``"bwrap"`` or ``"auto"`` and bubblewrap does not work here, or ``sandbox`` is
+        ``"none"``, the grader is root, no unprivileged user can run this Python and ``run_as_root`` is
+        False: nothing ran. Checked after the arguments and the source, so those are reported first.
     ValueError
         If ``sandbox`` is none of those values, ``jobs`` is below 1 or above what
         :func:`~.sandbox.max_parallel_runs` allows (the message says why), or the notebooks of ``source``
@@ -298,15 +325,20 @@ def grade(
     FileNotFoundError
         If ``source`` holds no notebook.
     """
-    mode = choose_sandbox(sandbox)
+    if sandbox not in ("auto", "bwrap", "none"):
+        raise ValueError(f"sandbox must be 'bwrap' or 'none'; got {sandbox!r}")
     if jobs is not None:
         jobs = check_integer(jobs, "jobs", minimum=1)
     if shard is not None:
         shard = _checked_shard(shard)
     limits = limits or Limits()
+    # Everything that does not depend on the sandbox is refused first, so an instructor hears of it on any machine.
     sources, released = load_sources(source)
+    mode = choose_sandbox(sandbox)
     note = UNCONFINED if mode == "none" else ""
     if mode == "none" and os.geteuid() == 0 and unconfined_user() is None:
+        if not run_as_root:
+            raise SandboxUnavailable(_refused_as_root(why_no_unconfined_user()))
         note = f"{UNCONFINED}, as root: {AS_ROOT}"
     paths = [Path(p) for p in submissions]
     items = _prepare(paths, sources, note, shard)

@@ -6,15 +6,28 @@ interpreter and of the virtual environment that every user can read, as hard lin
 system allows (seconds, no extra disk) and plain copies elsewhere, and points the copy's
 ``pyvenv.cfg`` at the copied interpreter. Nothing of the originals is changed: hard links share the
 files, which are already world-readable; only the folders above them were not.
+
+The checkout may sit in such a folder too (a clone in ``mktemp -d``'s 0700 folder, or under ``/root``),
+so the copy also holds the checkout's ``dpcourse/`` and ``tests/`` (:func:`copied_checkout`), and its
+environment imports ``dpcourse`` from there instead of through the editable install's path to the checkout.
+A command meant to run from the checkout runs from :func:`copied_checkout` instead.
 """
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import shutil
 import subprocess
 import sys
+import sysconfig
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
+
+#: The checkout these tests belong to.
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _copy_tree(source: Path, target: Path) -> None:
@@ -24,8 +37,22 @@ def _copy_tree(source: Path, target: Path) -> None:
         shutil.copytree(source, target, symlinks=True)
 
 
+def copied_checkout(python: Path | str) -> Path:
+    """The copy of the checkout's ``dpcourse/`` and ``tests/`` beside a :func:`readable_copy`'s ``python``."""
+    return Path(python).parents[2] / "checkout"
+
+
+def _import_from_the_copy(prefix: Path, checkout: Path) -> None:
+    """Make the copied environment at ``prefix`` import dpcourse from ``checkout``, not from the original checkout."""
+    site = prefix / Path(sysconfig.get_path("purelib")).relative_to(sys.prefix)
+    for editable in site.glob("__editable__*dpcourse*"):
+        editable.unlink()  # a hard link: the original environment keeps its own
+    (site / "dpcourse-readable-checkout.pth").write_text(f"{checkout}\n")
+
+
 def readable_copy(folder: Path) -> Path:
-    """The ``python`` of a copy of this environment under ``folder`` that every user can read and run."""
+    """The ``python`` of a copy of this environment under ``folder`` that every user can read and run, importing a
+    copy of this checkout's package (:func:`copied_checkout`)."""
     base = Path(sys.base_prefix).resolve()
     venv = Path(sys.prefix).resolve()
     folder.mkdir(parents=True, exist_ok=True)
@@ -48,7 +75,39 @@ def readable_copy(folder: Path) -> Path:
                 link.unlink()
                 link.symlink_to(target)
         python = folder / "venv" / "bin" / "python"
+    checkout = copied_checkout(python)
+    checkout.mkdir()
+    for part in ("dpcourse", "tests"):
+        _copy_tree(ROOT / part, checkout / part)
+    _import_from_the_copy(python.parents[1], checkout)
     for path in [folder, *folder.rglob("*")]:
         if path.is_dir() and not path.is_symlink():
             path.chmod(path.stat().st_mode | 0o555)
     return python
+
+
+@functools.cache
+def readable_environment() -> Path:
+    """The ``python`` of one :func:`readable_copy` for this test process, removed when it exits."""
+    folder = Path(tempfile.mkdtemp(prefix="dpcourse-readable-python-"))  # pytest's own folders are root's 0700
+    atexit.register(shutil.rmtree, folder, True)  # hard links and folders only: the originals stay
+    return readable_copy(folder)
+
+
+def grade_command(argv: Sequence[str], *, timeout: float = 900) -> int:
+    """``python -m dpcourse`` with ``argv`` as an instructor runs it; its exit status.
+
+    In this process, except as root with ``--sandbox none`` when ``nobody`` cannot run this environment (pyenv's
+    Python under a 0700 ``/root``, a checkout in a 0700 folder): ``grade`` then refuses to run students' code as
+    root, as it should, so the command runs from :func:`readable_environment`, where the grader drops each
+    submission to ``nobody`` as on an instructor's machine.
+    """
+    from dpcourse.classroom.cli import main
+    from dpcourse.classroom.sandbox import unconfined_user
+
+    unconfined = any(a == "none" and b == "--sandbox" for b, a in zip(argv, argv[1:], strict=False))
+    if not unconfined or os.geteuid() != 0 or unconfined_user() is not None:
+        return main(list(argv))
+    python = readable_environment()
+    command = [str(python), "-m", "dpcourse", *argv]
+    return subprocess.run(command, cwd=copied_checkout(python), timeout=timeout, check=False).returncode

@@ -17,7 +17,6 @@ import unicodedata
 import pytest
 
 from dpcourse.classroom import reports
-from dpcourse.classroom.cli import main
 from tests.classroom.grading_scenarios import (
     EXERCISES,
     NAME,
@@ -29,6 +28,7 @@ from tests.classroom.grading_scenarios import (
     with_answers,
     write_course,
 )
+from tests.classroom.ordinary_python import grade_command
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -114,7 +114,7 @@ def batch(request, tmp_path_factory):
     os.utime(nested / NAME, (hour_ago, hour_ago))
     paths.append(nested / NAME)
     report = root / "grades.csv"
-    status = main(
+    status = grade_command(
         [
             "grade",
             *map(str, paths),

@@ -13,7 +13,7 @@ import csv
 import os
 import shutil
 import subprocess
-import tempfile
+import sys
 from pathlib import Path
 
 import nbformat
@@ -22,7 +22,6 @@ import pytest
 from dpcourse.classroom import reports
 from dpcourse.classroom.cli import main
 from dpcourse.classroom.grade import AS_ROOT, UNCONFINED
-from dpcourse.classroom.sandbox import unconfined_user
 from tests.classroom.grading_scenarios import (
     EXERCISES,
     NAME,
@@ -35,7 +34,7 @@ from tests.classroom.grading_scenarios import (
     with_answers,
     write_course,
 )
-from tests.classroom.ordinary_python import readable_copy
+from tests.classroom.ordinary_python import copied_checkout, grade_command, readable_environment
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,23 +71,6 @@ for attempt in (lambda: open({source!r}).read(), lambda: open('/root/planted', '
 K_max = 538 if os.geteuid() != 0 and all(refused) else -1"""
 
 
-def _grade(argv: list[str]) -> int:
-    """``python -m dpcourse grade`` as an instructor runs it: as root with a Python that ``nobody`` can run.
-
-    As root, the grader drops each unconfined submission to ``nobody`` only when ``nobody`` can run its Python;
-    pyenv's Python under a 0700 ``/root`` is out of its reach, so the run uses a readable copy of this environment
-    (``tests/classroom/ordinary_python.py``) and the tests see the path an instructor's machine takes.
-    """
-    if os.geteuid() != 0 or unconfined_user() is not None:
-        return main(argv)
-    folder = Path(tempfile.mkdtemp(prefix="dpcourse-unconfined-python-"))  # pytest's own folders are root's 0700
-    try:
-        python = readable_copy(folder)
-        return subprocess.run([str(python), "-m", "dpcourse", *argv], cwd=ROOT, timeout=900, check=False).returncode
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 @pytest.fixture(scope="session")
 def unconfined(tmp_path_factory):
     root = tmp_path_factory.mktemp("unconfined")
@@ -114,7 +96,7 @@ def unconfined(tmp_path_factory):
     nbformat.write(second, root / "source" / "second.ipynb")
     (root / "roster.txt").write_text("alice\nbob\ncarol\n")
     report = root / "grades.csv"
-    status = _grade(
+    status = grade_command(
         [
             "grade",
             *map(str, paths),
@@ -235,12 +217,11 @@ def test_processes_of_nobody_the_grader_cannot_see_do_not_cost_its_runs_their_bu
     held = 256 + 50  # Limits().processes, and more
     holder = subprocess.Popen(["/usr/bin/python3", "-c", HOLDER, str(held)], user=65534, group=65534,
                               extra_groups=[], stdout=subprocess.PIPE, cwd="/")  # fmt: skip
-    folder = Path(tempfile.mkdtemp(prefix="dpcourse-unconfined-python-"))
     try:
         assert holder.stdout is not None and holder.stdout.readline() == b"holding\n"
         paths = write_course(tmp_path, {"alice": {NAME: right()}})
         report = tmp_path / "grades.csv"
-        python = readable_copy(folder)
+        python = readable_environment()
         argv = ["grade", str(paths[0]), "--source", str(tmp_path / "source"), "--report", str(report),
                 "--sandbox", "none", "--jobs", "1"]  # fmt: skip
         # a pod: its own pid namespace, and no control group to make (an empty read-only cgroupfs), so that
@@ -248,7 +229,8 @@ def test_processes_of_nobody_the_grader_cannot_see_do_not_cost_its_runs_their_bu
         pod = 'mount -t tmpfs -o ro,size=4k none /sys/fs/cgroup && exec "$@"'
         done = subprocess.run(["unshare", "--mount", "--pid", "--fork", "--mount-proc", "sh", "-c", pod, "sh",
                                str(python), "-m", "dpcourse", *argv],
-                              cwd=ROOT, timeout=600, check=False, capture_output=True, text=True)  # fmt: skip
+                              cwd=copied_checkout(python), timeout=600, check=False, capture_output=True,
+                              text=True)  # fmt: skip
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
         rows = reports.read_report(report)
         assert {r.exercise: r.status for r in rows} == dict.fromkeys(EXERCISES, "passed"), [r.message for r in rows]
@@ -256,4 +238,55 @@ def test_processes_of_nobody_the_grader_cannot_see_do_not_cost_its_runs_their_bu
     finally:
         holder.kill()
         holder.wait()
-        shutil.rmtree(folder, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- as root with nobody to drop to (issue 37)
+
+MARKS_ITS_RUN = """import os
+with open({marker!r}, "w") as handle:
+    handle.write(str(os.geteuid()))
+K_max = 538"""
+
+
+def _grade_as_root_with_no_user_to_drop_to(tmp_path, *extra: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """``grade --sandbox none`` as root where the unprivileged user does not exist, whatever this machine has."""
+    marker = tmp_path / "the-submission-ran"
+    paths = write_course(tmp_path, {"alice": {NAME: with_answers(right(), max_queries=MARKS_ITS_RUN.format(
+        marker=str(marker)))}})  # fmt: skip
+    argv = ["grade", str(paths[0]), "--source", str(tmp_path / "source"), "--report", str(tmp_path / "grades.csv"),
+            "--sandbox", "none", "--jobs", "1", *extra]  # fmt: skip
+    environment = {**os.environ, "DPCOURSE_UNCONFINED_USER": "no-such-user-dpcourse"}
+    environment.pop("DPCOURSE_UNCONFINED_UID", None)
+    done = subprocess.run([sys.executable, "-m", "dpcourse", *argv], cwd=ROOT, env=environment, capture_output=True,
+                          text=True, timeout=600, check=False)  # fmt: skip
+    return done, marker
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the refusal is about a grader that runs as root")
+def test_as_root_with_no_user_to_drop_to_nothing_is_graded(tmp_path):
+    done, marker = _grade_as_root_with_no_user_to_drop_to(tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    error = done.stderr.strip()
+    assert len(error.splitlines()) == 1, error
+    assert "no user 'no-such-user-dpcourse'" in error and "nothing was graded" in error
+    assert "readable" in error and "--run-submissions-as-root" in error
+    assert not marker.exists() and not (tmp_path / "grades.csv").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="running students' code as root needs a grader that is root")
+def test_as_root_only_the_named_flag_runs_submissions_as_root_and_every_row_says_so(tmp_path):
+    done, marker = _grade_as_root_with_no_user_to_drop_to(tmp_path, "--run-submissions-as-root")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert marker.read_text() == "0"  # it did run, as root
+    rows = reports.read_report(tmp_path / "grades.csv")
+    assert rows and all(AS_ROOT in r.integrity and UNCONFINED in r.integrity for r in rows)
+    assert "AS ROOT" in done.stdout
+
+
+def test_the_root_flag_is_refused_without_sandbox_none(tmp_path, capsys):
+    paths = write_course(tmp_path, {"alice": {NAME: right()}})
+    argv = ["grade", str(paths[0]), "--source", str(tmp_path / "source"), "--report", str(tmp_path / "grades.csv"),
+            "--run-submissions-as-root"]  # fmt: skip
+    assert main(argv) == 2
+    assert "--run-submissions-as-root goes with --sandbox none" in capsys.readouterr().err
+    assert not (tmp_path / "grades.csv").exists()

@@ -170,10 +170,14 @@ def test_the_terminal_table_escapes_control_characters():
     assert "\x1b" not in table and "\r" not in table and "\\x1b" in table
 
 
-def test_a_release_as_source_is_refused(tmp_path, capsys):
+@pytest.mark.parametrize("bubblewrap", ["as this machine has it", "hidden"])
+def test_a_release_as_source_is_refused_before_the_sandbox_is_looked_at(tmp_path, capsys, monkeypatch, bubblewrap):
+    """Issue 37: a refusal that does not depend on the sandbox comes first, so it is the same on any machine."""
     from dpcourse.classroom.release import release_notebook
     from tests.classroom.grading_scenarios import NAME, source_notebook
 
+    if bubblewrap == "hidden":
+        monkeypatch.setenv("DPCOURSE_BWRAP", "/nonexistent/bwrap")
     paths = write_course(tmp_path, {"alice": {NAME: source_notebook()}})
     import nbformat
 
@@ -181,7 +185,28 @@ def test_a_release_as_source_is_refused(tmp_path, capsys):
     assert (
         main(["grade", str(paths[0]), "--source", str(tmp_path / "source"), "--report", str(tmp_path / "r.csv")]) == 2
     )
-    assert "student release" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "student release" in error and "no sandbox" not in error
+    assert not (tmp_path / "r.csv").exists()
+
+
+def test_without_bubblewrap_a_bad_course_file_is_named_before_the_sandbox_and_then_the_sandbox(
+    tmp_path, capsys, monkeypatch
+):
+    """The order an instructor meets the refusals in, on a machine without bubblewrap: arguments, the course file,
+    the source, and only then the sandbox."""
+    from tests.classroom.grading_scenarios import right
+
+    monkeypatch.setenv("DPCOURSE_BWRAP", "/nonexistent/bwrap")
+    paths = write_course(tmp_path, {"alice": {"small.ipynb": right()}})
+    (tmp_path / "course.toml").write_text("[assignments.week1]\nnotebooks = ['no-such-notebook']\n")
+    argv = ["grade", str(paths[0]), "--source", str(tmp_path / "source"), "--report", str(tmp_path / "r.csv")]
+    assert main([*argv, "--course", str(tmp_path / "course.toml")]) == 2
+    error = capsys.readouterr().err
+    assert "no-such-notebook" in error and "no sandbox" not in error
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert "bubblewrap (bwrap) is not installed" in error and "nothing was graded" in error
     assert not (tmp_path / "r.csv").exists()
 
 

@@ -13,13 +13,10 @@ is minutes, for a loaded 2-core machine.
 
 from __future__ import annotations
 
-import atexit
-import functools
 import json
 import os
 import pwd
 import resource
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,7 +37,7 @@ from dpcourse.classroom.sandbox import (
     storage_filter,
 )
 from tests.classroom.grading_scenarios import sandbox_problem
-from tests.classroom.ordinary_python import readable_copy
+from tests.classroom.ordinary_python import copied_checkout, readable_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 ORDINARY_USER = "dpcourse-sandbox-test"
@@ -248,17 +245,15 @@ SCENARIOS = {"writable_places": writable_places, "hoarder_beside_honest": hoarde
 # --------------------------------------------------------------------------- as the grader's user, or an ordinary one
 
 
-@functools.cache
-def _readable_python() -> str:
-    """This environment copied where every user can read it (``ordinary_python.py``), once per session."""
-    folder = Path(tempfile.mkdtemp(prefix="dpcourse-ordinary-python-"))
-    atexit.register(shutil.rmtree, folder, True)  # hard links and folders only: the originals stay
-    return str(readable_copy(folder))
+def _checkout_for(python: str) -> Path:
+    """Where ``python`` finds this checkout's ``tests``: the copy beside a readable environment, else the checkout."""
+    copy = copied_checkout(python)
+    return copy if (copy / "tests").is_dir() else ROOT
 
 
 def _runs(user: str, python: str) -> subprocess.CompletedProcess[str]:
     check = ["runuser", "-u", user, "--", python, "-c", "import dpcourse.classroom.sandbox, pytest"]
-    return subprocess.run(check, cwd=ROOT, capture_output=True, text=True, timeout=DEADLINE, check=False)
+    return subprocess.run(check, cwd="/", capture_output=True, text=True, timeout=DEADLINE, check=False)
 
 
 def _ordinary_python(user: str) -> str:
@@ -270,7 +265,7 @@ def _ordinary_python(user: str) -> str:
     python = os.environ.get(ORDINARY_PYTHON_ENV, sys.executable)
     done = _runs(user, python)
     if done.returncode != 0 and ORDINARY_PYTHON_ENV not in os.environ:
-        python = _readable_python()
+        python = str(readable_environment())
         done = _runs(user, python)
     if done.returncode != 0:
         pytest.skip(
@@ -305,7 +300,7 @@ def scenario(who: str, name: str, *args: Any) -> Any:
     python = _ordinary_python(user)
     code = (
         "import json, sys\n"
-        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        f"sys.path.insert(0, {str(_checkout_for(python))!r})\n"
         "from tests.classroom.test_sandbox import SCENARIOS\n"
         f"print(json.dumps(SCENARIOS[{name!r}](*{list(args)!r})))\n"
     )

@@ -20,6 +20,7 @@ import pytest
 from dpcourse.classroom import reports
 from dpcourse.classroom.cli import main
 from tests.classroom.grading_scenarios import WRONG, jobs_for, released, right, source_notebook, with_answers
+from tests.classroom.ordinary_python import grade_command
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -90,7 +91,7 @@ def write_zip(path: Path, members) -> Path:
 
 
 def grade(root: Path, week: str, files, *extra: str) -> int:
-    return main(
+    return grade_command(
         [
             "grade",
             *map(str, files),
