@@ -33,7 +33,7 @@ BOOK_VENV  := $(VENV)/book
 BOOK_STAMP := $(BOOK_VENV)/.installed
 BOOK_NPM_STAMP := book/npm/node_modules/.installed
 
-.PHONY: help venv lab lab-solutions test unit nbval e2e nbtest execute bench release clean test-grading-unconfined docs book
+.PHONY: help venv lab lab-solutions test test-image unit nbval e2e nbtest execute bench release clean test-grading-unconfined docs book
 
 help:
 	@echo "make lab      set up .venv and open JupyterLab on your own copy of the workbook, student/ (made on"
@@ -42,6 +42,8 @@ help:
 	@echo "make lab-solutions   instructors: open JupyterLab on the solution notebooks, notebooks/"
 	@echo "make test     set up .venv and run every test: unit tests (grading round trip included), every"
 	@echo "              notebook through nbval, and the browser suite when Chromium is installed"
+	@echo "make test-image   the Gradescope autograder's Debian image built and graded in (root, debootstrap and"
+	@echo "              buildah; minutes, so CI runs it and make test does not)"
 	@echo "make nbtest NB=notebooks/01_laplace_utility.ipynb   nbval on one notebook"
 	@echo "make execute NB=notebooks/01_laplace_utility.ipynb  re-run a notebook, store its outputs (NB=notebooks/*.ipynb for all)"
 	@echo "make bench    run the benchmarks and rewrite benchmarks/RESULTS.md"
@@ -77,8 +79,8 @@ lab-solutions: $(STAMP) $(LAB_OVERRIDES)
 
 # Two test workers share two cores: one BLAS thread each (and in the kernels they start), or OpenBLAS's
 # threads of one worker spin while the other holds the second core (an 800 × 200 pinv: 25 ms → 4–6 s).
-test unit nbval nbtest e2e test-grading-unconfined: export OPENBLAS_NUM_THREADS = 1
-test unit nbval nbtest e2e test-grading-unconfined: export OMP_NUM_THREADS = 1
+test test-image unit nbval nbtest e2e test-grading-unconfined: export OPENBLAS_NUM_THREADS = 1
+test test-image unit nbval nbtest e2e test-grading-unconfined: export OMP_NUM_THREADS = 1
 
 # The unit tests, the notebooks and the browser suite in one run (the longest files first, tests/conftest.py).
 # A worker that gets a browser test starts its own JupyterLab and Chromium. Without Chromium the browser tests
@@ -92,7 +94,14 @@ endif
 ifeq ($(NPM),)
 	@echo "npm not found: the course website is not built and its browser test is skipped (apt-get install npm)"
 endif
-	$(BIN)/python -m pytest $(XDIST_TEST) $(NBVAL) tests notebooks
+	@echo "The Gradescope image build is not part of make test: make test-image runs it (CI does)"
+	$(BIN)/python -m pytest $(XDIST_TEST) $(NBVAL) -m "not image" tests notebooks
+
+# The autograder's Debian image (tests/classroom/test_autograder_image.py): debootstrap and buildah build it, setup.sh
+# runs in it and a submission is graded with only the loopback up. About five minutes and root only, so CI runs it
+# (.ci/run) after make test; without root or the tools it is skipped with the reason.
+test-image: $(STAMP) $(TEST_STAMP)
+	$(BIN)/python -m pytest -p no:nbval -m image tests/classroom/test_autograder_image.py
 
 $(TEST_STAMP): requirements-test.txt $(STAMP)
 	$(BIN)/python -m pip install --quiet -r requirements-test.txt

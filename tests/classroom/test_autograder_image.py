@@ -126,6 +126,7 @@ def _setup_environment(rootfs: Path) -> dict[str, str]:
     return environment
 
 
+@pytest.mark.image
 @pytest.mark.slow
 @pytest.mark.timeout(2400)
 @pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
