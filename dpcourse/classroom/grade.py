@@ -42,7 +42,7 @@ from .plan import (
     student_id,
     student_of,
 )
-from .release import PROJECT
+from .release import SOURCE
 from .reports import GradeRow, in_shard
 from .sandbox import Limits, choose_sandbox, max_parallel_runs, run_job, unconfined_user
 
@@ -244,7 +244,7 @@ def _run_and_judge(
 def grade(
     submissions: Sequence[Path | str],
     *,
-    source: Path | str = PROJECT / "notebooks",
+    source: Path | str = SOURCE,
     jobs: int | None = None,
     limits: Limits | None = None,
     sandbox: str = "bwrap",
