@@ -134,7 +134,7 @@ endif
 release: $(STAMP)
 	$(BIN)/python -m dpcourse release $(or $(OUT),release)
 
-nbtest: $(STAMP)
+nbtest: $(STAMP) $(TEST_STAMP)
 	$(BIN)/python -m pytest $(NBVAL) $(NB)
 
 execute: $(STAMP)
@@ -146,7 +146,8 @@ docs: $(STAMP) $(TEST_STAMP)
 	$(BIN)/python -m sphinx -W --keep-going -b html docs docs/_build/html
 	@echo "open docs/_build/html/index.html"
 
-bench: $(STAMP)
+# $(TEST_STAMP): the browser benchmark runs the browser suite with pytest.
+bench: $(STAMP) $(TEST_STAMP)
 	$(BIN)/python -m benchmarks
 
 # The course website (issue 31): the notebooks with their stored outputs (nothing is executed) and the API

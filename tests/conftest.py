@@ -29,6 +29,7 @@ LONGEST_FIRST = (
     "test_grading.py",
     "test_grading_kernel_faults.py",
     "test_semester.py",
+    "test_packaging.py",
     "test_auditor.py",
     "test_student_copy.py",
     "test_panels_before_run.py",

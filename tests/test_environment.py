@@ -3,15 +3,20 @@
 `make` installs requirements.txt into .venv. Binder's environment.yml asks conda for Python and
 pip only and has pip install `-r requirements.txt`, so the PyPI resolution test in test_binder.py
 covers exactly what Binder installs. These tests fail as soon as environment.yml pins anything
-itself or its pip section drifts from requirements.txt.
+itself or its pip section drifts from requirements.txt, when a pin falls outside the lower bound
+pyproject.toml declares for the package, or when a test tool is pinned there and not in
+requirements-test.txt.
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parent.parent
 PIN = re.compile(r"([A-Za-z0-9_.-]+)==([0-9][^=\s;]*)")
@@ -86,3 +91,27 @@ def test_binder_python_satisfies_the_package():
     minor = tuple(map(int, re.fullmatch(r"python=(3\.\d+)", python).group(1).split(".")))
     required = re.search(r'requires-python = ">=(3\.\d+)"', (ROOT / "pyproject.toml").read_text()).group(1)
     assert minor >= tuple(map(int, required.split(".")))
+
+
+TEST_TOOLS = {"pytest", "nbval", "pytest-xdist", "pytest-timeout"}
+
+
+def test_requirements_txt_is_the_workbook_and_the_test_tools_are_apart():
+    assert not TEST_TOOLS & set(pip_pins()), "test tools go to requirements-test.txt"
+    assert TEST_TOOLS <= set(pins(requirement_lines(ROOT / "requirements-test.txt")))
+
+
+def test_the_pins_satisfy_what_the_package_declares():
+    # pyproject.toml gives lower bounds, requirements.txt exact versions: each pin must be allowed by the bound
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pinned = {canonicalize_name(name): version for name, version in pip_pins().items()}
+    refused = []
+    for line in project["dependencies"]:
+        requirement = Requirement(line)
+        version = pinned.get(canonicalize_name(requirement.name))
+        if version is not None and not requirement.specifier.contains(version, prereleases=True):
+            refused.append(f"{requirement} does not allow the pin {version}")
+    assert not refused, refused
+    assert {"nbformat", "nbclient", "ipykernel", "jinja2", "pyyaml"} <= pinned.keys() & {
+        canonicalize_name(Requirement(line).name) for line in project["dependencies"]
+    }

@@ -61,7 +61,7 @@ from .course import Assignment, Course, CourseError, Lateness, duration_text, lo
 from .grade import UNCONFINED, grade
 from .gradebook import RosterEntry, SubmissionTime, course_totals, row_points
 from .plan import MAX_NOTEBOOK_BYTES, load_sources, read_outline
-from .release import PROJECT
+from .release import REQUIREMENTS, SOURCE, missing_checkout_default
 from .reports import GradeRow, atomic_text, atomic_write, points_text
 from .sandbox import (
     UNCONFINED_USER_ENV,
@@ -180,13 +180,13 @@ def _all_notebooks(outline: Mapping[str, Mapping[str, float]]) -> Assignment:
 def build_autograder(
     out: Path | str,
     *,
-    source: Path | str = PROJECT / "notebooks",
+    source: Path | str = SOURCE,
     course: Path | str | None = None,
     assignment: str | None = None,
     visibility: str = "visible",
     stdout_visibility: str = "hidden",
     limits: Limits | None = None,
-    requirements: Path | str = PROJECT / "requirements.txt",
+    requirements: Path | str = REQUIREMENTS,
 ) -> Path:
     """Write Gradescope's autograder zip for one assignment to ``out``; returns ``out``.
 
@@ -782,9 +782,7 @@ def add_gradescope_command(commands: Any) -> None:
     actions = parser.add_subparsers(dest="gradescope_command", required=True)
     build = actions.add_parser("build", help="write autograder.zip for one assignment")
     build.add_argument("--out", type=Path, required=True, help="the zip to write (upload it to Gradescope)")
-    build.add_argument(
-        "--source", type=Path, default=PROJECT / "notebooks", help="the instructor's notebooks (default: notebooks/)"
-    )
+    build.add_argument("--source", type=Path, default=SOURCE, help="the instructor's notebooks (default: notebooks/)")
     build.add_argument("--course", type=Path, default=None, metavar="TOML", help="the course file (README)")
     build.add_argument(
         "--assignment", default=None, help="the course file's assignment to grade (needed when it has several)"
@@ -805,9 +803,7 @@ def add_gradescope_command(commands: Any) -> None:
         default=Limits.notebook_timeout,
         help="seconds per notebook (keep their sum under Gradescope's autograder timeout)",
     )
-    build.add_argument(
-        "--requirements", type=Path, default=PROJECT / "requirements.txt", help="the pins setup.sh installs"
-    )
+    build.add_argument("--requirements", type=Path, default=REQUIREMENTS, help="the pins setup.sh installs")
     build.set_defaults(run=_run_build)
     run = actions.add_parser("run", help="grade <root>/submission as Gradescope's run_autograder does")
     run.add_argument(
@@ -853,12 +849,17 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        The sub-command's exit status: 0, or 2 when ``build`` fails.
+        The sub-command's exit status: 0, or 2 when ``build`` fails (or would read a default ``--source`` or
+        ``--requirements`` that only a checkout of the workbook has).
     """
     parser = argparse.ArgumentParser(prog="python -m dpcourse.classroom.autograder")
     commands = parser.add_subparsers(dest="command", required=True)
     add_gradescope_command(commands)
     args = parser.parse_args(["gradescope", *(argv if argv is not None else sys.argv[1:])])
+    missing = missing_checkout_default(args)
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
     return int(args.run(args))
 
 

@@ -12,9 +12,11 @@ import os
 import re
 import sys
 from datetime import UTC, datetime
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from .. import __version__
 from . import gradebook
 from .autograder import add_gradescope_command
 from .collect import add_collect_command
@@ -22,7 +24,7 @@ from .course import Course, CourseError, load_course
 from .grade import AS_ROOT, UNCONFINED, grade, parse_shard, submissions_root
 from .judging import INFRASTRUCTURE
 from .plan import read_outline, student_id, without_copy_number
-from .release import PROJECT, add_release_command
+from .release import PROJECT, add_release_command, missing_checkout_default
 from .reports import GradeRow, merge, summary_table, write_report
 from .sandbox import MIN_MEMORY_BYTES, Limits, SandboxUnavailable
 
@@ -323,8 +325,16 @@ def _run_grade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _version() -> str:
+    """The installed distribution's version; in a source checkout that is not installed, the package's own."""
+    try:
+        return metadata.version("dpcourse")
+    except metadata.PackageNotFoundError:
+        return __version__
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m dpcourse``: the ``release``, ``collect``, ``grade`` and ``gradescope`` sub-commands.
+    """``dpcourse`` (or ``python -m dpcourse``): the ``release``, ``collect``, ``grade`` and ``gradescope`` commands.
 
     Parameters
     ----------
@@ -334,20 +344,27 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        The sub-command's exit status (for ``grade``: see the module's docstring).
+        The sub-command's exit status (for ``grade``: see the module's docstring), or 2 with one line on stderr
+        when it would read a default that only a checkout of the workbook has (``--source`` without
+        ``notebooks/`` beside the package).
 
     Raises
     ------
     SystemExit
-        From argparse, with status 2 for arguments it cannot parse (0 after ``--help``).
+        From argparse, with status 2 for arguments it cannot parse (0 after ``--help`` or ``--version``).
     """
     parser = argparse.ArgumentParser(
         prog="python -m dpcourse", description="Instructors' tools for the dpcourse workbook."
     )
+    parser.add_argument("--version", action="version", version=f"dpcourse {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     add_release_command(commands)
     add_collect_command(commands)
     add_grade_command(commands)
     add_gradescope_command(commands)
     args = parser.parse_args(argv)
+    missing = missing_checkout_default(args)
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
     return int(args.run(args))

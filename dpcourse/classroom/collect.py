@@ -68,7 +68,7 @@ from .exports import (
 )
 from .gradebook import RosterEntry, read_roster
 from .plan import SubmissionError, parse_notebook, source_for
-from .release import PROJECT
+from .release import SOURCE
 from .reports import atomic_csv, atomic_write
 
 __all__ = [
@@ -420,7 +420,7 @@ def collect_canvas(
     out: Path | str,
     *,
     roster: Sequence[RosterEntry] | None = None,
-    notebooks: Path | str = PROJECT / "notebooks",
+    notebooks: Path | str = SOURCE,
     force: bool = False,
     limits: CollectLimits | None = None,
 ) -> CollectResult:
@@ -462,7 +462,7 @@ def collect_gradescope(
     out: Path | str,
     *,
     roster: Sequence[RosterEntry] | None = None,
-    notebooks: Path | str = PROJECT / "notebooks",
+    notebooks: Path | str = SOURCE,
     due: datetime | None = None,
     force: bool = False,
     limits: CollectLimits | None = None,
@@ -511,7 +511,7 @@ def collect_folders(
     out: Path | str,
     *,
     roster: Sequence[RosterEntry] | None = None,
-    notebooks: Path | str = PROJECT / "notebooks",
+    notebooks: Path | str = SOURCE,
     force: bool = False,
     limits: CollectLimits | None = None,
 ) -> CollectResult:
@@ -554,7 +554,7 @@ def collect(
     out: Path | str,
     *,
     roster: Sequence[RosterEntry] | None = None,
-    notebooks: Path | str = PROJECT / "notebooks",
+    notebooks: Path | str = SOURCE,
     due: datetime | None = None,
     force: bool = False,
     limits: CollectLimits | None = None,
@@ -671,7 +671,7 @@ def add_collect_command(commands: Any) -> None:
     parser.add_argument(
         "--source",
         type=Path,
-        default=PROJECT / "notebooks",
+        default=SOURCE,
         help="the instructor's notebooks, whose names the collected files get (default: notebooks/)",
     )
     parser.add_argument(

@@ -42,7 +42,7 @@ from .plan import (
     student_id,
     student_of,
 )
-from .release import PROJECT
+from .release import SOURCE
 from .reports import GradeRow, in_shard
 from .sandbox import (
     Limits,
@@ -264,7 +264,7 @@ def _refused_as_root(why: str) -> str:
 def grade(
     submissions: Sequence[Path | str],
     *,
-    source: Path | str = PROJECT / "notebooks",
+    source: Path | str = SOURCE,
     jobs: int | None = None,
     limits: Limits | None = None,
     sandbox: str = "bwrap",

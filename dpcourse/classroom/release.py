@@ -40,9 +40,12 @@ __all__ = [
     "END",
     "HAND_IN_TAG",
     "PROJECT",
+    "REQUIREMENTS",
+    "SOURCE",
     "ReleaseError",
     "add_release_command",
     "exercises",
+    "missing_checkout_default",
     "release",
     "release_notebook",
 ]
@@ -53,6 +56,17 @@ HAND_IN_TAG = "hand-in"
 #: the tag a student's answer cells get, so that an answer that raises does not stop Run All
 ANSWER_MAY_RAISE = "raises-exception"
 PROJECT = Path(__file__).resolve().parents[2]
+#: the commands' default source, the instructor's notebooks of a checkout of the workbook (a wheel has none)
+SOURCE = PROJECT / "notebooks"
+#: the pins ``gradescope build`` ships by default, a checkout's requirements.txt (a wheel has none either)
+REQUIREMENTS = PROJECT / "requirements.txt"
+#: a command's option whose default is a file of the checkout: its name in the parsed arguments → the option,
+#: the default's name in the checkout and what to pass instead
+_CHECKOUT_DEFAULTS = {
+    "source": ("--source", "notebooks", "PATH/TO/notebooks (the instructor's solution notebooks)"),
+    "notebooks": ("--notebooks", "notebooks", "PATH/TO/notebooks (the instructor's solution notebooks)"),
+    "requirements": ("--requirements", "requirements.txt", "PATH/TO/requirements.txt (the workbook's exact pins)"),
+}
 STUB_VALUE = "...  # your answer"
 
 
@@ -425,7 +439,7 @@ def add_release_command(commands: Any) -> None:
     parser.add_argument(
         "--notebooks",
         type=Path,
-        default=PROJECT / "notebooks",
+        default=SOURCE,
         help="where the solution notebooks are (default: the workbook's notebooks/)",
     )
     mode = parser.add_mutually_exclusive_group()
@@ -440,6 +454,36 @@ def add_release_command(commands: Any) -> None:
         help="overwrite notebooks in OUTDIR that differ from the release (their changes are lost)",
     )
     parser.set_defaults(run=_run_release)
+
+
+def missing_checkout_default(args: argparse.Namespace, project: Path | None = None) -> str | None:
+    """The line to print when a command would read a default that only a checkout of the workbook has.
+
+    The defaults of ``--source`` (``--notebooks`` for ``release``) and ``--requirements`` are files beside the
+    package in a checkout (:data:`SOURCE`, :data:`REQUIREMENTS`); a package installed from a wheel has none.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        A command's parsed arguments (``command`` names it; an option it does not have is skipped).
+    project : pathlib.Path or None, optional
+        The folder those defaults are in (default :data:`PROJECT`, the folder holding the package).
+
+    Returns
+    -------
+    str or None
+        One line naming the missing default and the option to pass instead, or None when every such option
+        of the command is given or its default exists.
+    """
+    project = PROJECT if project is None else project
+    for name, (option, default_name, instead) in _CHECKOUT_DEFAULTS.items():
+        default = project / default_name
+        if getattr(args, name, None) == default and not default.exists():
+            return (
+                f"{args.command}: the default {option} {default} does not exist (only a checkout of the workbook "
+                f"has it): pass {option} {instead}"
+            )
+    return None
 
 
 def _run_release(args: argparse.Namespace) -> int:

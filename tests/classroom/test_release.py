@@ -1,5 +1,6 @@
 """The student copy: `python -m dpcourse release` (dpcourse.classroom.release)."""
 
+import argparse
 import ast
 import re
 import shutil
@@ -322,6 +323,48 @@ def test_the_command_line_exits_non_zero_without_a_traceback(tmp_path):
     )
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.startswith("release: ") and result.stderr.count("\n") == 1, result.stderr
+
+
+SITE = "{tmp}/site-packages"  # where an installed wheel's package sits: no notebooks/ or requirements.txt beside it
+SOURCE_OPTION = "--source PATH/TO/notebooks"
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["release", "{tmp}/out", "--notebooks", f"{SITE}/notebooks"], "--notebooks PATH/TO/notebooks"),
+        (["grade", "{tmp}/a.ipynb", "--report", "{tmp}/g.csv", "--source", f"{SITE}/notebooks"], SOURCE_OPTION),
+        (["grade", "--merge", "{tmp}/a.csv", "--report", "{tmp}/g", "--source", f"{SITE}/notebooks"], SOURCE_OPTION),
+        (["collect", "folders", "{tmp}", "--out", "{tmp}/c", "--source", f"{SITE}/notebooks"], SOURCE_OPTION),
+        (["gradescope", "build", "--out", "{tmp}/a.zip", "--source", f"{SITE}/notebooks"], SOURCE_OPTION),
+        (
+            ["gradescope", "build", "--out", "{tmp}/a.zip", "--source", str(ROOT / "notebooks"), "--requirements"]
+            + [f"{SITE}/requirements.txt"],
+            "--requirements PATH/TO/requirements.txt",
+        ),
+    ],
+    ids=["release", "grade", "merge", "collect", "gradescope-source", "gradescope-requirements"],
+)
+def test_without_a_checkout_a_default_source_says_which_option_to_pass(capsys, monkeypatch, tmp_path, argv, option):
+    # the parsers' defaults are fixed when they are built, so the test passes what they would be in a wheel
+    monkeypatch.setattr(student_copy, "PROJECT", tmp_path / "site-packages")
+    assert main([a.format(tmp=tmp_path) for a in argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1, captured.err
+    assert f"the default {option.split()[0]} {tmp_path / 'site-packages'}/" in captured.err
+    assert f"only a checkout of the workbook has it): pass {option} (" in captured.err
+    assert not any(tmp_path.iterdir())  # nothing ran, nothing was written
+
+
+def test_in_a_checkout_the_defaults_are_there_and_an_option_not_given_is_not_checked():
+    assert student_copy.SOURCE == ROOT / "notebooks" and student_copy.REQUIREMENTS == ROOT / "requirements.txt"
+    notebooks, requirements = ROOT / "notebooks", ROOT / "requirements.txt"
+    defaults = argparse.Namespace(command="grade", source=notebooks, notebooks=notebooks, requirements=requirements)
+    assert student_copy.missing_checkout_default(defaults) is None
+    elsewhere = {"source": ROOT / "tests", "requirements": None}
+    assert student_copy.missing_checkout_default(argparse.Namespace(command="gradescope", **elsewhere)) is None
+    missing = argparse.Namespace(command="grade", source=Path("/nonexistent/notebooks"))
+    assert student_copy.missing_checkout_default(missing, project=Path("/nonexistent")).startswith("grade: the default")
 
 
 # --- a released notebook runs to the end ---------------------------------------------------------
