@@ -55,7 +55,6 @@ import struct
 import time
 import unicodedata
 import zipfile
-import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -228,8 +227,8 @@ def _folder_name(text: str, fallback: str) -> str:
     return safe_student(name) or fallback
 
 
-_DUPLICATES = (
-    re.compile(r"\s*\((\d+)\)$"),  # the browser's "name (1)"
+_DUPLICATES = (  # each linear in the name's length (a student's name may be 64 kB)
+    re.compile(r"\((\d+)\)$"),  # the browser's "name (1)" (the space before it is stripped below)
     re.compile(r"-Copy(\d*)$", re.IGNORECASE),  # Jupyter's "Make a Copy": name-Copy1
     re.compile(r" - Copy(?: \((\d+)\))?$", re.IGNORECASE),  # Windows Explorer's "name - Copy (2)"
 )
@@ -256,7 +255,7 @@ def _match_name(uploaded: str, stems: dict[str, str], *, resubmissions: bool) ->
             found = pattern.search(stem)
             if found:
                 duplicate += int(found.group(1) or 1)
-                stem = stem[: found.start()]
+                stem = stem[: found.start()].rstrip()
                 break
         else:
             found = _RESUBMISSION.search(stem) if resubmissions and not resubmission else None
@@ -342,7 +341,9 @@ def _stream(member: _Member, cap: int, sink: Callable[[bytes], object], counted:
                     raise _Skip(too_big)
                 counted(len(chunk))
                 sink(chunk)
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as err:
+    except _Skip:
+        raise
+    except Exception as err:  # noqa: BLE001 - a corrupt member (zlib, bz2, lzma, zipfile's own errors) is its row
         raise _Skip(f"unreadable ({type(err).__name__}: {str(err)[:80]})") from None
     return total
 
@@ -531,9 +532,8 @@ def _open_zip(path: Path | str, limits: CollectLimits) -> Iterator[zipfile.ZipFi
 _ASCII_DIGITS = re.compile(r"[0-9]+")
 _CANVAS_NAME = re.compile(r"\w*")
 _CANVAS_ANONYMOUS = re.compile(r"(?P<late>LATE_)?anon_(?P<anon>[A-Za-z0-9]+)_(?P<rest>.+)", re.S)
-_CANVAS_QUIZ = re.compile(
-    r"(?P<name>[-\w]*?)(?P<user>[0-9]+)_question_(?P<question>[0-9]+)_(?P<file>[0-9]+)_(?P<upload>.+)", re.S
-)
+_QUIZ_NAME = re.compile(r"[-\w]*")
+_QUESTION = "_question_"
 _TEXT_ENTRIES = ("text.html", "link.html")  # a text or URL submission: no file id
 
 
@@ -582,11 +582,23 @@ def _canvas_anonymous(member: str) -> _CanvasName | None:
 
 
 def _canvas_quiz(member: str) -> _CanvasName | None:
-    """``<name><user id>_question_<question id>_<file id>_<upload>``: no late mark."""
-    found = _CANVAS_QUIZ.fullmatch(member)
-    if not found:
+    """``<name><user id>_question_<question id>_<file id>_<upload>``: no late mark.
+
+    Read from the left, in one pass: the first ``_question_`` right after a digit ends the user id."""
+    at = member.find(_QUESTION)
+    while at != -1 and (at == 0 or member[at - 1] not in "0123456789"):
+        at = member.find(_QUESTION, at + 1)
+    if at == -1:
         return None
-    return _CanvasName(found["user"], found["name"], found["upload"], int(found["file"]), None)
+    head = member[:at]
+    name = head.rstrip("0123456789")
+    question, _, rest = member[at + len(_QUESTION) :].partition("_")
+    file_id, _, upload = rest.partition("_")
+    if not _QUIZ_NAME.fullmatch(name) or not upload:
+        return None
+    if not _ASCII_DIGITS.fullmatch(question) or not _ASCII_DIGITS.fullmatch(file_id):
+        return None
+    return _CanvasName(head[len(name) :], name, upload, int(file_id), None)
 
 
 _CANVAS_LAYOUTS: dict[str, Callable[[str], _CanvasName | None]] = {

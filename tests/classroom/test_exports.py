@@ -24,6 +24,7 @@ from dpcourse.classroom.exports import (
     _canvas_quiz,
     _CanvasName,
     _folder_members,
+    _match_name,
     _Member,
     _open_zip,
     _read_metadata,
@@ -72,6 +73,23 @@ def test_canvas_quiz_and_anonymous_members():
     assert _canvas_quiz("doejane_123_456_01_x.ipynb") is None
     assert _canvas_anonymous("LATE_anon_x7Yz9_789_01_x.ipynb") == _CanvasName("anon_x7Yz9", "", "01_x.ipynb", 789, True)
     assert _canvas_anonymous("anon_x7Yz9_link.html") == _CanvasName("anon_x7Yz9", "", "link.html", 0, False)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "a" + " " * 60_000 + "x.ipynb",  # the browser's " (N)" pattern once backtracked over every space
+        "1" * 60_000 + "a1_question_1_2_x.ipynb",  # the quiz pattern once backtracked over every digit
+        "a" + "1" * 60_000 + "x",
+        "1_question_" * 6_000,
+    ],
+)
+def test_a_64_kb_member_name_is_read_in_linear_time(name):
+    cpu = resource.getrusage(resource.RUSAGE_SELF).ru_utime
+    for read in (_canvas_assignment, _canvas_quiz, _canvas_anonymous):
+        read(f"doejane_1_2_{name}")
+    _match_name(name, {"x": "x"}, resubmissions=True)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_utime - cpu < 5  # quadratic, the first two took about 1 min
 
 
 def members(*names: str) -> list[_Member]:
