@@ -182,8 +182,12 @@ class CollectLimits:
 
 
 def _shown(text: str) -> str:
-    """A name as printed and written to the CSV: NFC, control characters escaped (a newline cannot forge a row)."""
-    return printable(unicodedata.normalize("NFC", text))
+    """A name as printed and written to the CSV: NFC, control characters escaped (a newline cannot forge a row),
+    and lone surrogates (what Python makes of a file name's bytes that are not UTF-8) escaped too."""
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found[0]):04x}", printable(unicodedata.normalize("NFC", text)))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _nfc(text: str) -> str:
@@ -751,11 +755,12 @@ def _created_at(node: Any) -> datetime | None:
 def _submitter(node: Any, folder: str) -> _Identity | None:
     fields = _fields(node)
     name, sid, email = (_nfc(_text(fields.get(k)) or "") for k in ("name", "sid", "email"))
+    sid, email = (value if _shown(value) == value else "" for value in (sid, email))  # no escapes in an id
     if not sid and not email:
         return None  # a name alone is the student's own to choose: never an identity
     email = email.casefold()
     local = email.split("@", 1)[0]
-    label = f"{name or '?'} (sid {sid or '?'}, {email or 'no email'})"
+    label = f"{_shown(name) or '?'} (sid {sid or '?'}, {email or 'no email'})"
     base = _folder_name(local or sid, f"gradescope_{folder}")
     return _Identity(f"gradescope:{sid}\n{email}", base, label, sid=sid, email=email, suffix=sid or email)
 
@@ -876,6 +881,8 @@ class _Listing:
         return sorted(found, key=lambda e: e.name)
 
     def add(self, name: str, problem: str = "", **kwargs: Any) -> None:
+        if _SURROGATE.search(name):  # bytes that are not UTF-8: listed, never opened
+            problem, kwargs = problem or NOT_UTF8, {}
         self.members.append(_Member(_shown(name), len(self.members), problem=problem, **kwargs))
 
 

@@ -941,3 +941,27 @@ def test_a_file_that_is_no_notebook_keeps_its_student_and_the_summary_names_who_
     assert "carol: nothing in the input" in summary
     handed_in = read_collected(out / "collected.csv")  # what grade's feedback reads
     assert handed_in[("jane", "")].ignored == (("doejane_1001_5001_homework.pdf", NOT_COURSE),)
+
+
+def test_a_file_name_that_is_not_utf8_and_a_name_with_terminal_escapes_are_rows_not_crashes(tmp_path, course):
+    """A folder file whose name is not UTF-8 (Python holds it with lone surrogates, which no CSV can hold) and a
+    Gradescope account name that clears the instructor's terminal are shown escaped; the batch goes on."""
+    root = tmp_path / "submissions"
+    write(root / "ada" / "01_laplace_utility.ipynb", submitted("ada"), 1_000)
+    (root / "ada" / os.fsdecode(b"\xff01_laplace_utility.ipynb")).write_bytes(submitted("latin-1 name"))
+    out = tmp_path / "out"
+    collect_folders(root, out, notebooks=course)
+    odd = next(r for r in read_csv(out) if "\\udcff" in r["source_file"])
+    assert (odd["note"], odd["kept"]) == ("its name is not UTF-8", "false")
+    assert marker(out / "ada" / "01_laplace_utility.ipynb") == "ada"
+
+    metadata = 'submission_1:\n  :submitters:\n  - :name: "\\e[2JEve"\n    :sid: "9\\e[31m"\n    :email: eve@x.edu\n'
+    archive = write_zip(
+        tmp_path / "export.zip",
+        [("submission_metadata.yml", metadata), ("submission_1/01_laplace_utility.ipynb", submitted("eve"))],
+    )
+    roster = tmp_path / "roster.txt"
+    roster.write_text("ada\n")
+    result = collect_gradescope(archive, tmp_path / "out2", roster=read_roster(roster), notebooks=course)
+    summary = result.summary()
+    assert "\x1b" not in summary and "\\x1b[2JEve (sid ?, eve@x.edu)" in summary  # a sid with an escape is none
