@@ -5,23 +5,37 @@ writes one file per student and course notebook (the stem of one of ``--source``
 ``DIR/collected.csv``: one row for every file of the input, with :data:`COLUMNS`. This module holds that
 pipeline, its public functions and the command. The three inputs, read by :mod:`.exports` (which describes
 them in full): **canvas**, the zip of *Download Submissions*, members named by Canvas's ``ContentZipper``
-(canvas-lms ``lib/content_zipper.rb``) and ``Quizzes::QuizSubmissionZipper``; **gradescope**, the zip of
+(canvas-lms ``lib/content_zipper.rb``) or ``Quizzes::QuizSubmissionZipper``; **gradescope**, the zip of
 *Export Submissions*, with ``submission_metadata.yml`` and one folder per submission; **folders**, today's
 ``DIR/<student>/*.ipynb`` with the browser's duplicates and Jupyter's copies.
 
-The student is the roster's id (:func:`~.gradebook.read_roster`; Canvas by ``canvas_id``, Gradescope by ``sid``
-then ``email``, folders by ``student``; any by a ``student`` equal to the LMS name), else, without a roster,
-the LMS's name made a safe folder name (NFC-normalised: a Mac's unzip gives NFD names). Of several files of
-one student for one notebook the latest is kept: the LMS's resubmission number or time, then a file named
-like the notebook over one matched by its cells, then the duplicate number ``(N)``/``-CopyN``, then the
-file id or modification time. The others are rows with ``kept`` false, never dropped silently.
+**Who.** A person is only what the LMS writes and the student cannot choose: Canvas's user id in its fixed
+place in the member's name, Gradescope's ``sid`` and e-mail, a folder's own name; never the name of the file
+a student uploaded. With a roster (:func:`~.gradebook.read_roster`) the student is the roster's id, matched
+exactly after NFC: Canvas by ``canvas_id``, Gradescope by ``sid`` and ``email`` (which must not point at two
+students), folders by ``student``; a roster entry without the LMS's ids is matched by ``student`` equal to the
+LMS's folder name. Two LMS accounts that match one roster student equally get neither's file (the row says
+why). Without a roster the student is the LMS's name made a safe folder name (NFC-normalised: a Mac's unzip
+gives NFD names); two people whose names make the same folder name, even only in case, both get their LMS id
+appended (``leeann_111``), so that two identities never share a folder.
+
+**Which.** Of several files of one student for one notebook the latest is kept, by one rule on every path:
+the order in which the LMS received them (Canvas's file id, Gradescope's submission time then submission id, a
+folder file's modification time), then as :func:`.plan.pick_graded` breaks ties (the copy number, a file
+named like the notebook, the name), so that ``grade`` on the same files would pick the same one. A number a
+student can type (Canvas's ``-2``, the browser's ``(2)``) never outranks the LMS's order. The others are rows
+with ``kept`` false, never dropped silently; so are files that are no course notebook, which keep their student
+(a PDF on the roster is the student's, and her feedback names it), and the summary names the roster's students
+of whom no notebook was collected, with what they handed in instead.
 
 **The input is hostile.** Nothing is written outside ``DIR`` whatever a member is called (output paths are
 made from the roster's or a sanitised id and the course's own notebook names), and a file is written
 atomically, never through a link. What :mod:`.exports` will not read (links, ``..`` or absolute paths, names
 that are not UTF-8, non-regular or encrypted members, files over :class:`~.exports.CollectLimits`, counted in
-bytes actually read, and members beyond the file-count cap) are rows with a note, and the rest is collected.
-An archive that cannot be read as a whole raises :class:`~.exports.CollectError`.
+bytes actually read) are rows with a note, and the rest is collected. The caps on files and bytes are each
+student's (a student's oldest notebooks beyond them are listed, not read), so nobody's files crowd out a
+classmate's; an input over the whole-input ceilings (entries really listed, notebooks' bytes) or an unreadable
+one raises :class:`~.exports.CollectError` before anything is written.
 
 Longer than 400 lines because the three formats share one pipeline that must see every file, and the public
 functions and the command carry their documentation; the formats' reading is in :mod:`.exports`.
@@ -33,17 +47,19 @@ import argparse
 import contextlib
 import os
 import sys
-import unicodedata
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import nbformat
 
 from .exports import (
+    _MB,
+    METADATA_NOTE,
+    NOT_UTF8,
     REPORT,
     UNSAFE,
     CollectError,
@@ -52,6 +68,7 @@ from .exports import (
     _Budget,
     _Candidate,
     _canvas,
+    _canvas_layout,
     _folder_members,
     _folder_name,
     _folders,
@@ -60,14 +77,16 @@ from .exports import (
     _Match,
     _match_name,
     _Member,
+    _nfc,
     _open_zip,
+    _projected_bytes,
     _read_metadata,
     _Skip,
     _zip_members,
     safe_student,
 )
 from .gradebook import RosterEntry, read_roster
-from .plan import SubmissionError, parse_notebook, source_for
+from .plan import SubmissionError, copy_number, parse_notebook, source_for
 from .release import SOURCE
 from .reports import atomic_csv, atomic_write
 
@@ -92,6 +111,8 @@ KINDS = ("canvas", "gradescope", "folders")
 
 NOT_COURSE = "not a notebook of this course"
 NOT_ROSTER = "not on the roster"
+OLDER = "older submission"
+_NAMES_ONLY = (UNSAFE, NOT_UTF8, METADATA_NOTE)  # members whose name says nothing the LMS wrote about who
 
 
 @dataclass(frozen=True)
@@ -101,8 +122,9 @@ class CollectedFile:
     Attributes
     ----------
     student : str
-        The student id the file was collected for; empty where it was matched to no student on the roster
-        (or could not be written).
+        The student the file is from (the roster's id, or the folder name made from the LMS), whether it was
+        kept or not; empty where the file is from no student on the roster or is not named as the LMS names
+        files.
     notebook : str
         The course notebook's stem it was matched to; empty where it was matched to none.
     source_file : str
@@ -114,7 +136,8 @@ class CollectedFile:
     kept : bool
         Whether this file was written to ``out/<student>/<notebook>.ipynb``.
     note : str
-        Why the file was not kept, or how a kept one was matched (by its cells, a group submission).
+        Why the file was not kept (``older submission (kept …)`` for one a later file replaced), or how a kept
+        one was matched (by its cells, a group submission).
     """
 
     student: str
@@ -157,12 +180,15 @@ class CollectResult:
     out : pathlib.Path
         The folder written: ``out/<student>/<notebook>.ipynb`` and ``out/collected.csv``.
     rows : tuple of CollectedFile
-        One row per file of the input, as in ``collected.csv``.
+        One row per file of the input (per person, for a group's file), as in ``collected.csv``.
+    absent : tuple of str
+        The roster's students of whom no notebook was collected, in the roster's order (empty without a roster).
     """
 
     kind: str
     out: Path
     rows: tuple[CollectedFile, ...]
+    absent: tuple[str, ...] = ()
 
     @property
     def kept(self) -> list[CollectedFile]:
@@ -172,12 +198,12 @@ class CollectResult:
     @property
     def older(self) -> list[CollectedFile]:
         """Files of a student's notebook that a later one replaced."""
-        return [r for r in self.rows if not r.kept and r.student and r.notebook]
+        return [r for r in self.rows if not r.kept and r.note.startswith(OLDER)]
 
     @property
     def ignored(self) -> list[CollectedFile]:
-        """Files not collected for any other reason (the note says which)."""
-        return [r for r in self.rows if not r.kept and not (r.student and r.notebook)]
+        """Files not collected for any other reason (the note says which; ``student`` says whose, when known)."""
+        return [r for r in self.rows if not r.kept and not r.note.startswith(OLDER)]
 
     @property
     def students(self) -> list[str]:
@@ -185,7 +211,7 @@ class CollectResult:
         return sorted({r.student for r in self.kept})
 
     def summary(self, *, shown: int = 20) -> str:
-        """The printed summary: students, files kept, older files, ignored files with reasons, late files.
+        """The printed summary: students, files kept, older and ignored files, late files, students without any.
 
         Parameters
         ----------
@@ -195,16 +221,22 @@ class CollectResult:
         Returns
         -------
         str
-            Several lines: the counts, then the late files kept, the older files and the ignored ones.
+            Several lines: the counts, then the late files kept, the older files, the ignored ones (with their
+            student where known) and the roster's students of whom no notebook was collected, with what they
+            handed in instead.
         """
         lines = [
             f"collect {self.kind}: {len(self.students)} students, {len(self.kept)} notebooks kept in {self.out}",
         ]
         late = [r for r in self.kept if r.late]
-        sections = (
+        handed: dict[str, list[CollectedFile]] = defaultdict(list)
+        for r in self.rows:
+            handed[r.student].append(r)
+        sections: tuple[tuple[str, Sequence[Any], Callable[[Any], str]], ...] = (
             ("late (kept)", late, lambda r: f"{r.student}/{r.notebook}: {r.source_file}"),
             ("older files, not kept", self.older, lambda r: f"{r.student}/{r.notebook}: {r.source_file}: {r.note}"),
-            ("ignored", self.ignored, lambda r: f"{r.source_file}: {r.note}"),
+            ("ignored", self.ignored, lambda r: (f"{r.student}: " if r.student else "") + f"{r.source_file}: {r.note}"),
+            ("on the roster, no notebook collected", self.absent, lambda s: f"{s}: {_instead(handed.get(s, []))}"),
         )
         for title, rows, line in sections:
             lines.append(f"{title}: {len(rows)}")
@@ -213,6 +245,14 @@ class CollectResult:
                 lines.append(f"  … and {len(rows) - shown} more (see {REPORT})")
         lines.append(f"every file is listed in {self.out / REPORT}")
         return "\n".join(lines)
+
+
+def _instead(rows: list[CollectedFile]) -> str:
+    """What a student without a collected notebook handed in, for the summary."""
+    if not rows:
+        return "nothing in the input"
+    named = "; ".join(f"{r.source_file} ({r.note})" for r in rows[:3])
+    return f"handed in {named}" + (f" and {len(rows) - 3} more" if len(rows) > 3 else "")
 
 
 # --------------------------------------------------------------------------- the course's notebooks
@@ -252,55 +292,177 @@ class _Course:
         self.stems = {s.lower(): s for s in stems}
         self._cells: dict[str, Any] | None = None
 
-    def by_content(self, member: _Member, budget: _Budget) -> str | None:
-        if self._cells is None:
+    def by_content(self, candidate: _Candidate, budget: _Budget) -> str | None:
+        """The notebook whose cells the candidate holds, else None; :class:`_Skip` when it cannot be read."""
+        if self._cells is None:  # the instructor's: an error here is hers, not the student's
             self._cells = {s: nbformat.read(self.source / f"{s}.ipynb", as_version=4) for s in self.stems.values()}
         chunks: list[bytes] = []
-        budget.read(member, chunks.append)
+        budget.read(candidate.member, chunks.append, candidate.owner)
         try:
-            return source_for(Path(member.name), parse_notebook(b"".join(chunks)), self._cells)
+            return source_for(Path(candidate.member.name), parse_notebook(b"".join(chunks)), self._cells)
         except SubmissionError:
             return None
+        except Exception as err:  # noqa: BLE001 - whatever the file holds, it is this file's row
+            raise _Skip(f"not readable as a notebook ({type(err).__name__})") from None
+
+
+# --------------------------------------------------------------------------- who is who
+
+
+def _check_roster(roster: Sequence[RosterEntry] | None) -> None:
+    """:class:`ValueError` for a roster that would put two students in one folder or one id on two students."""
+    entries = list(roster or [])
+    unsafe = [e.student for e in entries if safe_student(e.student) is None]
+    if unsafe:
+        raise ValueError(f"--roster: student id {unsafe[0]!r} cannot be a folder name (see safe_student)")
+    seen: dict[str, str] = {}
+    for e in entries:
+        folded = _nfc(e.student).casefold()
+        if folded in seen and seen[folded] != e.student:
+            raise ValueError(
+                f"--roster: student ids {seen[folded]!r} and {e.student!r} differ only in case or form "
+                "(they would share a folder on a case-insensitive disk)"
+            )
+        seen[folded] = e.student
+    for column in ("canvas_id", "sid", "email"):
+        owners: dict[str, str] = {}
+        for e in entries:
+            value = _nfc(getattr(e, column))
+            value = value.casefold() if column == "email" else value
+            if value and owners.setdefault(value, e.student) != e.student:
+                raise ValueError(f"--roster: {column} {value!r} is given to both {owners[value]!r} and {e.student!r}")
+
+
+@dataclass(frozen=True)
+class _Claim:
+    """The roster student an LMS identity points at, how strongly (more ids agreeing), or why none."""
+
+    student: str | None
+    strength: int = 0
+    note: str = ""
+
+
+def _roster_claims(kind: str, people: dict[str, _Identity], roster: Sequence[RosterEntry]) -> dict[str, _Claim]:
+    def index(column: str, fold: bool = False) -> dict[str, str]:
+        found = {_nfc(getattr(e, column)): str(safe_student(e.student)) for e in roster if getattr(e, column)}
+        return {k.casefold(): v for k, v in found.items()} if fold else found
+
+    canvas, sid, email = index("canvas_id"), index("sid"), index("email", fold=True)
+    lms_ids = {"canvas": ("canvas_id",), "gradescope": ("sid", "email"), "folders": ()}[kind]
+    by_name = {_nfc(e.student): str(safe_student(e.student)) for e in roster if not any(getattr(e, c) for c in lms_ids)}
+    claims: dict[str, _Claim] = {}
+    for key, who in people.items():
+        if who.canvas_id and who.canvas_id in canvas:
+            claims[key] = _Claim(canvas[who.canvas_id], 2)
+            continue
+        by_sid, by_email = sid.get(who.sid) if who.sid else None, email.get(who.email) if who.email else None
+        if by_sid and by_email and by_sid != by_email:
+            why = f"the roster gives sid {who.sid} to {by_sid} and {who.email} to {by_email}: {who.label}"
+            claims[key] = _Claim(None, note=why)
+        elif by_sid or by_email:
+            claims[key] = _Claim(by_sid or by_email, 2 if by_sid and by_email else 1)
+        elif (named := by_name.get(_nfc(who.name))) is not None:
+            claims[key] = _Claim(named)
+        else:
+            claims[key] = _Claim(None, note=f"{NOT_ROSTER}: {who.label}")
+    return claims
+
+
+def _students(kind: str, people: dict[str, _Identity], roster: Sequence[RosterEntry] | None) -> dict[str, _Claim]:
+    """LMS identity key → the student it is (or why it is none); never two identities for one student."""
+    if roster is None:
+        return {key: _Claim(folder) for key, folder in _unique_folders(list(people.values())).items()}
+    claims = _roster_claims(kind, people, roster)
+    by_student: dict[str, list[str]] = defaultdict(list)
+    for key, claim in claims.items():
+        if claim.student is not None:
+            by_student[claim.student].append(key)
+    for student, keys in by_student.items():
+        if len(keys) == 1:
+            continue
+        best = max(claims[k].strength for k in keys)
+        winners = [k for k in keys if claims[k].strength == best]
+        for key in keys:
+            if len(winners) > 1:
+                labels = ", ".join(people[k].label for k in sorted(winners))
+                note = f"{len(winners)} LMS accounts match roster student {student} alike ({labels}): not collected"
+            elif key != winners[0]:
+                note = f"{people[key].label} also matches roster student {student}, who is {people[winners[0]].label}"
+            else:
+                continue
+            claims[key] = _Claim(None, note=note)
+    return claims
+
+
+def _unique_folders(people: list[_Identity]) -> dict[str, str]:
+    """A folder name per person, no two alike even in case: a name shared by several people gets each one's LMS
+    id appended (then a number, if that too is taken); a name only one person has stays as it is."""
+    shared = Counter(who.name.casefold() for who in people)
+    folders = {who.key: who.name for who in people if shared[who.name.casefold()] == 1}
+    used = {name.casefold() for name in folders.values()}
+    for number, who in enumerate(sorted((w for w in people if w.key not in folders), key=lambda w: w.key)):
+        suffix = _folder_name(who.suffix, "") if who.suffix else ""
+        stem = f"{who.name[:60]}_{suffix[:60]}" if suffix else who.name[:60]
+        stem = stem if safe_student(stem) else f"student_{number}"
+        name, copy = stem, 1
+        while name.casefold() in used:
+            copy += 1
+            name = f"{stem}_{copy}"
+        folders[who.key] = name
+        used.add(name.casefold())
+    return folders
 
 
 # --------------------------------------------------------------------------- the common pipeline
 
 
-def _roster_lookup(kind: str, roster: Sequence[RosterEntry]) -> Callable[[_Identity], str | None]:
-    normal = {unicodedata.normalize("NFC", e.student): e.student for e in roster}
-    canvas = {e.canvas_id: e.student for e in roster if e.canvas_id}
-    sid = {e.sid: e.student for e in roster if e.sid}
-    email = {e.email.lower(): e.student for e in roster if e.email}
-
-    def lookup(who: _Identity) -> str | None:
-        if kind == "canvas" and who.canvas_id in canvas:
-            return canvas[who.canvas_id]
-        if kind == "gradescope" and who.sid in sid:
-            return sid[who.sid]
-        if kind == "gradescope" and who.email.lower() in email:
-            return email[who.email.lower()]
-        return normal.get(unicodedata.normalize("NFC", who.name))
-
-    return lookup
+def _latest_first(candidate: _Candidate) -> tuple[Any, ...]:
+    return (candidate.order, -candidate.member.position)
 
 
-def _students(kind: str, people: list[_Identity], roster: Sequence[RosterEntry] | None) -> dict[str, str | None]:
-    """LMS identity key → student id (None: not on the roster). Without a roster, two people whose LMS names
-    make the same folder name get their LMS id appended, so that neither's work is taken for the other's."""
-    if roster is not None:
-        lookup = _roster_lookup(kind, roster)
-        return {who.key: (safe_student(found) if (found := lookup(who)) else None) for who in people}
-    keys_by_name: dict[str, set[str]] = defaultdict(set)
-    for who in people:
-        keys_by_name[who.name].add(who.key)
-    return {
-        who.key: who.name if len(keys_by_name[who.name]) == 1 else _folder_name(f"{who.name}_{who.key}", who.name)
-        for who in people
-    }
+def _rank(candidate: _Candidate, notebook: str) -> tuple[Any, ...]:
+    """Larger is later: the LMS's order, then :func:`.plan.pick_graded`'s tie-breaks, then the input's order."""
+    uploaded = candidate.uploaded
+    stem = PurePosixPath(uploaded).stem
+    return (
+        candidate.order,
+        copy_number(stem),
+        stem == notebook,
+        [-ord(ch) for ch in uploaded],
+        -candidate.member.position,
+    )
 
 
-def _deliver(out: str, student: str, notebook: str, member: _Member, budget: _Budget) -> None:
-    """Write ``member`` to ``out/student/notebook.ipynb`` atomically; never through a link."""
+def _per_student_caps(
+    candidates: list[_Candidate], aside: list[tuple[_Candidate, str]], limits: CollectLimits
+) -> list[_Candidate]:
+    """The candidates a student may have read: her latest ``max_student_files`` notebooks; the rest go aside."""
+    by_owner: dict[str, list[_Candidate]] = defaultdict(list)
+    for candidate in candidates:
+        if candidate.notebook_like:
+            by_owner[candidate.owner].append(candidate)
+    over = f"not read: more than {limits.max_student_files} notebook files from this student (the later ones read)"
+    dropped: set[int] = set()
+    for mine in by_owner.values():
+        for candidate in sorted(mine, key=_latest_first, reverse=True)[limits.max_student_files :]:
+            aside.append((candidate, over))
+            dropped.add(candidate.member.position)
+    return [c for c in candidates if c.member.position not in dropped]
+
+
+def _check_total(candidates: list[_Candidate], limits: CollectLimits, where: str) -> None:
+    projected = _projected_bytes(candidates, limits)
+    total = sum(projected.values())
+    if total > limits.max_total_bytes:
+        raise CollectError(
+            f"{where}: refused before reading: its {len(projected)} students' notebooks come to "
+            f"{total / _MB:,.0f} MB (each student's counted up to {limits.max_student_bytes / _MB:g} MB), over "
+            f"the cap of {limits.max_total_bytes / _MB:,.0f} MB"
+        )
+
+
+def _deliver(out: str, student: str, notebook: str, candidate: _Candidate, budget: _Budget) -> None:
+    """Write the candidate to ``out/student/notebook.ipynb`` atomically; never through a link."""
     folder = os.path.join(out, student)
     made = not os.path.lexists(folder)
     try:
@@ -311,7 +473,9 @@ def _deliver(out: str, student: str, notebook: str, member: _Member, budget: _Bu
         raise _Skip(f"{UNSAFE}: {student}/ in --out is a link")
     try:
         atomic_write(
-            os.path.join(folder, f"{notebook}.ipynb"), lambda handle: budget.read(member, handle.write), binary=True
+            os.path.join(folder, f"{notebook}.ipynb"),
+            lambda handle: budget.read(candidate.member, handle.write, candidate.owner),
+            binary=True,
         )
     except BaseException:
         if made:
@@ -320,85 +484,133 @@ def _deliver(out: str, student: str, notebook: str, member: _Member, budget: _Bu
         raise
 
 
+def _when(candidate: _Candidate) -> str:
+    return candidate.submitted_at.isoformat() if candidate.submitted_at else ""
+
+
+def _people(candidate: _Candidate) -> list[_Identity]:
+    return list({who.key: who for who in candidate.people}.values())
+
+
+@dataclass
+class _Run:
+    """One collection's state: its input's kind and course, the budget, and the rows so far."""
+
+    kind: str
+    course: _Course
+    budget: _Budget
+    rows: list[CollectedFile]
+
+    def notebook_named(self, candidate: _Candidate) -> _Match | None:
+        return _match_name(candidate.uploaded, self.course.stems, resubmissions=self.kind == "canvas")
+
+    def match(
+        self, candidates: list[_Candidate], aside: list[tuple[_Candidate, str]]
+    ) -> list[tuple[_Candidate, _Match, bool]]:
+        """The course notebook of each candidate, by its name or its cells (read latest first: a student's
+        byte cap leaves her oldest files unread); the others go aside with the reason."""
+        matched = []
+        for candidate in sorted(candidates, key=_latest_first, reverse=True):
+            match, by_name = self.notebook_named(candidate), True
+            if match is None and candidate.notebook_like:
+                try:
+                    stem = self.course.by_content(candidate, self.budget)
+                except _Skip as err:
+                    aside.append((candidate, str(err)))
+                    continue
+                match, by_name = (_Match(stem) if stem else None), False
+            if match is None:
+                aside.append((candidate, NOT_COURSE))
+                continue
+            matched.append((candidate, match, by_name))
+        return matched
+
+    def set_aside(self, aside: list[tuple[_Candidate, str]], students: dict[str, _Claim]) -> None:
+        """A row per person for each file not collected, with its student where known and the notebook its name
+        means (the student's feedback names it)."""
+        for candidate, note in aside:
+            match = self.notebook_named(candidate)
+            for who in _people(candidate):
+                student = students[who.key].student or ""
+                notebook = match.notebook if match else ""
+                self.rows.append(
+                    CollectedFile(student, notebook, candidate.member.name, _when(candidate), candidate.late, note=note)
+                )
+
+    def deliver(self, out: Path, matched: list[tuple[_Candidate, _Match, bool]], students: dict[str, _Claim]) -> None:
+        """Keep the latest file of each student and notebook (:func:`_rank`); the others are older rows."""
+        groups: dict[tuple[str, str], list[tuple[tuple[Any, ...], _Candidate, bool]]] = defaultdict(list)
+        for candidate, match, by_name in matched:
+            for who in _people(candidate):
+                claim = students[who.key]
+                if claim.student is None:
+                    row = CollectedFile("", match.notebook, candidate.member.name, _when(candidate), candidate.late)
+                    self.rows.append(_with(row, note=claim.note))
+                    continue
+                key = (claim.student, match.notebook)
+                groups[key].append((_rank(candidate, match.notebook), candidate, by_name))
+        real_out = os.path.realpath(out)
+        for (student, notebook), ranked in sorted(groups.items()):
+            kept: _Candidate | None = None
+            for _, candidate, by_name in sorted(ranked, key=lambda entry: entry[0], reverse=True):
+                row = CollectedFile(student, notebook, candidate.member.name, _when(candidate), candidate.late)
+                if kept is not None:
+                    self.rows.append(_with(row, note=f"{OLDER} (kept {kept.member.name})"))
+                    continue
+                try:
+                    _deliver(real_out, student, notebook, candidate, self.budget)
+                except _Skip as err:
+                    self.rows.append(_with(row, note=str(err)))
+                    continue
+                kept = candidate
+                notes = [] if by_name else [f"named {candidate.uploaded!r}; {notebook} by its cells"]
+                notes += [] if len(candidate.people) == 1 else ["group submission"]
+                self.rows.append(_with(row, kept=True, note="; ".join(notes)))
+
+
 def _pipeline(
     kind: str,
     members: list[_Member],
     interpret: Callable[[_Member], _Candidate | str],
-    out: Path,
+    make_out: Callable[[], Path],
     roster: Sequence[RosterEntry] | None,
     course: _Course,
-    budget: _Budget,
+    limits: CollectLimits,
+    where: str,
 ) -> CollectResult:
-    rows: list[CollectedFile] = []
-    matched: list[tuple[_Candidate, _Match, bool]] = []
+    run = _Run(kind, course, _Budget(limits), [])
+    candidates: list[_Candidate] = []
+    aside: list[tuple[_Candidate, str]] = []
     for member in members:
-        if member.problem:
-            rows.append(CollectedFile("", "", member.name, note=member.problem))
-            continue
-        found = interpret(member)
+        found = member.problem if member.problem in _NAMES_ONLY else interpret(member)
         if isinstance(found, str):
-            rows.append(CollectedFile("", "", member.name, note=found))
-            continue
-        match, by_name = _match_name(found.uploaded, course.stems, resubmissions=kind == "canvas"), True
-        if match is None and found.uploaded.lower().endswith(".ipynb"):
-            try:
-                stem = course.by_content(member, budget)
-            except _Skip as err:
-                rows.append(CollectedFile("", "", member.name, note=str(err)))
-                continue
-            match, by_name = (_Match(stem) if stem else None), False
-        if match is None:
-            rows.append(CollectedFile("", "", member.name, note=NOT_COURSE))
-            continue
-        matched.append((found, match, by_name))
-
-    students = _students(kind, [who for c, _, _ in matched for who in c.people], roster)
-    groups: dict[tuple[str, str], list[tuple[tuple[Any, ...], _Candidate]]] = defaultdict(list)
-    for candidate, match, by_name in matched:
-        for who in candidate.people:
-            student = students[who.key]
-            if student is None:
-                rows.append(CollectedFile("", match.notebook, candidate.member.name, note=f"{NOT_ROSTER}: {who.label}"))
-                continue
-            rank = (
-                candidate.order,
-                match.resubmission,
-                by_name,
-                match.duplicate,
-                candidate.member.tiebreak,
-                candidate.member.position,
-            )
-            groups[(student, match.notebook)].append((rank, candidate))
-
-    real_out = os.path.realpath(out)
-    for (student, notebook), ranked in sorted(groups.items()):
-        kept: _Candidate | None = None
-        for rank, candidate in sorted(ranked, key=lambda pair: pair[0], reverse=True):
-            by_name = rank[2]
-            when = candidate.submitted_at.isoformat() if candidate.submitted_at else ""
-            row = CollectedFile(student, notebook, candidate.member.name, when, candidate.late)
-            if kept is not None:
-                rows.append(_with(row, note=f"older submission (kept {kept.member.name})"))
-                continue
-            try:
-                _deliver(real_out, student, notebook, candidate.member, budget)
-            except _Skip as err:
-                rows.append(_with(row, student="", note=str(err)))
-                continue
-            kept = candidate
-            notes = [] if by_name else [f"named {candidate.uploaded!r}; {notebook} by its cells"]
-            notes += [] if len(candidate.people) == 1 else ["group submission"]
-            rows.append(_with(row, kept=True, note="; ".join(notes)))
+            run.rows.append(CollectedFile("", "", member.name, note=member.problem or found))
+        elif member.problem:
+            aside.append((found, member.problem))  # a link, say: never opened, but whose it is is known
+        else:
+            candidates.append(found)
+    candidates = _per_student_caps(candidates, aside, limits)
+    _check_total(candidates, limits, where)
+    out = make_out()
+    matched = run.match(candidates, aside)
+    people = {who.key: who for c in [*(m[0] for m in matched), *(a[0] for a in aside)] for who in c.people}
+    students = _students(kind, people, roster)
+    run.set_aside(aside, students)
+    run.deliver(out, matched, students)
+    rows = run.rows
     rows.sort(key=lambda r: (not r.student, r.student, r.notebook, not r.kept, r.source_file))
     atomic_csv(out / REPORT, COLUMNS, [r.cells() for r in rows])
-    return CollectResult(kind, out, tuple(rows))
+    collected = {r.student for r in rows if r.kept}
+    absent = tuple(s for e in roster or [] if (s := str(safe_student(e.student))) not in collected)
+    return CollectResult(kind, out, tuple(rows), absent)
 
 
 def _with(row: CollectedFile, **changes: Any) -> CollectedFile:
     return CollectedFile(**{**row.__dict__, **changes})
 
 
-def _prepare_out(out: Path | str, force: bool, *, inside: Path | None = None) -> Path:
+def _check_out(out: Path | str, force: bool, *, inside: Path | None = None) -> Path:
+    """``out`` when it may be collected into (nothing is made yet); :class:`CollectError` otherwise."""
     path = Path(out)
     if path.exists() and not path.is_dir():
         raise CollectError(f"--out {path}: not a folder")
@@ -408,6 +620,10 @@ def _prepare_out(out: Path | str, force: bool, *, inside: Path | None = None) ->
             raise CollectError(f"--out {path} is inside the input folder {inside}")
     if path.is_dir() and any(path.iterdir()) and not force:
         raise CollectError(f"--out {path} is not empty; give --force to collect into it anyway")
+    return path
+
+
+def _make_out(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -424,17 +640,22 @@ def collect_canvas(
     force: bool = False,
     limits: CollectLimits | None = None,
 ) -> CollectResult:
-    """Collect Canvas's *Download Submissions* zip into ``out/<student>/<notebook>.ipynb``.
+    """Collect Canvas's *Download Submissions* zip (or a quiz's file uploads) into ``out/<student>/``.
+
+    The student is the user id Canvas wrote in its place in each member's name (never read from the name the
+    student gave her file); of several files of one student for one notebook, the one with the largest file id
+    (the one Canvas received last) is kept.
 
     Parameters
     ----------
     zip_path : path
-        The zip Canvas gave (see the module for its member names).
+        The zip Canvas gave (see :mod:`.exports` for its member names).
     out : path
         The folder to write; must be empty unless ``force``.
     roster : list of RosterEntry, optional
-        The course's students (matched by ``canvas_id``, else by ``student`` equal to the sortable name);
-        students not on it are listed, not collected. Without one the folder is the sortable name.
+        The course's students (matched by ``canvas_id``; an entry without one by ``student`` equal to the
+        sortable name); students not on it are listed, not collected. Without one the folder is the sortable
+        name (with the user id appended when two students' names are alike).
     notebooks : path
         The course's notebooks (default ``notebooks/``): their stems are the notebook names.
     force : bool
@@ -469,7 +690,9 @@ def collect_gradescope(
 ) -> CollectResult:
     """Collect Gradescope's *Export Submissions* zip into ``out/<student>/<notebook>.ipynb``.
 
-    Every member of a group submission gets the group's file.
+    Every member of a group submission gets the group's file. A person is their ``sid`` and e-mail in the
+    metadata (never their name); of several submissions of one student, the latest ``:created_at`` (then the
+    larger submission id) is kept.
 
     Parameters
     ----------
@@ -478,9 +701,11 @@ def collect_gradescope(
     out : str or pathlib.Path
         The folder to write; must be empty unless ``force``.
     roster : list of RosterEntry, optional
-        The course's students, matched by ``sid``, then ``email``, then ``student`` equal to the email's local
-        part; students not on it are listed, not collected. Without one the folder is the email's local part
-        (else the sid, else the name) made a safe folder name.
+        The course's students, matched by ``sid`` and ``email`` (an account whose sid and e-mail name two
+        roster students, or that matches a student less well than another account does, is listed, not
+        collected); an entry with neither by ``student`` equal to the email's local part. Students not on it
+        are listed, not collected. Without one the folder is the email's local part (else the sid) made a safe
+        folder name, with the sid appended when two people's are alike.
     notebooks : str or pathlib.Path
         The course's notebooks (default ``notebooks/``): their stems are the notebook names.
     due : datetime.datetime, optional
@@ -516,6 +741,9 @@ def collect_folders(
     limits: CollectLimits | None = None,
 ) -> CollectResult:
     """Collect ``folder/<student>/*.ipynb`` (browser duplicates and copies included) into ``out``.
+
+    Of several files of one student for one notebook the most recently modified is kept, as ``grade`` would
+    pick it (:func:`.plan.pick_graded`): a copy number only breaks a tie.
 
     Parameters
     ----------
@@ -591,43 +819,43 @@ def collect(
     Raises
     ------
     CollectError
-        The input cannot be read as a whole or is not the LMS's format; ``out`` is a file, is inside the
-        input folder, or is not empty without ``force``.
+        The input cannot be read as a whole, is not the LMS's format or is over a whole-input cap of
+        ``limits`` (its entries, its notebooks' bytes, Gradescope's metadata); ``out`` is a file, is inside the
+        input folder, or is not empty without ``force``. Nothing is written then.
     ValueError
         ``kind`` is unknown, ``due`` is given for another kind than gradescope, a roster's student id is not
-        safe as a folder name (:func:`safe_student`), or ``notebooks`` holds no notebook (naming ``--source``).
+        safe as a folder name (:func:`safe_student`), two of its ids differ only in case, one ``canvas_id``,
+        ``sid`` or ``email`` is given to two students, or ``notebooks`` holds no notebook (naming ``--source``).
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
     if due is not None and kind != "gradescope":
         raise ValueError("due applies to gradescope only (Canvas marks late files itself)")
     limits = limits or CollectLimits()
-    unsafe = [e.student for e in roster or [] if safe_student(e.student) is None]
-    if unsafe:
-        raise ValueError(f"--roster: student id {unsafe[0]!r} cannot be a folder name (see safe_student)")
+    _check_roster(roster)
     course = _Course(notebooks)
-    budget = _Budget(limits)
     if kind == "folders":
         root = Path(input_path)
         if not root.is_dir():
             raise CollectError(f"{root}: not a folder")
-        target = _prepare_out(out, force, inside=root)
+        target = _check_out(out, force, inside=root)
         root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
         try:
             members = _folder_members(root, root_fd, limits)
-            return _pipeline(kind, members, _folders, target, roster, course, budget)
+            return _pipeline(kind, members, _folders, lambda: _make_out(target), roster, course, limits, str(root))
         finally:
             os.close(root_fd)
+    target = _check_out(out, force)
     with _open_zip(input_path, limits) as archive:
-        members = _zip_members(archive, limits)
+        members = _zip_members(archive)
+        interpret: Callable[[_Member], _Candidate | str]
         if kind == "gradescope":
-            top, metadata = _read_metadata(members, budget)
-            target = _prepare_out(out, force)
-            return _pipeline(
-                kind, members, lambda m: _gradescope(m, top, metadata, due), target, roster, course, budget
-            )
-        target = _prepare_out(out, force)
-        return _pipeline(kind, members, _canvas, target, roster, course, budget)
+            top, submissions = _read_metadata(members, limits)
+            interpret = lambda m: _gradescope(m, top, submissions, due)  # noqa: E731
+        else:
+            layout = _canvas_layout(members)
+            interpret = lambda m: _canvas(m, layout)  # noqa: E731
+        return _pipeline(kind, members, interpret, lambda: _make_out(target), roster, course, limits, str(input_path))
 
 
 # --------------------------------------------------------------------------- the command
