@@ -354,7 +354,8 @@ def main(argv: list[str] | None = None) -> int:
         From argparse, with status 2 for arguments it cannot parse (0 after ``--help`` or ``--version``).
     """
     parser = argparse.ArgumentParser(
-        prog="python -m dpcourse", description="Instructors' tools for the dpcourse workbook."
+        prog="dpcourse" if Path(sys.argv[0]).name == "dpcourse" else "python -m dpcourse",
+        description="Instructors' tools for the dpcourse workbook.",
     )
     parser.add_argument("--version", action="version", version=f"dpcourse {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
