@@ -23,6 +23,8 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -240,6 +242,14 @@ def run_pod(
         run(sandbox(mounts, env, container["workingDir"], command), f"container {container['name']}")
 
 
+def at_once(step: Callable[[Any], Any], items: Iterable[Any]) -> None:
+    """``step`` for every item, all at the same time (a Job's pods, a matrix's runners); the first failure raised."""
+    items = list(items)
+    with ThreadPoolExecutor(max_workers=len(items)) as pool:
+        for done in [pool.submit(step, item) for item in items]:
+            done.result()
+
+
 def kubernetes_run(course: Path, sim: Path) -> Path:
     """Every shard's pod, then the merge Job's; the results claim's folder."""
     documents = yaml.safe_load_all((ROOT / "deploy" / "kubernetes" / "grade-job.yaml").read_text())
@@ -250,9 +260,13 @@ def kubernetes_run(course: Path, sim: Path) -> Path:
     claims = {"course-submissions": course / "submissions", "course-results": results}
     image = [(course / "source", "/course/notebooks", False)]  # deploy/Dockerfile: COPY notebooks ./notebooks
     env = {"PATH": f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", **image_env()}
-    for index in range(shards_job["spec"]["completions"]):
-        pod = shards_job["spec"]["template"]["spec"]
-        run_pod(pod, claims, image, sim / f"pod-{index}", {**env, "JOB_COMPLETION_INDEX": str(index)})
+    assert shards_job["spec"]["parallelism"] == shards_job["spec"]["completions"]
+    pod = shards_job["spec"]["template"]["spec"]
+    # all shards' pods at once, as the Job's parallelism has them run; the merge Job after them
+    at_once(
+        lambda index: run_pod(pod, claims, image, sim / f"pod-{index}", {**env, "JOB_COMPLETION_INDEX": str(index)}),
+        range(shards_job["spec"]["completions"]),
+    )
     run_pod(merge_job["spec"]["template"]["spec"], claims, image, sim / "pod-merge", env)
     return results
 
@@ -335,8 +349,12 @@ def github_run(course: Path, sim: Path) -> Path:
     assert workflow["defaults"]["run"]["shell"] == "bash"
     artifacts = sim / "artifacts"
     artifacts.mkdir(parents=True)
-    for shard in workflow["jobs"]["grade"]["strategy"]["matrix"]["shard"]:
-        run_runner(workflow["jobs"]["grade"], shard, course, sim / f"runner-{shard}", artifacts)
+    # every shard's runner at once, as a matrix runs them; the merge job after them (it `needs` the grade job)
+    assert workflow["jobs"]["merge"]["needs"] in ("grade", ["grade"])
+    at_once(
+        lambda shard: run_runner(workflow["jobs"]["grade"], shard, course, sim / f"runner-{shard}", artifacts),
+        workflow["jobs"]["grade"]["strategy"]["matrix"]["shard"],
+    )
     return run_runner(workflow["jobs"]["merge"], None, course, sim / "runner-merge", artifacts)
 
 
