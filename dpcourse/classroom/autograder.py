@@ -11,13 +11,17 @@ unprivileged user :data:`DEFAULT_USER`. Nothing is fetched when a submission is 
 **A run** (:func:`run_autograder`): the student's files are in ``<root>/submission``, Gradescope's
 ``submission_metadata.json`` beside it (``created_at``, ``assignment.due_date``, ``users``), the result goes
 to ``<root>/results/results.json`` (``<root>`` is ``$DPCOURSE_AUTOGRADER_ROOT``, by default
-``/autograder``). The notebooks found are copied (regular files only, never through a link) into a private
-folder and graded by :func:`~.grade.grade`: the same plan, nonces, seeds, judges, limits and statuses,
-with the course file's points, partial and extra credit, late policy and extensions
-(:func:`~.gradebook.course_totals`). Each exercise is one test, named ``"01 · exact-tail-level"``; the
-overall output lists the notebooks graded, what to upload when one is missing, the files ignored and why,
-the integrity notes and the lateness. Whatever happens, ``results.json`` is written: a failure of the
-grader itself becomes a result saying so.
+``/autograder``). The submission is walked without recursion and within limits (:data:`MAX_DEPTH`,
+:data:`MAX_ENTRIES`); the ``.ipynb`` files found are copied (regular files only, never through a link, at
+most :data:`MAX_NOTEBOOKS` and :data:`MAX_STAGED_BYTES`) into a private folder, other files only counted,
+and graded by :func:`~.grade.grade`: the same plan, nonces, seeds, judges, limits and statuses, with the
+course file's points, partial and extra credit, late policy and extensions (:func:`~.gradebook.course_totals`).
+An extension applies when its key equals a submitter's Gradescope ``sid`` (the roster's student id; both
+NFC-normalised), never a name or an e-mail address, which students choose. Each exercise is one test,
+named ``"01 · exact-tail-level"``; the overall output lists the notebooks graded, what to upload when one
+is missing, the files ignored and why, what was not searched, the integrity notes and the lateness; the
+log (stdout) shows the same course points as the result. Whatever happens, ``results.json`` is written: a
+failure of the grader itself becomes a result saying so.
 
 **The student's code cannot touch the result.** The kernel runs in bubblewrap where the container allows
 it; otherwise (Gradescope's containers usually refuse its namespaces) as :data:`DEFAULT_USER` (or
@@ -50,7 +54,9 @@ import sys
 import tempfile
 import time
 import traceback
+import unicodedata
 import zipfile
+from collections import deque
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from importlib import resources
@@ -75,6 +81,12 @@ from .sandbox import (
 __all__ = [
     "CONFIG",
     "DEFAULT_USER",
+    "MAX_DEPTH",
+    "MAX_ENTRIES",
+    "MAX_LISTED",
+    "MAX_NOTEBOOKS",
+    "MAX_OTHERS_NAMED",
+    "MAX_STAGED_BYTES",
     "PYTHON_ENV",
     "ROOT_ENV",
     "VISIBILITIES",
@@ -104,8 +116,26 @@ STUDENT = "student"
 _FORMAT = 1
 _TEMPLATES = "autograder_files"
 _SCRIPTS = ("setup.sh", "run_autograder")
-#: Files of a submission considered at most (a zip of thousands of files is refused beyond this, with a note).
-MAX_FILES = 200
+#: Folder levels searched below the submission's top: a folder more levels down is not entered, and the result
+#: says so. A zipped project keeps its notebooks a few levels down (``Users/ada/Documents/dp/hw1/`` is 5), so 16
+#: loses no honest notebook, while a folder thousands of levels deep costs nothing.
+MAX_DEPTH = 16
+#: Files, folders and links looked at in all, wherever they are (the walk stops there, and the result says so).
+#: Bounds a submission of a million empty files to a fraction of a second (0.4 s for 50,000 entries on a
+#: loaded 2-core machine) while a project zipped with its virtualenv (some 20,000 files) is still
+#: searched through; the folders a notebook may be graded from are searched before hidden ones.
+MAX_ENTRIES = 50_000
+#: ``.ipynb`` files copied for grading at most; the course has six notebooks, so 50 leaves room for many copies
+#: and drafts while bounding what :func:`~.grade.grade` reads. Later ones are named as not read.
+MAX_NOTEBOOKS = 50
+#: Bytes of notebooks copied from one submission in all (each one is also at most
+#: :data:`~.plan.MAX_NOTEBOOK_BYTES`): the course's notebooks with their outputs are 0.6 to 2 MB each.
+MAX_STAGED_BYTES = 200_000_000
+#: ``.ipynb`` files left out that the result names one by one, with why; any more are counted.
+MAX_LISTED = 50
+#: Other files (not ``.ipynb``) are named one by one when there are at most this many, else only counted: a
+#: folder of figures is one line of the result, not hundreds.
+MAX_OTHERS_NAMED = 10
 _SHOWN = 120  # characters of a student's file name quoted back to them
 
 
@@ -274,18 +304,24 @@ def build_autograder(
 
 @dataclasses.dataclass(frozen=True)
 class Staged:
-    """A submission copied for grading: the notebooks (in the private folder) and the files left out, with why.
+    """A submission copied for grading: the notebooks (in the private folder) and what was left out, with why.
 
     Attributes
     ----------
     notebooks : tuple of pathlib.Path
         The copies, in the folder given to :func:`stage_submission`.
     ignored : tuple of tuple of str
-        ``(file name as shown to the student, why it was not copied)`` for every other file.
+        ``(file name as shown to the student, why it was not copied)`` for each file named one by one: every
+        ``.ipynb`` file not graded (up to :data:`MAX_LISTED`) and, when there are at most
+        :data:`MAX_OTHERS_NAMED` of them, the other files.
+    skipped : tuple of str
+        Sentences for what was only counted or not searched at all: other files beyond those named, folders
+        deeper than :data:`MAX_DEPTH`, the entries beyond :data:`MAX_ENTRIES`, folders that could not be read.
     """
 
     notebooks: tuple[Path, ...]
     ignored: tuple[tuple[str, str], ...]
+    skipped: tuple[str, ...] = ()
 
 
 def _shown(name: str) -> str:
@@ -293,28 +329,43 @@ def _shown(name: str) -> str:
     return printable if len(printable) <= _SHOWN else printable[: _SHOWN - 1] + "…"
 
 
-def _copy_regular(path: Path, target: Path) -> str | None:
-    """Copy the regular file ``path`` (never through a link) to ``target``; None, or why it was not copied."""
+def _megabytes(size: int) -> str:
+    return f"{size // 1_000_000} MB"
+
+
+def _copy_regular(path: Path, target: Path, room: int) -> tuple[str | None, int]:
+    """Copy the regular file ``path`` (never through a link) to ``target`` if it fits in ``room`` bytes.
+
+    Returns ``(None, bytes copied)``, or ``(why it was not copied, 0)``.
+    """
+    cap = min(MAX_NOTEBOOK_BYTES, room)
+    too_large = f"larger than {_megabytes(MAX_NOTEBOOK_BYTES)}"
+    no_room = f"the notebooks before it already fill the {_megabytes(MAX_STAGED_BYTES)} read from one submission"
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
     except OSError as err:
-        return f"could not be opened ({err.strerror})"
+        return f"could not be opened ({err.strerror})", 0
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            return "not a regular file"
-        if info.st_size > MAX_NOTEBOOK_BYTES:
-            return f"larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB"
+            return "not a regular file", 0
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(MAX_NOTEBOOK_BYTES + 1)
+            data = handle.read(cap + 1)
+    except OSError as err:
+        return f"could not be read ({err.strerror})", 0
     finally:
         os.close(fd)
-    if len(data) > MAX_NOTEBOOK_BYTES:
-        return f"larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB"
+    if len(data) > cap:
+        return (too_large if max(len(data), info.st_size) > MAX_NOTEBOOK_BYTES else no_room), 0
     target.write_bytes(data)
     os.utime(target, (info.st_mtime, info.st_mtime))
-    return None
+    return None, len(data)
+
+
+def _hidden(parts: tuple[str, ...]) -> bool:
+    """A folder no notebook is graded from: hidden (``.git``, ``.ipynb_checkpoints``), macOS's, or one below them."""
+    return any(p.startswith(".") or p == "__MACOSX" for p in parts)
 
 
 def _why_skipped(relative: Path) -> str | None:
@@ -330,13 +381,110 @@ def _why_skipped(relative: Path) -> str | None:
     return None
 
 
+def _files(count: int, what: str = "file") -> str:
+    return f"{count:,} {what}{'s were' if count != 1 else ' was'}"
+
+
+#: Why an entry that is not a regular file is never opened, by :func:`_kind`.
+_WHY_NOT_READ = {"link": "a link, not a file", "other": "not a regular file"}
+
+
+def _kind(entry: os.DirEntry[str]) -> str:
+    """``"folder"``, ``"file"`` (regular), ``"link"`` or ``"other"`` (a pipe, a device…), links never followed."""
+    try:
+        if entry.is_symlink():
+            return "link"
+        if entry.is_dir(follow_symlinks=False):
+            return "folder"
+        return "file" if entry.is_file(follow_symlinks=False) else "other"
+    except OSError:
+        return "other"
+
+
+@dataclasses.dataclass
+class _Walk:
+    """What a walk over a submission saw: every entry but folders, as (path from the top, :func:`_kind`), and
+    the limits it reached.
+
+    Paths are tuples of names (a ``Path`` a file costs more than the whole walk).
+    """
+
+    found: list[tuple[tuple[str, ...], str]] = dataclasses.field(default_factory=list)
+    too_deep: list[tuple[str, ...]] = dataclasses.field(default_factory=list)
+    unreadable: list[tuple[tuple[str, ...], str]] = dataclasses.field(default_factory=list)
+    truncated: bool = False
+
+
+def _walk(submission: Path) -> _Walk:
+    """Look at ``submission`` folder by folder, without recursion, links never followed, within the limits.
+
+    Breadth first, names sorted in each folder, the folders a notebook can be graded from before the hidden and
+    macOS ones (searched only to say why their files were left out): a notebook is found before the clutter
+    beside it can use up :data:`MAX_ENTRIES`. A folder more than :data:`MAX_DEPTH` levels down is not entered.
+    """
+    walk = _Walk()
+    visited = 0
+    queues: tuple[deque[tuple[str, ...]], deque[tuple[str, ...]]] = (deque([()]), deque())
+    while (queues[0] or queues[1]) and not walk.truncated:
+        folder = (queues[0] or queues[1]).popleft()
+        entries: list[tuple[str, str]] = []
+        try:
+            with os.scandir(submission.joinpath(*folder)) as listing:
+                for entry in listing:
+                    visited += 1
+                    if visited > MAX_ENTRIES:
+                        walk.truncated = True
+                        break
+                    entries.append((entry.name, _kind(entry)))
+        except OSError as err:
+            walk.unreadable.append((folder, err.strerror or type(err).__name__))
+        for name, kind in sorted(entries):
+            relative = (*folder, name)
+            if kind != "folder":
+                walk.found.append((relative, kind))
+            elif len(relative) > MAX_DEPTH:
+                walk.too_deep.append(relative)
+            else:
+                queues[_hidden(relative)].append(relative)
+    return walk
+
+
+def _skipped(walk: _Walk, others: int, unlisted: int) -> list[str]:
+    """The sentences for what :func:`stage_submission` only counted or did not search."""
+    sentences = []
+    if others:
+        sentences.append(f"{_files(others, 'other file')} not read (not notebooks)")
+    if unlisted > 0:
+        sentences.append(f"{_files(unlisted, 'more .ipynb file')} not graded (only the first {MAX_LISTED} are named)")
+    if walk.too_deep:
+        first = _shown("/".join(walk.too_deep[0]))
+        sentences.append(
+            f"folders deeper than {MAX_DEPTH} levels were not searched ({len(walk.too_deep):,} of them, the first "
+            f"{first}/)"
+        )
+    if walk.truncated:
+        sentences.append(
+            f"only the first {MAX_ENTRIES:,} files and folders were looked at: the rest of the submission was not "
+            "searched"
+        )
+    for folder, why in walk.unreadable:
+        where = f"the folder {_shown('/'.join(folder))}/" if folder else "the submission's folder"
+        sentences.append(f"{where} could not be read ({why})")
+    return sentences
+
+
 def stage_submission(submission: Path | str, folder: Path | str) -> Staged:
     """Copy the notebooks of ``submission`` (searched in sub-folders too, links never followed) into ``folder``.
 
-    Only regular ``.ipynb`` files of at most :data:`~.plan.MAX_NOTEBOOK_BYTES` are copied, under their own
-    names (keeping their modification times, which :func:`~.plan.pick_graded` reads); every other file
-    (links, other kinds of file, checkpoints, hidden and macOS files, a second file of the same name in
-    another folder, files beyond :data:`MAX_FILES`) is listed in ``ignored`` with the reason.
+    The walk is iterative and bounded: folders more than :data:`MAX_DEPTH` levels down are not searched, and
+    no more than :data:`MAX_ENTRIES` files and folders are looked at, the folders a notebook may be graded
+    from first. Only the ``.ipynb`` files are considered: regular ones of at most
+    :data:`~.plan.MAX_NOTEBOOK_BYTES` are copied under their own names (keeping their modification times,
+    which :func:`~.plan.pick_graded` reads), at most :data:`MAX_NOTEBOOKS` of them and
+    :data:`MAX_STAGED_BYTES` in all. Every ``.ipynb`` file left out (a link, another kind of file, a
+    checkpoint, a hidden or macOS file, a second file of the same name in another folder, one beyond the
+    limits) is named in ``ignored`` with the reason; the other files are counted (and named too when there
+    are few), never opened. Whatever was only counted or not searched is said in ``skipped``.
 
     Parameters
     ----------
@@ -348,37 +496,42 @@ def stage_submission(submission: Path | str, folder: Path | str) -> Staged:
     Returns
     -------
     Staged
-        The copies and the files left out.
+        The copies and what was left out.
     """
     submission, folder = Path(submission), Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    walk = _walk(submission)
     notebooks: list[Path] = []
-    ignored: list[tuple[str, str]] = []
-    seen = 0
-    walked = sorted(os.walk(submission, followlinks=False), key=lambda entry: (entry[0].count(os.sep), entry[0]))
-    for directory, subfolders, files in walked:
-        for name in sorted(files) + sorted(d for d in subfolders if os.path.islink(os.path.join(directory, d))):
-            path = Path(directory) / name
-            relative = path.relative_to(submission)
-            shown = _shown(relative.as_posix())
-            seen += 1
-            if seen > MAX_FILES:
-                ignored.append((shown, f"more than {MAX_FILES} files were handed in; the rest were not read"))
-                return Staged(tuple(notebooks), tuple(ignored))
-            if path.is_symlink():
-                ignored.append((shown, "a link, not a file"))
-                continue
-            why = _why_skipped(relative)
-            target = folder / name
-            if why is None and target.exists():
-                why = f"another file named {_shown(name)} was graded instead"
-            if why is None:
-                why = _copy_regular(path, target)
-            if why is None:
-                notebooks.append(target)
-            else:
-                ignored.append((shown, why))
-    return Staged(tuple(notebooks), tuple(ignored))
+    left_out: list[tuple[str, str]] = []
+    others: list[tuple[tuple[str, ...], str]] = []
+    room = MAX_STAGED_BYTES
+    for parts, kind in walk.found:
+        if not parts[-1].lower().endswith(".ipynb"):
+            others.append((parts, kind))
+            continue
+        relative = Path(*parts)
+        why = _WHY_NOT_READ.get(kind) or _why_skipped(relative)
+        target = folder / relative.name
+        if why is None and target.exists():
+            why = f"another file named {_shown(relative.name)} was graded instead"
+        if why is None and len(notebooks) >= MAX_NOTEBOOKS:
+            why = f"more than {MAX_NOTEBOOKS} notebooks were handed in; this one was not read"
+        if why is None:
+            why, size = _copy_regular(submission / relative, target, room)
+            room -= size
+        if why is None:
+            notebooks.append(target)
+        else:
+            left_out.append((_shown(relative.as_posix()), why))
+    ignored = left_out[:MAX_LISTED]
+    counted = len(others)
+    if counted <= MAX_OTHERS_NAMED:
+        for parts, kind in others:
+            why = _WHY_NOT_READ.get(kind) or _why_skipped(Path(*parts)) or "not a notebook (.ipynb)"
+            ignored.append((_shown("/".join(parts)), why))
+        counted = 0
+    skipped = _skipped(walk, counted, len(left_out) - MAX_LISTED)
+    return Staged(tuple(notebooks), tuple(ignored), tuple(skipped))
 
 
 def _metadata(path: Path) -> dict[str, Any]:
@@ -400,19 +553,22 @@ def _moment(value: object) -> datetime | None:
     return moment if moment.tzinfo is not None else None
 
 
-def _identities(metadata: Mapping[str, Any]) -> list[str]:
-    """The ids a course file may name the submitters by: ``sid``, e-mail, its local part, name, Gradescope id."""
+def _roster_ids(metadata: Mapping[str, Any]) -> list[str]:
+    """The submitters' roster ids, NFC-normalised: each listed user's ``sid`` (student id), when Gradescope has one.
+
+    Never a name or an e-mail address: a student chooses those on Gradescope, so either could be made to
+    equal another student's roster id; the ``sid`` comes from the course's roster.
+    """
     found: list[str] = []
     users = metadata.get("users")
     for user in users if isinstance(users, list) else []:
-        if not isinstance(user, dict):
-            continue
-        given = user.get("email")
-        email = given if isinstance(given, str) else ""
-        for value in (user.get("sid"), email, email.partition("@")[0], user.get("name"), user.get("id")):
-            text = str(value) if isinstance(value, str | int) and not isinstance(value, bool) else ""
-            if text and text not in found:
-                found.append(text)
+        sid = user.get("sid") if isinstance(user, dict) else None
+        if isinstance(sid, int) and not isinstance(sid, bool):
+            sid = str(sid)
+        if isinstance(sid, str) and sid:
+            normalised = unicodedata.normalize("NFC", sid)
+            if normalised not in found:
+                found.append(normalised)
     return found
 
 
@@ -490,6 +646,7 @@ def results_json(
     student: str = STUDENT,
     submitted_at: datetime | None = None,
     ignored: Sequence[tuple[str, str]] = (),
+    skipped: Sequence[str] = (),
     visibility: str = "visible",
     stdout_visibility: str = "hidden",
     dropped_note: str = "",
@@ -516,6 +673,8 @@ def results_json(
         When the submission was made; None when unknown (no late penalty then).
     ignored : sequence of tuple of str
         ``(file name, why)`` of the files not graded, listed in the output.
+    skipped : sequence of str
+        Sentences for what staging only counted or did not search (:attr:`Staged.skipped`), in the output.
     visibility : str
         Gradescope's visibility of the result and its tests.
     stdout_visibility : str
@@ -527,9 +686,12 @@ def results_json(
     -------
     dict
         ``results.json`` as Gradescope reads it: ``score``, ``output`` (the notebooks graded and missing,
-        the files ignored, the notes and the lateness), ``tests`` and the visibilities.
+        the files ignored, what was not searched, the notes and the lateness), ``tests`` (by notebook,
+        then in the order of the assignment's points) and the visibilities.
     """
-    outline = {nb: [ex for n, ex in assignment.points if n == nb] for nb in assignment.notebooks}
+    outline: dict[str, list[str]] = {nb: [] for nb in assignment.notebooks}
+    for notebook, exercise in _exercises(assignment):
+        outline[notebook].append(exercise)
     times = {(student, nb): SubmissionTime(submitted_at, None) for nb in assignment.notebooks}
     rows = [dataclasses.replace(r, student=student) for r in rows]
     graded_rows = [r for r in rows if r.exercise != "-"]
@@ -543,21 +705,20 @@ def results_json(
     score = totals.scores[student][assignment.key]
     by_key = {(r.notebook, r.exercise): r for r in graded_rows}
     tests = []
-    for notebook, exercises in outline.items():
-        for exercise in exercises:
-            row = by_key.get((notebook, exercise))
-            extra = (notebook, exercise) in assignment.extra_credit
-            tests.append(
-                {
-                    "name": test_name(notebook, exercise) + (" (extra credit)" if extra else ""),
-                    "score": round(row_points(row, assignment), 6) if row is not None else 0.0,
-                    "max_score": 0.0 if extra else assignment.points[(notebook, exercise)],
-                    "status": "passed" if row is not None and row.status == "passed" else "failed",
-                    "output": _test_output(row, notebook),
-                    "output_format": "text",
-                    "visibility": visibility,
-                }
-            )
+    for notebook, exercise in _exercises(assignment):
+        row = by_key.get((notebook, exercise))
+        extra = (notebook, exercise) in assignment.extra_credit
+        tests.append(
+            {
+                "name": test_name(notebook, exercise) + (" (extra credit)" if extra else ""),
+                "score": round(row_points(row, assignment), 6) if row is not None else 0.0,
+                "max_score": 0.0 if extra else assignment.points[(notebook, exercise)],
+                "status": "passed" if row is not None and row.status == "passed" else "failed",
+                "output": _test_output(row, notebook),
+                "output_format": "text",
+                "visibility": visibility,
+            }
+        )
     lines = [f"{assignment.name}: {points_text(round(score.points, 6))} of {points_text(assignment.maximum)} points."]
     graded = [nb for nb in assignment.notebooks if any(r.notebook == nb for r in graded_rows)]
     missing = [nb for nb in assignment.notebooks if nb not in graded]
@@ -573,6 +734,7 @@ def results_json(
             lines.append(f"Not graded: {_shown(row.notebook)}.ipynb: {row.message}")
     for name, why in ignored:
         lines.append(f"Ignored: {name}: {why}")
+    lines += [sentence[:1].upper() + sentence[1:] + "." for sentence in skipped]
     notes = sorted({n for r in graded_rows for n in _student_notes(r.integrity, dropped_note)})
     lines += [f"Note: {note}" for note in notes]
     late = _lateness_line(score.lateness, score.penalty, assignment.maximum)
@@ -587,6 +749,27 @@ def results_json(
         "stdout_visibility": stdout_visibility,
         "tests": tests,
     }
+
+
+def _exercises(assignment: Assignment) -> list[tuple[str, str]]:
+    """``(notebook, exercise)`` of ``assignment`` in the order of its tests: by notebook, then as its points list."""
+    return [(nb, ex) for nb in assignment.notebooks for n, ex in assignment.points if n == nb]
+
+
+def _log_lines(
+    result: Mapping[str, Any], rows: Sequence[GradeRow], assignment: Assignment, skipped: Sequence[str]
+) -> list[str]:
+    """The autograder's log of a result: each test's course points exactly as ``result`` gives them."""
+    lines = [f"autograder: {sentence}" for sentence in skipped]
+    status = {(r.notebook, r.exercise): r.status for r in rows if r.exercise != "-"}
+    for (notebook, exercise), test in zip(_exercises(assignment), result["tests"], strict=True):
+        how = status.get((notebook, exercise), "missing")
+        lines.append(f"  {test['name']}: {how} {points_text(test['score'])}/{points_text(test['max_score'])}")
+    lines += [f"  not graded: {_shown(r.notebook)}.ipynb: {r.message}" for r in rows if r.exercise == "-"]
+    lines.append(
+        f"autograder: score {points_text(result['score'])} of {points_text(assignment.maximum)} (the course's points)"
+    )
+    return lines
 
 
 def _failure_result(message: str, config: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -656,12 +839,18 @@ def _limits(config: Mapping[str, Any]) -> Limits:
     return Limits(**{k: v for k, v in stored.items() if k in known}) if isinstance(stored, dict) else Limits()
 
 
-def _student_for(course: Course, assignment: Assignment, identities: Sequence[str]) -> str:
-    """The course's id for this submission: the identity with the latest extension for ``assignment``, if any."""
-    extended = [i for i in identities if assignment.key in course.extensions.get(i, {})]
+def _student_for(course: Course, assignment: Assignment, roster_ids: Sequence[str]) -> str:
+    """The course's id for this submission: the extension key with the latest due time for ``assignment`` among
+    those equal to one of ``roster_ids`` (NFC-normalised, as the keys are here), else :data:`STUDENT`."""
+    wanted = set(roster_ids)
+    extended = [
+        key
+        for key, due_times in course.extensions.items()
+        if assignment.key in due_times and unicodedata.normalize("NFC", key) in wanted
+    ]
     if not extended:
         return STUDENT
-    return max(extended, key=lambda i: course.extensions[i][assignment.key])
+    return max(extended, key=lambda key: (course.extensions[key][assignment.key], key))
 
 
 def _grade_submission(root: Path, config: Mapping[str, Any], user_name: str, work: Path) -> dict[str, Any]:
@@ -673,7 +862,7 @@ def _grade_submission(root: Path, config: Mapping[str, Any], user_name: str, wor
     submitted_at = _moment(metadata.get("created_at"))
     if assignment.due is not None and gradescope_due is not None and gradescope_due != assignment.due:
         print(f"autograder: Gradescope's due date {gradescope_due} differs from the course file's {assignment.due}")
-    student = _student_for(course, assignment, _identities(metadata))
+    student = _student_for(course, assignment, _roster_ids(metadata))
     staged = stage_submission(root / "submission", work / STUDENT)
     mode = _sandbox(user_name)
     rows: list[GradeRow] = []
@@ -686,20 +875,23 @@ def _grade_submission(root: Path, config: Mapping[str, Any], user_name: str, wor
             sandbox=mode,
             partial_credit={nb: course.partial_credit(nb) for nb in assignment.notebooks},
         )
-    print(f"autograder: {len(staged.notebooks)} notebooks graded ({mode}), {len(staged.ignored)} files ignored")
-    for row in rows:
-        print(f"  {row.notebook} {row.exercise}: {row.status} {points_text(row.points)}/{points_text(row.max_points)}")
-    return results_json(
+    result = results_json(
         rows,
         course,
         assignment,
         student=student,
         submitted_at=submitted_at,
         ignored=staged.ignored,
+        skipped=staged.skipped,
         visibility=str(config.get("visibility", "visible")),
         stdout_visibility=str(config.get("stdout_visibility", "hidden")),
         dropped_note=UNCONFINED,
     )
+    print(
+        f"autograder: {len(staged.notebooks)} notebooks staged and graded ({mode}), {len(staged.ignored)} files named"
+    )
+    print("\n".join(_log_lines(result, rows, assignment, staged.skipped)))
+    return result
 
 
 def _read_config(source: Path) -> dict[str, Any]:

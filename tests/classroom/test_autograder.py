@@ -10,6 +10,7 @@ import functools
 import json
 import os
 import pwd
+import shlex
 import shutil
 import stat
 import subprocess
@@ -133,8 +134,15 @@ def _gradescope(tmp: Path, archive: Path, files: dict[str, object], metadata: di
     return root
 
 
-def _metadata(created_at: str = "2026-10-05T20:00:00-04:00", email: str = "bob@example.edu") -> dict:
-    """submission_metadata.json with the fields Gradescope documents (the ones read here and some others)."""
+def _metadata(
+    created_at: str = "2026-10-05T20:00:00-04:00",
+    email: str = "bob@example.edu",
+    *,
+    sid: str | None = None,
+    name: str = "A Student",
+) -> dict:
+    """submission_metadata.json with the fields Gradescope documents (the ones read here and some others): each of
+    ``users`` is ``{email, id, name, sid}``, the sid (the roster's student id) null when the course has none."""
     return {
         "id": 123456,
         "created_at": created_at,
@@ -150,12 +158,52 @@ def _metadata(created_at: str = "2026-10-05T20:00:00-04:00", email: str = "bob@e
             "total_points": "4.0",
         },
         "submission_method": "upload",
-        "users": [{"email": email, "id": 1234, "name": "A Student"}],
+        "users": [{"email": email, "id": 1234, "name": name, "sid": sid}],
         "previous_submissions": [],
     }
 
 
+@functools.cache
+def _venv_imports_another_checkout() -> str | None:
+    """Why a run in bubblewrap would grade with another checkout's code, or None.
+
+    The sandbox's worker imports dpcourse as this venv does, without PYTHONPATH, and only this checkout's
+    package is mounted in it: where the venv's dpcourse is an editable install of another checkout (a git
+    worktree beside the main one), the worker cannot import this checkout's and the run is not this code's.
+    """
+    code = "import importlib.util; print(importlib.util.find_spec('dpcourse').origin)"
+    done = subprocess.run([sys.executable, "-I", "-c", code], cwd="/", capture_output=True, text=True, check=False)
+    origin = Path(done.stdout.strip() or "/nonexistent")
+    if ROOT in origin.parents:
+        return None
+    return f"this venv's dpcourse is {origin.parent}, not {ROOT}'s: bubblewrap's worker would run that one"
+
+
+def _python_of_this_checkout(folder: Path) -> Path:
+    """This venv's Python as ``run_autograder`` calls it (``-I -m dpcourse.classroom.autograder``), but importing
+    the dpcourse of this checkout: ``-I`` leaves out the working folder and PYTHONPATH, so in a git worktree the
+    venv's editable install (another checkout) would be graded instead. The worker and the sandbox take the
+    package's folder from the grader's own dpcourse, so the whole run is this checkout's."""
+    script = folder / "python-of-this-checkout"
+    code = (
+        "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); "
+        "runpy.run_module('dpcourse.classroom.autograder', run_name='__main__', alter_sys=True)"
+    )
+    script.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" != -I ] || [ "$2" != -m ] || [ "$3" != dpcourse.classroom.autograder ]; then exit 3; fi\n'
+        f'shift 3\nexec {shlex.quote(sys.executable)} -I -c {shlex.quote(code)} {shlex.quote(str(ROOT))} "$@"\n'
+    )
+    script.chmod(0o755)
+    return script
+
+
 def _run(root: Path, wrapper: Sequence[str] = (), **env: str) -> dict:
+    return _run_logged(root, wrapper, **env)[0]
+
+
+def _run_logged(root: Path, wrapper: Sequence[str] = (), **env: str) -> tuple[dict, str]:
+    """The result ``run_autograder`` wrote, and its log (stdout)."""
     if not wrapper and os.geteuid() == 0 and not (BWRAP and "DPCOURSE_BWRAP" not in env):
         # no bubblewrap (missing, hidden or refused): the kernel runs as the unprivileged user, as on Gradescope,
         # and needs a Python that user can run
@@ -163,10 +211,15 @@ def _run(root: Path, wrapper: Sequence[str] = (), **env: str) -> dict:
         if isinstance(others, str):
             pytest.skip(others)
         wrapper = others
+    if not wrapper and BWRAP and not {"DPCOURSE_BWRAP", "DPCOURSE_AUTOGRADER_PYTHON"} & set(env):  # in bubblewrap
+        other = _venv_imports_another_checkout()
+        if other is not None:
+            pytest.skip(other)
     environment = {
         **os.environ,
         "DPCOURSE_AUTOGRADER_ROOT": str(root),
-        "DPCOURSE_AUTOGRADER_PYTHON": sys.executable,
+        "DPCOURSE_AUTOGRADER_PYTHON": str(_python_of_this_checkout(root.parent)),
+        "PYTHONPATH": str(ROOT),  # the judges' (the grader's own -I leaves it out: see _python_of_this_checkout)
         **env,
     }
     done = subprocess.run(
@@ -181,7 +234,7 @@ def _run(root: Path, wrapper: Sequence[str] = (), **env: str) -> dict:
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads((root / "results" / "results.json").read_text())
     _check_spec(result)
-    return result
+    return result, done.stdout
 
 
 def _check_spec(result: dict) -> None:
@@ -309,6 +362,129 @@ def test_stage_submission_copies_notebooks_only(tmp_path):
     assert "another file named small.ipynb" in why["other/small.ipynb"]
 
 
+def _deep_chain(base: Path, levels: int) -> list[Path]:
+    """Folders ``base/d/d/…`` ``levels`` deep, made one at a time (the deepest last)."""
+    chain = [base]
+    for _ in range(levels):
+        chain.append(chain[-1] / "d")
+        chain[-1].mkdir()
+    return chain[1:]
+
+
+def _remove_chain(chain: Sequence[Path]) -> None:
+    """Removes what :func:`_deep_chain` made, deepest first: rmtree recurses and fails on 1,500 levels."""
+    for folder in reversed(chain):
+        for entry in folder.iterdir():
+            if not entry.is_dir() or entry.is_symlink():
+                entry.unlink()
+        folder.rmdir()
+
+
+def test_stage_submission_finds_notebooks_before_counting_other_files(tmp_path):
+    """210 figures in a folder that sorts before the notebook's: the notebook is graded, the figures counted."""
+    submission = tmp_path / "submission"
+    (submission / "figures").mkdir(parents=True)
+    for i in range(210):
+        (submission / "figures" / f"fig{i:03d}.png").write_bytes(b"\x89PNG")
+    (submission / "notebooks").mkdir()
+    nbformat.write(gs.right(), submission / "notebooks" / gs.NAME)
+    (submission / "README.md").write_text("hi")
+    (submission / ".DS_Store").write_text("")
+    staged = stage_submission(submission, tmp_path / "staged")
+    assert [p.name for p in staged.notebooks] == [gs.NAME]
+    assert staged.ignored == ()  # 212 other files: counted, not named one by one
+    assert staged.skipped == ("212 other files were not read (not notebooks)",)
+    course, week = _course()
+    output = results_json([], course, week, ignored=staged.ignored, skipped=staged.skipped)["output"]
+    assert "212 other files were not read (not notebooks)." in output.splitlines()
+
+
+def test_stage_submission_walks_deep_folders_without_recursion(tmp_path):
+    """A folder 1,500 deep: no RecursionError; notebooks down to MAX_DEPTH folders are found, the rest named as
+    not searched."""
+    submission = tmp_path / "submission"
+    submission.mkdir()
+    chain = _deep_chain(submission, 1500)
+    try:
+        nbformat.write(gs.right(), chain[-1] / "deepest.ipynb")
+        nbformat.write(gs.right(), chain[autograder.MAX_DEPTH - 1] / "deep.ipynb")  # MAX_DEPTH folders down
+        nbformat.write(gs.right(), chain[autograder.MAX_DEPTH] / "too-deep.ipynb")
+        nbformat.write(gs.right(), submission / gs.NAME)
+        staged = stage_submission(submission, tmp_path / "staged")
+    finally:
+        _remove_chain(chain)
+    assert sorted(p.name for p in staged.notebooks) == ["deep.ipynb", gs.NAME]
+    first = "/".join(["d"] * (autograder.MAX_DEPTH + 1))
+    assert staged.skipped == (
+        f"folders deeper than {autograder.MAX_DEPTH} levels were not searched (1 of them, the first {first}/)",
+    )
+
+
+def test_stage_submission_bounds_the_entries_it_looks_at(tmp_path, monkeypatch):
+    """Thousands of files (a virtualenv zipped along) stop the walk at MAX_ENTRIES, having looked at no more;
+    the folders a notebook may be graded from come before the hidden ones, so the notebook is still found."""
+    monkeypatch.setattr(autograder, "MAX_ENTRIES", 100)
+    submission = tmp_path / "submission"
+    (submission / ".venv" / "lib").mkdir(parents=True)
+    for i in range(1000):
+        (submission / ".venv" / "lib" / f"m{i}.py").write_text("")
+    (submission / "hw").mkdir()
+    nbformat.write(gs.right(), submission / "hw" / gs.NAME)
+    looked_at = 0
+    real_scandir = os.scandir
+
+    def counting_scandir(path):
+        def entries(listing):
+            nonlocal looked_at
+            with listing:
+                for entry in listing:
+                    looked_at += 1
+                    yield entry
+
+        class Listing:
+            def __init__(self):
+                self.listing = real_scandir(path)
+
+            def __enter__(self):
+                return entries(self.listing)
+
+            def __exit__(self, *exc):
+                self.listing.close()
+
+        return Listing()
+
+    monkeypatch.setattr(autograder.os, "scandir", counting_scandir)
+    staged = stage_submission(submission, tmp_path / "staged")
+    monkeypatch.undo()
+    assert [p.name for p in staged.notebooks] == [gs.NAME]
+    assert looked_at <= 101  # the cap, and the one entry that showed it was reached
+    assert staged.skipped[-1] == (
+        "only the first 100 files and folders were looked at: the rest of the submission was not searched"
+    )
+    assert staged.skipped[0].endswith("other files were not read (not notebooks)")
+
+
+def test_stage_submission_caps_the_notebooks_it_copies(tmp_path, monkeypatch):
+    monkeypatch.setattr(autograder, "MAX_NOTEBOOKS", 2)
+    monkeypatch.setattr(autograder, "MAX_LISTED", 2)
+    submission = tmp_path / "submission"
+    submission.mkdir()
+    for name in ("a", "b", "c", "d", "e"):
+        nbformat.write(gs.right(), submission / f"{name}.ipynb")
+    staged = stage_submission(submission, tmp_path / "staged")
+    assert [p.name for p in staged.notebooks] == ["a.ipynb", "b.ipynb"]
+    assert [name for name, _ in staged.ignored] == ["c.ipynb", "d.ipynb"]
+    assert staged.ignored[0][1] == "more than 2 notebooks were handed in; this one was not read"
+    assert staged.skipped == ("1 more .ipynb file was not graded (only the first 2 are named)",)
+    size = (submission / "a.ipynb").stat().st_size
+    monkeypatch.setattr(autograder, "MAX_NOTEBOOKS", 50)
+    monkeypatch.setattr(autograder, "MAX_STAGED_BYTES", 2 * size + 1)
+    staged = stage_submission(submission, tmp_path / "staged-bytes")
+    assert [p.name for p in staged.notebooks] == ["a.ipynb", "b.ipynb"]
+    assert "already fill" in staged.ignored[0][1]
+    assert not (tmp_path / "staged-bytes" / "c.ipynb").exists()
+
+
 def _row(exercise: str, status: str, points: float = 0.0, **fields) -> GradeRow:
     return GradeRow("student", "small", exercise, status, points, 1.0, **fields)
 
@@ -348,6 +524,51 @@ def test_results_json_scores_penalties_and_feedback():
     assert {t["visibility"] for t in missing["tests"]} == {"after_due_date"}
     assert "late" not in missing["output"]  # nothing handed in, nothing late
     assert autograder.test_name("01_laplace_utility", "exact-tail-level") == "01 · exact-tail-level"
+
+
+JOSE_NFC, JOSE_NFD = "jos\u00e9", "jose\u0301"
+
+
+def test_extension_is_keyed_by_the_sid_alone():
+    """A name or e-mail a student chose never grants an extension, even one equal to another student's key; the
+    submitter's sid does, compared after NFC normalisation of both sides."""
+    course, week = _course()
+    due = datetime.fromisoformat("2026-10-06T23:59:00-04:00")
+    course = Course(course.assignments, course.late, {"ada": {"week1": due}, JOSE_NFD: {"week1": due}})
+
+    def student(**user) -> str:
+        return autograder._student_for(course, week, autograder._roster_ids({"users": [user]}))
+
+    assert student(name="ada", email="ada@example.edu", id=7, sid="s-2") == autograder.STUDENT
+    assert student(name="ada", email="ada@example.edu", sid=None) == autograder.STUDENT
+    assert student(name="A Student", email="x@example.edu", sid="ada") == "ada"
+    assert student(name="José", sid=JOSE_NFC) == JOSE_NFD  # the course file's key, as it is written
+    assert student(sid="Ada") == student(sid="ada ") == autograder.STUDENT  # exact: no case or space folding
+    nfc_course = Course(course.assignments, course.late, {JOSE_NFC: {"week1": due}})
+    ids = autograder._roster_ids({"users": [{"sid": JOSE_NFD}]})
+    assert autograder._student_for(nfc_course, week, ids) == JOSE_NFC
+    group = {"users": [{"name": "ada", "sid": "s-2"}, {"name": "B", "sid": "ada"}, "junk", {"sid": True}]}
+    assert autograder._roster_ids(group) == ["s-2", "ada"]
+    assert autograder._roster_ids({"users": [{"sid": 12345}]}) == ["12345"]
+    assert autograder._roster_ids({"users": "ada"}) == autograder._roster_ids({}) == []
+
+
+def test_log_shows_the_course_points():
+    """The log's points are the result's (the course's), not the notebook's: 1/1 in the notebook is 2/2 here."""
+    course, week = _course()
+    rows = [
+        _row("max-queries", "passed", 1.0),
+        _row("icu-sensitivity", "errored"),
+        GradeRow("student", "notes", "-", "invalid", 0.0, 0.0, message="not a gradable notebook"),
+    ]
+    result = results_json(rows, course, week, skipped=["212 other files were not read (not notebooks)"])
+    lines = autograder._log_lines(result, rows, week, ["212 other files were not read (not notebooks)"])
+    assert "  small · max-queries: passed 2/2" in lines
+    assert "  small · icu-sensitivity: errored 0/1" in lines
+    assert "  small · exact-tail-level: missing 0/1" in lines
+    assert "  not graded: notes.ipynb: not a gradable notebook" in lines
+    assert lines[0] == "autograder: 212 other files were not read (not notebooks)"
+    assert lines[-1] == "autograder: score 2 of 4 (the course's points)" and result["score"] == 2.0
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="killing another user's processes needs root")
@@ -409,7 +630,7 @@ def test_empty_and_unreadable_submissions_say_what_to_upload(world_root):
 @needs_kernel_sandbox
 def test_honest_submission_with_course_file_extension_and_visibility(tmp_path):
     archive = _zip(tmp_path, course=COURSE, assignment="week1", visibility="after_due_date")
-    late = _metadata(created_at="2026-10-07T12:00:00-04:00", email="ada@example.edu")  # 12 h after ada's extension
+    late = _metadata(created_at="2026-10-07T12:00:00-04:00", sid="ada")  # 12 h after ada's extension
     root = _gradescope(tmp_path, archive, {gs.NAME: gs.right()}, late)
     result = _run(root)
     tests = _by_name(result)
@@ -434,6 +655,67 @@ def test_wrong_and_misnamed_submissions(tmp_path):
     assert result["score"] == 2.0
     assert "Note: graded as small" in result["output"]
     assert "Not graded: broken.ipynb" in result["output"]
+
+
+@pytest.mark.parametrize("confined", [True, False], ids=["bubblewrap", "unprivileged-user"])
+def test_figures_and_a_deep_folder_do_not_hide_the_notebook(world_root, confined):
+    """The honest submission of issue #38: 210 figures in a folder that sorts first, a folder 1,500 deep; the
+    notebook is graded in full and the output says what was only counted and what was not searched."""
+    if confined and not BWRAP:
+        pytest.skip("bubblewrap does not work here")
+    if not confined and os.geteuid() != 0:
+        pytest.skip("the unprivileged user needs a root grader")
+    files: dict[str, object] = {f"figures/fig{i:03d}.png": "png" for i in range(210)}
+    files["notebooks/" + gs.NAME] = gs.right()
+    root = _gradescope(world_root, _zip(world_root), files, _metadata())
+    chain = _deep_chain(root / "submission", 1500)
+    try:
+        result, log = _run_logged(root, **({} if confined else {"DPCOURSE_BWRAP": "/nonexistent"}))
+    finally:
+        _remove_chain(chain)
+    assert result["score"] == 3.0 and {t["status"] for t in result["tests"]} == {"passed"}, result
+    lines = result["output"].splitlines()
+    assert "Graded: small.ipynb" in lines
+    assert "210 other files were not read (not notebooks)." in lines
+    assert any(
+        line.startswith(f"Folders deeper than {autograder.MAX_DEPTH} levels were not searched") for line in lines
+    )
+    assert "autograder: 210 other files were not read (not notebooks)" in log
+
+
+COURSE_WITH_NAMES = f"""
+[late]
+penalty_per_day = 0.1
+max_penalty = 0.5
+
+[assignments.week1]
+name = "Week 1"
+notebooks = ["small"]
+due = {DUE}
+points = {{ max-queries = 2 }}
+
+[extensions.ada]
+week1 = 2026-10-06T23:59:00-04:00
+
+[extensions."{JOSE_NFD}"]
+week1 = 2026-10-06T23:59:00-04:00
+"""
+
+
+@needs_kernel_sandbox
+def test_a_chosen_name_equal_to_an_extension_key_grants_nothing(tmp_path):
+    """Gradescope lets a student choose their name (and e-mail): calling oneself "ada" gets ada's extension no
+    more than any other string; the sid from the roster does, the course file's key written in NFD."""
+    late = "2026-10-07T12:00:00-04:00"  # 1 day 12 h 1 min after the due time, 12 h 1 min after the extension's
+    archive = _zip(tmp_path, course=COURSE_WITH_NAMES, assignment="week1")
+    impostor = _metadata(late, "ada@example.edu", name="ada", sid="s-2")
+    result, log = _run_logged(_gradescope(tmp_path / "impostor", archive, {gs.NAME: gs.right()}, impostor))
+    assert result["score"] == pytest.approx(4.0 - 0.2 * 4.0) and "2 started days" in result["output"]
+    assert "  small · max-queries: passed 2/2" in log  # the course's points, as in the result (the notebook's are 1)
+    assert f"autograder: score {result['score']:g} of 4 (the course's points)" in log
+    jose = _metadata(late, "someone@example.edu", name="José", sid=JOSE_NFC)
+    result = _run(_gradescope(tmp_path / "jose", archive, {gs.NAME: gs.right()}, jose))
+    assert result["score"] == pytest.approx(4.0 - 0.1 * 4.0) and "1 started day" in result["output"]
 
 
 HOSTILE = """
