@@ -39,6 +39,7 @@ from dpcourse.classroom.course import Assignment, Course, LatePolicy
 from dpcourse.classroom.reports import GradeRow
 from dpcourse.classroom.sandbox import SandboxUnavailable, choose_sandbox, kill_user_processes, unused_user_id
 from tests.classroom import grading_scenarios as gs
+from tests.classroom.ordinary_python import copied_checkout, readable_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT = 600  # one submission's whole run on a loaded 2-core machine
@@ -179,7 +180,7 @@ def _venv_imports_another_checkout() -> str | None:
     return f"this venv's dpcourse is {origin.parent}, not {ROOT}'s: bubblewrap's worker would run that one"
 
 
-def _python_of_this_checkout(folder: Path) -> Path:
+def _python_of_this_checkout(folder: Path, python: Path | None = None, checkout: Path = ROOT) -> Path:
     """This venv's Python as ``run_autograder`` calls it (``-I -m dpcourse.classroom.autograder``), but importing
     the dpcourse of this checkout: ``-I`` leaves out the working folder and PYTHONPATH, so in a git worktree the
     venv's editable install (another checkout) would be graded instead. The worker and the sandbox take the
@@ -192,7 +193,8 @@ def _python_of_this_checkout(folder: Path) -> Path:
     script.write_text(
         "#!/bin/sh\n"
         'if [ "$1" != -I ] || [ "$2" != -m ] || [ "$3" != dpcourse.classroom.autograder ]; then exit 3; fi\n'
-        f'shift 3\nexec {shlex.quote(sys.executable)} -I -c {shlex.quote(code)} {shlex.quote(str(ROOT))} "$@"\n'
+        f"shift 3\nexec {shlex.quote(str(python or sys.executable))} -I -c {shlex.quote(code)} "
+        f'{shlex.quote(str(checkout))} "$@"\n'
     )
     script.chmod(0o755)
     return script
@@ -204,12 +206,18 @@ def _run(root: Path, wrapper: Sequence[str] = (), **env: str) -> dict:
 
 def _run_logged(root: Path, wrapper: Sequence[str] = (), **env: str) -> tuple[dict, str]:
     """The result ``run_autograder`` wrote, and its log (stdout)."""
+    python, checkout = Path(sys.executable), ROOT
     if not wrapper and os.geteuid() == 0 and not (BWRAP and "DPCOURSE_BWRAP" not in env):
         # no bubblewrap (missing, hidden or refused): the kernel runs as the unprivileged user, as on Gradescope,
-        # and needs a Python that user can run
+        # and needs a Python (and a dpcourse) that user can run; where this checkout is out of its reach (a clone
+        # in a 0700 folder), a readable copy of the environment and of the checkout stands in for them
         others = _python_for_others()
         if isinstance(others, str):
-            pytest.skip(others)
+            python = readable_environment()
+            checkout = copied_checkout(python)
+            others = _python_for_others(python, checkout)
+            if isinstance(others, str):
+                pytest.skip(others)
         wrapper = others
     if not wrapper and BWRAP and not {"DPCOURSE_BWRAP", "DPCOURSE_AUTOGRADER_PYTHON"} & set(env):  # in bubblewrap
         other = _venv_imports_another_checkout()
@@ -218,8 +226,8 @@ def _run_logged(root: Path, wrapper: Sequence[str] = (), **env: str) -> tuple[di
     environment = {
         **os.environ,
         "DPCOURSE_AUTOGRADER_ROOT": str(root),
-        "DPCOURSE_AUTOGRADER_PYTHON": str(_python_of_this_checkout(root.parent)),
-        "PYTHONPATH": str(ROOT),  # the judges' (the grader's own -I leaves it out: see _python_of_this_checkout)
+        "DPCOURSE_AUTOGRADER_PYTHON": str(_python_of_this_checkout(root.parent, python, checkout)),
+        "PYTHONPATH": str(checkout),  # the judges' (the grader's own -I leaves it out: see _python_of_this_checkout)
         **env,
     }
     done = subprocess.run(
@@ -778,8 +786,9 @@ def test_hostile_submission_in_bubblewrap_cannot_touch_the_result(tmp_path):
 
 
 @functools.cache
-def _python_for_others() -> list[str] | str:
-    """A command prefix under which the unprivileged user can run this Python, or why there is none.
+def _python_for_others(python_path: Path | None = None, checkout: Path = ROOT) -> list[str] | str:
+    """A command prefix under which the unprivileged user can run this Python (or ``python_path``) with the
+    dpcourse of ``checkout``, or why there is none.
 
     Where the Python lives below a folder only root may enter (pyenv under 0700 /root), the prefix runs the
     command in a private mount namespace whose copy of that folder is an 0755 tmpfs holding only the Python's
@@ -790,7 +799,7 @@ def _python_for_others() -> list[str] | str:
     user = _user()
     if user is None:
         return f"{DEFAULT_USER} cannot be created here"
-    python = Path(sys.executable).resolve()
+    python = Path(python_path or sys.executable).resolve()
     closed = next((p for p in reversed(python.parents) if not p.stat().st_mode & stat.S_IXOTH), None)
     prefix: list[str] = []
     if closed is not None and shutil.which("unshare") is not None:
@@ -801,11 +810,12 @@ def _python_for_others() -> list[str] | str:
         )
         prefix = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", str(closed), child]
     drop = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"]
-    check = [*prefix, *drop, sys.executable, "-c", "import dpcourse.classroom.worker"]
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
+    check = [*prefix, *drop, str(python_path or sys.executable), "-c", "import dpcourse.classroom.worker"]
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(checkout)}
     done = subprocess.run(check, env=env, cwd="/", capture_output=True, timeout=120, check=False)
     if done.returncode != 0:
-        return f"{DEFAULT_USER} cannot run {sys.executable} here: {done.stderr.decode(errors='replace')[-300:]}"
+        why = done.stderr.decode(errors="replace")[-300:]
+        return f"{DEFAULT_USER} cannot run {python_path or sys.executable} with {checkout}'s dpcourse here: {why}"
     return prefix
 
 
