@@ -30,6 +30,10 @@ Lateness (:meth:`Course.lateness`) is measured from the student's due time (an e
 replaces it): within the grace period the work is on time; after it, every started day from the
 due time costs ``penalty_per_day`` of the assignment's points, at most ``max_penalty``; with
 ``accept_late = false`` late work scores 0.
+
+Every number is finite and bounded: an exercise's points (the course file's or the notebook's) more than 0
+and at most :data:`MAX_POINTS`, ``grace_minutes`` at most :data:`MAX_GRACE_MINUTES` (a year), extra days
+at most 365, so that totals, the summary's figure and due times stay ordinary numbers.
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ from typing import Any
 
 __all__ = [
     "COURSE_FILE",
+    "MAX_GRACE_MINUTES",
+    "MAX_POINTS",
     "Assignment",
     "Course",
     "CourseError",
@@ -55,6 +61,8 @@ __all__ = [
 ]
 
 COURSE_FILE = "course.toml"
+MAX_POINTS = 10_000.0  # an exercise's points, at most
+MAX_GRACE_MINUTES = 365 * 24 * 60.0  # a year, as for extra days
 _TOP = ("assignments", "extensions", "late")
 _ASSIGNMENT = ("due", "extra_credit", "name", "notebooks", "partial_credit", "points")
 _LATE = ("accept_late", "grace_minutes", "max_penalty", "penalty_per_day")
@@ -464,7 +472,7 @@ def _late_policy(reader: _Reader, value: object) -> LatePolicy:
     if not isinstance(accept, bool):
         raise reader.fail(["late", "accept_late"], f"must be true or false, got {_shown(accept)}")
     return LatePolicy(
-        grace_minutes=reader.number(table.get("grace_minutes", 0), ["late", "grace_minutes"], 0, math.inf),
+        grace_minutes=reader.number(table.get("grace_minutes", 0), ["late", "grace_minutes"], 0, MAX_GRACE_MINUTES),
         penalty_per_day=reader.number(table.get("penalty_per_day", 0), ["late", "penalty_per_day"], 0, 1),
         max_penalty=reader.number(table.get("max_penalty", 1), ["late", "max_penalty"], 0, 1),
         accept_late=accept,
@@ -493,7 +501,14 @@ def _assignment(reader: _Reader, key: str, value: object, earlier: Sequence[Assi
     points = dict(exercises)
     for name_given, given in overrides.items():
         exercise = _exercise(reader, name_given, exercises, [*parts, "points", name_given])
-        points[exercise] = reader.number(given, [*parts, "points", name_given], 0, math.inf, open_low=True)
+        points[exercise] = reader.number(given, [*parts, "points", name_given], 0, MAX_POINTS, open_low=True)
+    for (notebook, exercise_id), given in points.items():
+        if not 0 <= given <= MAX_POINTS:  # the notebook's points (a check cell's metadata); nan fails too
+            raise reader.fail(
+                [*parts, "notebooks"],
+                f"{notebook}'s exercise {exercise_id!r} has {given:g} points in its check cell's metadata "
+                f"(allowed: from 0 to {MAX_POINTS:g}); set them in the notebook or in points = {{ {exercise_id} = … }}",
+            )
     extra = _exercise_list(reader, table.get("extra_credit", []), exercises, [*parts, "extra_credit"])
     partial = _exercise_list(reader, table.get("partial_credit", []), exercises, [*parts, "partial_credit"])
     _check_function_exercises(reader, partial, exercises, [*parts, "partial_credit"])

@@ -56,6 +56,7 @@ __all__ = [
     "GRADEBOOKS",
     "HAND_IN_KINDS",
     "ROSTER_FIELDS",
+    "CANVAS_COLUMNS",
     "CourseTotals",
     "ExerciseSummary",
     "HandInNote",
@@ -83,6 +84,9 @@ __all__ = [
 
 GRADEBOOKS = ("canvas", "gradescope")
 ROSTER_FIELDS = ("student", "name", "canvas_id", "sis_user_id", "section", "sid", "email", "sis_login_id")
+CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Integration ID", "Root Account", "Section")
+_HEADER_NAMES = frozenset({*ROSTER_FIELDS, *(c.lower() for c in CANVAS_COLUMNS), "id"})
+_CANVAS_NOT_STUDENTS = ("Points Possible", "Student, Test", "Test Student")
 OTHER_WRONG = "other wrong answers"
 NOT_HANDED_IN = "not handed in"
 _NOT_GRADED = ("duplicate", "invalid")
@@ -252,7 +256,20 @@ def _markdown(template: str, **context: object) -> str:
 
 
 def read_roster(path: Path | str) -> list[RosterEntry]:
-    """The students of ``path``: one id per line, or a CSV with a ``student`` column (see the module).
+    """The students of ``path``: one id per line, a CSV with a ``student`` column, or Canvas's gradebook export.
+
+    The form is told by the first line that is neither blank nor a ``#`` comment:
+
+    - Canvas's gradebook export (*Grades* → *Export*), or the ``--gradebook canvas`` file this module writes,
+      when its first two cells are ``Student`` and ``ID``: the student columns up to ``Section`` are read
+      (:data:`CANVAS_COLUMNS`), the assignment columns after it ignored. The ``Points Possible`` row (Canvas
+      indents it with spaces), a row without any id (Canvas's posting-policy row) and Canvas's test student
+      (``Student, Test`` without SIS ids, the *Student View* user) are not students. A student's id is the
+      ``SIS Login ID``, else the ``SIS User ID``, else the Canvas ``ID``, else the ``Student`` cell (which is
+      where this module's file puts a student the roster did not name); ``Student`` is the name.
+    - A CSV with a header holding a ``student`` column and any of :data:`ROSTER_FIELDS`.
+    - Otherwise one student id per line. When that first line is, in any case, a column name
+      (:data:`ROSTER_FIELDS`, Canvas's column names, or ``id``) it is the column's header, not a student.
 
     Blank lines and lines starting with ``#`` are skipped in the one-id-per-line form. The file is
     read as UTF-8 (a byte-order mark is dropped).
@@ -271,21 +288,30 @@ def read_roster(path: Path | str) -> list[RosterEntry]:
     ------
     ValueError
         Naming the file and line, for a student listed twice, an id with a comma in the one-id-per-line
-        form, a CSV row without a student id, or a CSV column not in :data:`ROSTER_FIELDS`.
+        form, a CSV row without a student id, a CSV column not in :data:`ROSTER_FIELDS`, or a Canvas
+        export whose student columns are not in :data:`CANVAS_COLUMNS` or do not end with ``Section``.
     OSError
         If the file cannot be read.
     """
     text = Path(path).read_text(encoding="utf-8-sig")
     lines = text.splitlines()
     first = next((line for line in lines if line.strip() and not line.startswith("#")), "")
-    if "," in first and "student" in [c.strip().lower() for c in first.split(",")]:
+    cells = [c.strip().lower() for c in next(csv.reader([first]), [])]
+    if cells[:2] == ["student", "id"]:
+        return _roster_canvas(path, text)
+    if "," in first and "student" in cells:
         return _roster_csv(path, text)
     entries: list[RosterEntry] = []
     seen: dict[str, int] = {}
+    header = True  # only the first line may be a header
     for number, line in enumerate(lines, start=1):
         student = line.strip()
         if not student or student.startswith("#"):
             continue
+        if header and student.lower() in _HEADER_NAMES:
+            header = False
+            continue
+        header = False
         if "," in student:
             raise ValueError(
                 f"--roster {path}, line {number}: {student[:40]!r} has a comma; a CSV roster needs a "
@@ -315,6 +341,49 @@ def _roster_csv(path: Path | str, text: str) -> list[RosterEntry]:
             raise ValueError(f"--roster {path}, line {number}: {student!r} is already on line {seen[student]}")
         seen[student] = number
         entries.append(RosterEntry(**values))
+    return entries
+
+
+def _roster_canvas(path: Path | str, text: str) -> list[RosterEntry]:
+    """Canvas's gradebook export (or our own Canvas file) read as it is: see :func:`read_roster`."""
+    rows = csv.reader(io.StringIO(text))
+    known = {c.lower(): c for c in CANVAS_COLUMNS}
+    header = [known.get(c.strip().lower(), c.strip()) for c in next(rows)]
+    if "Section" not in header:
+        raise ValueError(
+            f"--roster {path}: a Canvas gradebook export needs its student columns to end with 'Section' "
+            f"(known: {', '.join(CANVAS_COLUMNS)})"
+        )
+    student_columns = header[: header.index("Section") + 1]
+    unknown = [c for c in student_columns if c not in CANVAS_COLUMNS]
+    if unknown:
+        raise ValueError(
+            f"--roster {path}: unknown Canvas student column {unknown[0]!r} (known: {', '.join(CANVAS_COLUMNS)})"
+        )
+    entries: list[RosterEntry] = []
+    seen: dict[str, int] = {}
+    for row in rows:
+        number = rows.line_num
+        cell = dict(zip(student_columns, (_unquoted(c.strip()) for c in row), strict=False))  # as safe_cell wrote
+        name, ids = cell.get("Student", ""), [cell.get(c, "") for c in ("SIS Login ID", "SIS User ID", "ID")]
+        if name in _CANVAS_NOT_STUDENTS and not any(ids[:2]):
+            continue  # the Points Possible row, Canvas's test student
+        student = next((i for i in (*ids, name) if i), "")
+        if not student:
+            continue  # a blank line, or Canvas's posting-policy row: no one to match
+        if student in seen:
+            raise ValueError(f"--roster {path}, line {number}: {student!r} is already on line {seen[student]}")
+        seen[student] = number
+        entries.append(
+            RosterEntry(
+                student,
+                name=name,
+                canvas_id=ids[2],
+                sis_user_id=ids[1],
+                section=cell.get("Section", ""),
+                sis_login_id=ids[0],
+            )
+        )
     return entries
 
 
@@ -984,8 +1053,10 @@ def _figure_png(totals: CourseTotals) -> str:
     figure = Figure(figsize=(6.4, 3.0), dpi=110, layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
-    values = [totals.total(s) for s in totals.students]
-    top = max([totals.course_maximum, 1.0, *values])
+    # Only finite totals can be drawn: a course file's points are bounded (course.MAX_POINTS), but a notebook's
+    # own points without a course file are not, and an infinite total would make the bins' arithmetic overflow.
+    values = [v for v in (totals.total(s) for s in totals.students) if math.isfinite(v)]
+    top = max(v for v in (totals.course_maximum, 1.0, *values) if math.isfinite(v))
     step = max(1, math.ceil(top / 20))  # bars centred on whole points, at most about 20 of them
     edges = [step * k - step / 2 for k in range(math.ceil(top / step) + 2)]
     axes.hist(values, bins=edges, color="#4c72b0", edgecolor="white")

@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from dpcourse.classroom.course import Assignment, Course, CourseError, LatePolicy, duration_text, load_course
+from dpcourse.classroom.course import (
+    MAX_POINTS,
+    Assignment,
+    Course,
+    CourseError,
+    LatePolicy,
+    duration_text,
+    load_course,
+)
 from dpcourse.classroom.plan import read_outline
 
 EXERCISES = ("max-queries", "icu-sensitivity", "exact-tail-level")
@@ -127,11 +135,29 @@ MALFORMED = [
     ),
     (
         VALID + "points = { max-queries = -1 }\n",
-        "course.toml: assignments.week1.points.max-queries: must be a number more than 0, got -1",
+        "course.toml: assignments.week1.points.max-queries: must be a number more than 0 and at most 10000, got -1",
     ),
     (
         VALID + "points = { max-queries = true }\n",
-        "course.toml: assignments.week1.points.max-queries: must be a number more than 0, got True",
+        "course.toml: assignments.week1.points.max-queries: must be a number more than 0 and at most 10000, got True",
+    ),
+    # issue 38: points so large the totals overflow (1e308 twice is inf) and the summary's figure died
+    (
+        VALID + "points = { max-queries = 1e308 }\n",
+        "course.toml: assignments.week1.points.max-queries: must be a number more than 0 and at most 10000, got 1e+308",
+    ),
+    (
+        VALID + "points = { max-queries = 10000.5 }\n",
+        "course.toml: assignments.week1.points.max-queries: must be a number more than 0 and at most 10000, "
+        "got 10000.5",
+    ),
+    (
+        VALID + "points = { max-queries = inf }\n",
+        "course.toml: assignments.week1.points.max-queries: must be a number more than 0 and at most 10000, got inf",
+    ),
+    (
+        VALID + "points = { max-queries = nan }\n",
+        "course.toml: assignments.week1.points.max-queries: must be a number more than 0 and at most 10000, got nan",
     ),
     (
         VALID.replace('["01_first"]', '["01_first", "02_second"]') + "extra_credit = ['max-queries']\n",
@@ -174,7 +200,18 @@ MALFORMED = [
         "course.toml: late.penalty_per_day: must be a number from 0 to 1, got 1.5",
     ),
     (VALID + "[late]\nmax_penalty = -0.1\n", "course.toml: late.max_penalty: must be a number from 0 to 1, got -0.1"),
-    (VALID + "[late]\ngrace_minutes = '15'\n", "course.toml: late.grace_minutes: must be a number from 0, got '15'"),
+    (
+        VALID + "[late]\ngrace_minutes = '15'\n",
+        "course.toml: late.grace_minutes: must be a number from 0 to 525600, got '15'",
+    ),
+    (
+        VALID + "[late]\ngrace_minutes = 1e308\n",
+        "course.toml: late.grace_minutes: must be a number from 0 to 525600, got 1e+308",
+    ),
+    (
+        VALID + "[late]\ngrace_minutes = inf\n",
+        "course.toml: late.grace_minutes: must be a number from 0 to 525600, got inf",
+    ),
     (VALID + "[late]\naccept_late = 'no'\n", "course.toml: late.accept_late: must be true or false, got 'no'"),
     (
         VALID + "[late]\ngrace = 15\n",
@@ -210,6 +247,20 @@ def test_a_malformed_key_is_refused_in_one_line_naming_it_and_the_file_is_left_a
     assert message.startswith(line.replace("course.toml", str(path), 1)), message
     assert isinstance(caught.value, ValueError)  # the cli's `except ValueError` prints it and exits 2
     assert path.read_bytes() == before
+
+
+def test_the_points_bound_is_inclusive_and_a_notebooks_own_points_are_bounded_too(tmp_path):
+    course = load_course(write(tmp_path, VALID + f"points = {{ max-queries = {MAX_POINTS:g} }}\n"), OUTLINE)
+    assert course.assignments[0].points[("01_first", "max-queries")] == MAX_POINTS
+    huge = {**OUTLINE, "01_first": {**OUTLINE["01_first"], "max-queries": 1e308}}
+    with pytest.raises(CourseError) as caught:
+        load_course(write(tmp_path, VALID), huge)
+    assert str(caught.value).startswith(
+        f"{tmp_path / 'course.toml'}: assignments.week1.notebooks: 01_first's exercise 'max-queries' has 1e+308 "
+        "points in its check cell's metadata (allowed: from 0 to 10000)"
+    )
+    fixed = VALID + "points = { max-queries = 2 }\n"  # the course file can override them
+    assert load_course(write(tmp_path, fixed), huge).assignments[0].points[("01_first", "max-queries")] == 2
 
 
 def test_an_unreadable_course_file_is_a_course_error(tmp_path):

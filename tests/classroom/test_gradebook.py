@@ -416,6 +416,71 @@ def test_a_plain_roster_is_one_student_per_line(tmp_path):
     assert [e.student for e in gradebook.read_roster(path)] == ["ada", "bob"]
 
 
+@pytest.mark.parametrize("header", ["student", "Student", "ID", "name", "SIS Login ID", "email", "  sid  "])
+def test_a_one_column_rosters_header_is_not_a_student(tmp_path, header):
+    path = tmp_path / "roster.txt"
+    path.write_text(f"# course 2026\n{header}\nada\nbob\n")
+    assert [e.student for e in gradebook.read_roster(path)] == ["ada", "bob"]
+    path.write_text("ada\nstudent\n")  # only the first line can be a header
+    assert [e.student for e in gradebook.read_roster(path)] == ["ada", "student"]
+
+
+# Canvas's own export (Grades → Export), as it downloads: a byte-order mark, sortable names with commas, the
+# assignment columns with their ids and the read-only totals after Section, the indented Points Possible row,
+# the posting-policy row and the test student of Student View.
+CANVAS_EXPORT = (
+    "\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,Week 1 (8801),Week 2 (8802),Current Points,Final Points\n"
+    "    Points Possible,,,,,3.00,6.00,(read only),(read only)\n"
+    ",,,,,Manual Posting,,,\n"
+    '"Lovelace, Ada",101,S-1,ada,Section A,4.00,6.00,10.00,10.00\n'
+    '"Babbage, Charles",102,S-2,,Section B,1.00,,1.00,1.00\n'
+    "Carol Q,103,,,Section A,,,0.00,0.00\n"
+    '"Student, Test",999,,,Section A,,,0.00,0.00\n'
+)
+
+
+def test_canvas_gradebook_export_is_read_as_it_downloads(tmp_path):
+    path = tmp_path / "grades.csv"
+    path.write_text(CANVAS_EXPORT, encoding="utf-8")
+    assert gradebook.read_roster(path) == [
+        gradebook.RosterEntry("ada", "Lovelace, Ada", "101", "S-1", "Section A", sis_login_id="ada"),
+        gradebook.RosterEntry("S-2", "Babbage, Charles", "102", "S-2", "Section B"),
+        gradebook.RosterEntry("103", "Carol Q", "103", "", "Section A"),
+    ]
+
+
+def test_the_canvas_file_the_gradebook_writes_reads_back_as_a_roster(graded):
+    roster = gradebook.read_roster(graded["folder"] / "grades_canvas.csv")
+    by_canvas_id = {e.canvas_id: e for e in roster}
+    assert by_canvas_id["101"] == gradebook.RosterEntry("ada", "Ada Lovelace", "101", "S-1", "A", sis_login_id="ada")
+    assert by_canvas_id["102"] == gradebook.RosterEntry("102", "bob", "102", "", "B")
+    assert "Points Possible" not in {e.name for e in roster} and EVIL in {e.student for e in roster}
+
+
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        ("Student,ID,SIS User ID,Email,Section\n", "unknown Canvas student column 'Email'"),
+        ("Student,ID,SIS User ID\nAda,101,S-1\n", "needs its student columns to end with 'Section'"),
+        ("Student,ID,Section\nAda,101,A\nAda B,101,A\n", "line 3: '101' is already on line 2"),
+    ],
+)
+def test_a_bad_canvas_export_is_refused_in_one_line(tmp_path, text, error):
+    path = tmp_path / "grades.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=re.escape(error)):
+        gradebook.read_roster(path)
+
+
+def test_the_summary_figure_survives_totals_too_large_to_draw(tmp_path):
+    # issue 38: without a course file a notebook's own points are unbounded; 1e308 twice is an infinite total
+    outline = {"01_first": {"max-queries": 1e308, "icu-sensitivity": 1e308}}
+    found = [row("ada", "01_first", ex, "passed") for ex in outline["01_first"]]
+    written, _ = gradebook.write_gradebook(found, outline, report=tmp_path / "grades.csv", lms=())
+    assert tmp_path / "grades_summary.html" in written
+    assert "data:image/png;base64," in (tmp_path / "grades_summary.html").read_text()
+
+
 # --------------------------------------------------------------------------- templates (issue 31, item 4)
 
 HOSTILE = (
