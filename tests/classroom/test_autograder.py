@@ -207,18 +207,14 @@ def _run(root: Path, wrapper: Sequence[str] = (), **env: str) -> dict:
 def _run_logged(root: Path, wrapper: Sequence[str] = (), **env: str) -> tuple[dict, str]:
     """The result ``run_autograder`` wrote, and its log (stdout)."""
     python, checkout = Path(sys.executable), ROOT
-    if not wrapper and os.geteuid() == 0 and not (BWRAP and "DPCOURSE_BWRAP" not in env):
+    unprivileged = tuple(wrapper) == UNPRIVILEGED
+    if unprivileged or (not wrapper and os.geteuid() == 0 and not (BWRAP and "DPCOURSE_BWRAP" not in env)):
         # no bubblewrap (missing, hidden or refused): the kernel runs as the unprivileged user, as on Gradescope,
-        # and needs a Python (and a dpcourse) that user can run; where this checkout is out of its reach (a clone
-        # in a 0700 folder), a readable copy of the environment and of the checkout stands in for them
-        others = _python_for_others()
+        # and needs a Python (and a dpcourse) that user can run
+        others = _for_others()
         if isinstance(others, str):
-            python = readable_environment()
-            checkout = copied_checkout(python)
-            others = _python_for_others(python, checkout)
-            if isinstance(others, str):
-                pytest.skip(others)
-        wrapper = others
+            pytest.skip(others)
+        wrapper, python, checkout = others
     if not wrapper and BWRAP and not {"DPCOURSE_BWRAP", "DPCOURSE_AUTOGRADER_PYTHON"} & set(env):  # in bubblewrap
         other = _venv_imports_another_checkout()
         if other is not None:
@@ -785,6 +781,27 @@ def test_hostile_submission_in_bubblewrap_cannot_touch_the_result(tmp_path):
     _assert_untouched(result, root)
 
 
+#: ``wrapper`` for :func:`_run`: the kernel runs as the unprivileged user, with whatever :func:`_for_others` found.
+UNPRIVILEGED = ("<as the unprivileged user>",)
+
+
+@functools.cache
+def _for_others() -> tuple[list[str], Path, Path] | str:
+    """How the unprivileged user runs the grader's worker: a command prefix, a Python and a checkout; or why not.
+
+    This Python with this checkout where that user can reach them; else (a clone in a 0700 folder) a readable copy
+    of the environment and of the checkout (``ordinary_python.py``), so that the tests never assume where the
+    checkout lives."""
+    found = _python_for_others()
+    if not isinstance(found, str):
+        return found, Path(sys.executable), ROOT
+    if os.geteuid() != 0 or _user() is None:
+        return found
+    python = readable_environment()
+    again = _python_for_others(python, copied_checkout(python))
+    return again if isinstance(again, str) else (again, python, copied_checkout(python))
+
+
 @functools.cache
 def _python_for_others(python_path: Path | None = None, checkout: Path = ROOT) -> list[str] | str:
     """A command prefix under which the unprivileged user can run this Python (or ``python_path``) with the
@@ -840,9 +857,10 @@ def _assert_worker_died(result: dict) -> None:
 
 def test_hostile_submissions_as_the_unprivileged_user(world_root):
     """Gradescope's usual case: no bubblewrap, the kernel runs as setup.sh's user, the grader as root."""
-    wrapper = _python_for_others()
-    if isinstance(wrapper, str):
-        pytest.skip(wrapper)
+    found = _for_others()
+    if isinstance(found, str):
+        pytest.skip(found)
+    wrapper = UNPRIVILEGED
     result, root = _hostile_run(world_root, wrapper, DPCOURSE_BWRAP="/nonexistent")
     _assert_untouched(result, root)
     spy = world_root / "spy"
@@ -861,9 +879,10 @@ def test_a_run_counts_and_kills_the_processes_of_its_own_user_id_alone(world_roo
     processes (buildah's chroot isolation): each run gets an id of its own, whose processes alone count against
     its RLIMIT_NPROC and are killed after it. Here a process of the user's fixed id stands for another
     container's kernel (or the host's own user of that id): it outlives the run beside it."""
-    wrapper = _python_for_others()
-    if isinstance(wrapper, str):
-        pytest.skip(wrapper)
+    found = _for_others()
+    if isinstance(found, str):
+        pytest.skip(found)
+    wrapper = UNPRIVILEGED
     user = pwd.getpwnam(DEFAULT_USER)
     neighbour = subprocess.Popen(["sleep", "600"], user=user.pw_uid, group=user.pw_gid, extra_groups=[], cwd="/")
     try:
