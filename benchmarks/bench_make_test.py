@@ -46,7 +46,8 @@ def _make_test(checkout: Path, bare: bool) -> tuple[float, str]:
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
     closing = [line.strip("= ") for line in done.stdout.splitlines() if re.match(r"=+ .*(passed|failed)", line)]
-    return seconds, (closing[-1] if closing else f"exit {done.returncode}") + ("" if done.returncode == 0 else " (FAILED)")
+    outcome = closing[-1] if closing else f"exit {done.returncode}"
+    return seconds, outcome + ("" if done.returncode == 0 else " (FAILED)")
 
 
 def run() -> Section:
