@@ -687,23 +687,13 @@ def test_figures_and_a_deep_folder_do_not_hide_the_notebook(world_root, confined
     assert "autograder: 210 other files were not read (not notebooks)" in log
 
 
-COURSE_WITH_NAMES = f"""
-[late]
-penalty_per_day = 0.1
-max_penalty = 0.5
-
-[assignments.week1]
-name = "Week 1"
-notebooks = ["small"]
-due = {DUE}
-points = {{ max-queries = 2 }}
-
-[extensions.ada]
-week1 = 2026-10-06T23:59:00-04:00
-
+COURSE_WITH_NAMES = (
+    COURSE
+    + f"""
 [extensions."{JOSE_NFD}"]
 week1 = 2026-10-06T23:59:00-04:00
 """
+)
 
 
 @needs_kernel_sandbox
