@@ -21,6 +21,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
@@ -141,11 +142,15 @@ def python_home() -> list[str]:
     return ["--tmpfs", "/root", *make_dirs(str(base)), "--ro-bind", str(base), str(base)]
 
 
+#: The host's top-level folders a sandbox leaves out (empty, or what the recipe mounts there).
+NOT_THE_SYSTEM = {"proc", "dev", "sys", "tmp", "home", "root", "run", "mnt", "media", "course", "srv"}
+
+
 def system_root() -> list[str]:
     """The host's system read-only; /home, /root, /tmp and the rest empty and read-only unless mounted later."""
     argv = ["--proc", "/proc", "--dev", "/dev"]
     for entry in sorted(os.scandir("/"), key=lambda e: e.name):
-        if entry.name in {"proc", "dev", "sys", "tmp", "home", "root", "run", "mnt", "media", "course", "srv"}:
+        if entry.name in NOT_THE_SYSTEM:
             continue
         if entry.is_symlink():
             argv += ["--symlink", os.readlink(entry.path), entry.path]
@@ -154,15 +159,31 @@ def system_root() -> list[str]:
     return argv + python_home()
 
 
+def checkout_binds() -> list[str]:
+    """bwrap arguments that let any user reach this checkout read-only (.venv's Python stands for the image's, and its
+    dpcourse is the checkout's), wherever the checkout lives: in a folder the sandbox leaves out (a clone under /tmp or
+    /root, laid after the recipe's own mounts there) or below a folder only root may enter (``mktemp -d``'s 0700),
+    which an 0755 tmpfs replaces. Nothing when the system's read-only copy already holds it, open to every user."""
+    here = str(ROOT)
+    if ROOT.parts[1] in NOT_THE_SYSTEM:
+        return [*make_dirs(here), "--ro-bind", here, here]
+    closed = next((p for p in reversed(ROOT.parents) if not p.stat().st_mode & stat.S_IXOTH), None)
+    if closed is None:
+        return []
+    return ["--tmpfs", str(closed), *make_dirs(here), "--ro-bind", here, here]
+
+
 def sandbox(mounts: list[tuple[Path, str, bool]], env: dict[str, str], cwd: str, command: list[str]) -> list[str]:
     """``command`` as process 1 of a new pid namespace, on a read-only root where only ``mounts`` (host folder,
     path inside, writable) are added."""
     argv = ["bwrap", "--die-with-parent", "--unshare-pid", "--as-pid-1", "--cap-add", "ALL", *system_root()]
-    for inside in ["/tmp", *(inside for _, inside, _ in mounts)]:
+    binds = checkout_binds()
+    for inside in ["/tmp", *(inside for _, inside, _ in mounts), *([str(ROOT)] if binds else [])]:
         argv += make_dirs(inside)
     argv += ["--remount-ro", "/"]
     for host, inside, writable in mounts:
         argv += ["--bind" if writable else "--ro-bind", str(host), inside]
+    argv += binds  # after the mounts: a recipe's own /tmp must not hide a checkout cloned there
     argv += ["--clearenv", "--chdir", cwd]
     for key, value in env.items():
         argv += ["--setenv", key, value]
