@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -113,8 +114,7 @@ def _intervals(pmfs: np.ndarray, runs: int) -> tuple[np.ndarray, np.ndarray]:
 def _separation(case: tuple) -> float:
     """The share of pairs of the distributions (right and mistakes) whose intervals are disjoint in some outcome."""
     answers, threshold, epsilon, _, runs = case
-    pmfs = np.array([pmf for pmf, _ in _distributions(np.array(answers), threshold, epsilon).values()])
-    low, high = _intervals(pmfs, runs)
+    pmfs, low, high = _bounds(answers, threshold, epsilon, runs)
     apart = (high[:, None, :] < low[None, :, :]) | (high[None, :, :] < low[:, None, :])
     pairs = np.triu(apart.any(axis=2), k=1)
     count = len(pmfs) * (len(pmfs) - 1) // 2
@@ -127,11 +127,52 @@ _PROOF = (
 )
 
 
-def _distributions(answers: np.ndarray, threshold: float, epsilon: float) -> dict[str, tuple[np.ndarray, str]]:
+def _distributions(answers: tuple[float, ...], threshold: float, epsilon: float) -> dict[str, tuple[np.ndarray, str]]:
     """The exact outcome distribution of the right algorithm (key ``""``) and of each named mistake, with its hint.
 
-    A hint says where to look or what to reason about, never the corrected line.
+    A hint says where to look or what to reason about, never the corrected line. Remembered per setting (its
+    numbers' exact bits), read-only: drawing a grading case computes them for every setting it tries, and judging
+    that case (or drawing it again from the same seed, as the judge does after the probe) reads them back.
     """
+    return _distributions_of(*_bits(answers, threshold, epsilon))
+
+
+def _bits(answers: tuple[float, ...], threshold: float, epsilon: float) -> tuple[tuple[str, ...], str, str]:
+    """A setting's numbers, exactly (``-0.0`` is not ``0.0``), as a key to remember it by."""
+    return tuple(float(a).hex() for a in answers), float(threshold).hex(), float(epsilon).hex()
+
+
+def _bounds(
+    answers: tuple[float, ...], threshold: float, epsilon: float, runs: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pmfs of :func:`_distributions` as rows (in its order: the right one first) and the acceptance intervals
+    of their outcome counts over ``runs`` runs (lower bounds, upper bounds); remembered, read-only, like them."""
+    return _bounds_of(*_bits(answers, threshold, epsilon), int(runs))
+
+
+@functools.lru_cache(maxsize=1024)
+def _bounds_of(
+    answers_hex: tuple[str, ...], threshold_hex: str, epsilon_hex: str, runs: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    distributions = _distributions_of(answers_hex, threshold_hex, epsilon_hex)
+    pmfs = np.array([pmf for pmf, _ in distributions.values()])
+    low, high = _intervals(pmfs, runs)
+    for array in (pmfs, low, high):
+        array.setflags(write=False)
+    return pmfs, low, high
+
+
+@functools.lru_cache(maxsize=1024)  # about 30 settings tried per grading seed, a few kB each
+def _distributions_of(answers_hex: tuple[str, ...], threshold_hex: str, epsilon_hex: str) -> dict:
+    answers = np.array([float.fromhex(a) for a in answers_hex])
+    threshold, epsilon = float.fromhex(threshold_hex), float.fromhex(epsilon_hex)
+    distributions = _compute_distributions(answers, threshold, epsilon)
+    for pmf, _ in distributions.values():
+        pmf.setflags(write=False)
+    return distributions
+
+
+def _compute_distributions(answers: np.ndarray, threshold: float, epsilon: float) -> dict[str, tuple[np.ndarray, str]]:
     right = above_threshold_pmf(answers, threshold=threshold, epsilon=epsilon)
     m = answers.size
     single = np.array([above_threshold_pmf([a], threshold=threshold, epsilon=epsilon)[0] for a in answers])
@@ -212,15 +253,23 @@ def _pmf_with_scales(
     return generalized_above_threshold_pmf(
         answers,
         threshold=threshold,
-        threshold_noise=None if threshold_scale is None else stats.laplace(threshold_shift, threshold_scale),
-        query_noise=None if query_scale is None else stats.laplace(query_shift, query_scale),
+        threshold_noise=None if threshold_scale is None else _laplace(threshold_shift, threshold_scale),
+        query_noise=None if query_scale is None else _laplace(query_shift, query_scale),
     )
+
+
+@functools.lru_cache(maxsize=1024)  # a few scales per ε, and ε has two significant digits
+def _laplace(loc: float, scale: float) -> Any:
+    """``stats.laplace(loc, scale)``, frozen once per (loc, scale): freezing costs half a millisecond."""
+    return stats.laplace(loc, scale)
 
 
 def _outcome(returned: object, m: int) -> int | None:
     """The outcome index 0 … m − 1, m for None, or None for anything else (read exactly: ``True`` is not 1)."""
     if returned is None:
         return m
+    if type(returned) is int:  # what jsonable gives back unchanged, without its walk (this runs 10,000 times a case)
+        return returned if 0 <= returned < m else None
     got = jsonable(returned)
     return got if type(got) is int and 0 <= got < m else None
 
@@ -281,9 +330,8 @@ def _judge_one_implementation(case: tuple, got: object) -> None:
         )
     if counts.sum() != runs:
         raise Wrong(unreadable)
-    distributions = _distributions(np.array(answers), threshold, epsilon)
-    pmfs = np.array([pmf for pmf, _ in distributions.values()])
-    low, high = _intervals(pmfs, runs)
+    distributions = _distributions(answers, threshold, epsilon)
+    pmfs, low, high = _bounds(answers, threshold, epsilon, runs)
     accepted = np.all((low <= counts[: m + 1]) & (counts[: m + 1] <= high), axis=1)
     if accepted[0]:
         return

@@ -14,6 +14,7 @@ import pytest
 from dpcourse.checks import _core, pmw, svt_variants, trees
 from dpcourse.checks import above_threshold as at
 from dpcourse.pmw import pmw_notes_alpha
+from tests.checks import judged
 from tests.checks.test_checks import AUDITED, CASES, noisy_max_index
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,7 +62,7 @@ SLIPS = {
 @pytest.mark.parametrize("seed", [None, 0, 1])
 def test_implement_names_each_plausible_slip_with_its_inputs(slip, seed):
     function, phrase = SLIPS[slip]
-    verdict = at.implementation.verdict(at.implementation.evidence(function, seed=seed), seed=seed)
+    verdict = judged.verdict(at.implementation, function, seed=seed)
     assert verdict.status == "failed" and phrase in verdict.mistake and phrase in verdict.message, verdict
     assert re.match(IMPLEMENT_INPUTS, verdict.message), verdict.message  # the inputs come first, in short form
     assert "frequency" not in verdict.message  # not the generic "outcome k came out with frequency …"
@@ -70,7 +71,7 @@ def test_implement_names_each_plausible_slip_with_its_inputs(slip, seed):
 def test_the_right_implementation_passes_where_the_new_slips_are_told_apart():
     right = CASES["implement"][1][0]
     for seed in (None, 0, 1):
-        assert at.implementation.verdict(at.implementation.evidence(right, seed=seed), seed=seed).passed
+        assert judged.verdict(at.implementation, right, seed=seed).passed
 
 
 def test_an_odd_return_value_is_a_named_mistake_and_shows_the_inputs():
@@ -120,7 +121,7 @@ def test_choose_alpha_below_one_is_not_called_absurd():
 
 
 def _verdict(check, *answers):
-    return check.verdict(check.evidence(*answers))
+    return judged.verdict(check, *answers)
 
 
 @pytest.mark.parametrize(

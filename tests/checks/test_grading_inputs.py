@@ -1,15 +1,16 @@
 """Function exercises at grading time: the student's function is called on inputs drawn from the grader's seed.
 
 The right answer passes on every seed tried; each named mistake, written as a student would write it, fails on
-every seed and is named; a table of the documented examples (or, for AboveThreshold, a sampler of the documented
-example's outcome probabilities) passes nothing at grading; a failure says on which input, in short form; partial
-credit is the share of cases right; and the judge's work stays bounded.
+every seed (and on the documented examples) and is named; a table of the documented examples (or, for
+AboveThreshold, a sampler of the documented example's outcome probabilities) passes nothing at grading; a failure
+says on which input, in short form; partial credit is the share of cases right; and the judge's work stays bounded.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 import time
 
 import numpy as np
@@ -18,6 +19,7 @@ import pytest
 from dpcourse.checks import above_threshold as at
 from dpcourse.checks import all_exercises
 from dpcourse.svt import above_threshold_pmf
+from tests.checks import judged
 from tests.checks.test_checks import AUDITED, CASES
 
 FUNCTION_EXERCISES = sorted(e for e, ex in all_exercises().items() if ex.cases is not None)
@@ -44,7 +46,7 @@ def test_every_function_exercise_draws_its_inputs_when_grading():
 def test_the_right_answer_passes_on_every_grading_seed_with_full_credit(exercise):
     check, right, _ = CASES[exercise]
     for seed in SEEDS:
-        evidence = json.loads(json.dumps(check.evidence(*right, seed=seed)))
+        evidence = json.loads(json.dumps(judged.evidence(check, *right, seed=seed)))
         verdict = check.verdict(evidence, seed=seed)
         assert verdict.passed and verdict.score == 1.0, (seed, verdict)
 
@@ -56,10 +58,23 @@ def test_each_named_mistake_fails_on_every_grading_seed_and_is_named(exercise, i
     check, _, _ = CASES[exercise]
     answer, phrase = _function_mistakes(exercise)[index]
     for seed in SEEDS:
-        verdict = check.verdict(check.evidence(*answer, seed=seed), seed=seed)
+        verdict = judged.verdict(check, *answer, seed=seed)
         assert verdict.status == "failed", (seed, verdict)
         assert phrase in verdict.message + " " + verdict.hint, (seed, verdict)
         assert verdict.mistake and verdict.score < 1.0, (seed, verdict)
+
+
+@pytest.mark.parametrize("exercise", FUNCTION_EXERCISES)
+def test_function_exercises_separate_every_named_mistake_on_their_examples_and_on_drawn_inputs(exercise):
+    """Each named mistake fails on the documented examples and on the inputs of every grading seed tried,
+    and the right answer passes on all of them: no mistake agrees with the answer on every input."""
+    check, right, mistakes = CASES[exercise]
+    assert len(check.cases(None)) >= (1 if exercise in ("implement", "audit-your-own") else 3)  # statistical: fewer
+    for seed in (None, *range(6)):
+        assert judged.verdict(check, *right, seed=seed).passed, seed
+        for answer, phrase in mistakes:
+            verdict = judged.verdict(check, *answer, seed=seed)
+            assert verdict.status == "failed", (exercise, phrase, seed)
 
 
 def _documented_table(exercise):
@@ -102,7 +117,7 @@ def test_a_table_of_the_documented_examples_passes_the_own_run_and_fails_every_g
         assert verdict.status == "failed" and verdict.score == 0.0, (seed, verdict)
     # the judge regenerates the inputs from its seed: evidence gathered for another seed does not pass
     check_right = CASES[exercise][1]
-    assert check.verdict(check.evidence(*check_right, seed=1), seed=2).status == "failed"
+    assert check.verdict(judged.evidence(check, *check_right, seed=1), seed=2).status == "failed"
 
 
 DOCUMENTED_CDF = np.cumsum(above_threshold_pmf([0.0, 1.0, 2.0, 3.0], threshold=2.0, epsilon=1.0))
@@ -119,7 +134,7 @@ def test_implement_refuses_the_sampled_table_and_the_epsilon_slips_at_grading(se
     from .test_checks import at_epsilon_left_out, at_epsilon_multiplied
 
     for cheat in (_sampled_documented_pmf, at_epsilon_left_out, at_epsilon_multiplied):
-        verdict = at.implementation.verdict(at.implementation.evidence(cheat, seed=seed), seed=seed)
+        verdict = judged.verdict(at.implementation, cheat, seed=seed)
         assert verdict.status == "failed" and verdict.score <= 0.25, (cheat.__name__, verdict)
 
 
@@ -127,7 +142,7 @@ def test_implement_catches_the_epsilon_slips_in_a_students_own_run():
     from .test_checks import at_epsilon_left_out, at_epsilon_multiplied
 
     for slip, phrase in ((at_epsilon_left_out, "ε is left out"), (at_epsilon_multiplied, "multiplied by ε")):
-        verdict = at.implementation.verdict(at.implementation.evidence(slip))
+        verdict = judged.verdict(at.implementation, slip)
         assert verdict.status == "failed" and phrase in verdict.message and verdict.score == 0.5
 
 
@@ -166,7 +181,7 @@ def test_a_failure_on_a_grading_input_names_the_input_in_short_form(exercise):
     answers.append((raises, *CASES[exercise][1][1:]))
     for answer in answers:
         for seed in SEEDS[:3]:
-            verdict = check.verdict(check.evidence(*answer, seed=seed), seed=seed)
+            verdict = judged.verdict(check, *answer, seed=seed)
             assert re.search(_INPUT_FORMS[exercise], verdict.message), verdict.message
             assert not _long_numbers(verdict.message + verdict.hint), verdict
             assert len(verdict.message) <= 400 and len(verdict.hint) <= 400
@@ -201,18 +216,45 @@ def test_a_value_exercise_and_the_audit_are_all_or_nothing():
     assert verdict.status == "failed" and verdict.score == 0.0
 
 
+def _forget_what_the_checks_remember():
+    """Clear the memos of ``dpcourse.checks`` (e.g. AboveThreshold's outcome distributions per setting), so that
+    a timing is that of a fresh kernel or judge process, not of one warmed by the tests before it."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("dpcourse.checks"):
+            for item in list(vars(module).values()):
+                if callable(getattr(item, "cache_clear", None)):
+                    item.cache_clear()
+
+
 @pytest.mark.parametrize("exercise", FUNCTION_EXERCISES)
 def test_the_judges_work_is_bounded(exercise):
     """A student's own run feels instant and a grading judge takes well under 2 s (CPU time, so that a busy
     machine does not fail it)."""
     check, right, _ = CASES[exercise]
+    _forget_what_the_checks_remember()
     started = time.process_time()
     check.verdict(check.evidence(*right))
     assert time.process_time() - started < 1.5
     evidence = check.evidence(*right, seed=11)
+    _forget_what_the_checks_remember()  # the judge's process has not seen the probe's work
     started = time.process_time()
     assert check.verdict(evidence, seed=11).passed
     assert time.process_time() - started < 2.0
+
+
+def test_what_the_implement_judge_remembers_changes_no_case_and_no_verdict():
+    """AboveThreshold's outcome distributions are remembered per setting (read-only): a judge with its memos cold,
+    as in a fresh process, and one with them warm draw the same cases and give the same verdict."""
+    check, _, mistakes = CASES["implement"]
+    evidence = judged.evidence(check, *mistakes[0][0], seed=3)
+    _forget_what_the_checks_remember()
+    cold = repr(check.cases(np.random.default_rng(3))), check.verdict(evidence, seed=3)
+    warm = repr(check.cases(np.random.default_rng(3))), check.verdict(evidence, seed=3)
+    assert cold == warm and cold[1].mistake
+    answers, threshold, epsilon, _, _ = check.cases(np.random.default_rng(3))[0]
+    pmf, _ = at._distributions(answers, threshold, epsilon)[""]
+    with pytest.raises(ValueError, match="read-only"):
+        pmf[0] = 0.5
 
 
 def test_a_verdicts_score_follows_its_status():
