@@ -18,22 +18,24 @@ def rng():
 
 # `make test` hands out one test file or notebook at a time to each of three xdist workers, in collection
 # order (--no-loadscope-reorder). The longest files go first (the browser suite's notebook runs, the grading
-# round trip, the auditor's searches), then the notebooks, then the many short files, which fill in: a long
+# round trip, the website's build), then the notebooks, then the many short files, which fill in: a long
 # file handed out last would leave a core idle at the end.
 LONGEST_FIRST = (
-    "test_autograder_image.py",
     "test_workbook_in_browser.py",
+    "test_autograder.py",
     "test_deploy_run.py",
     "test_book_in_browser.py",
-    "test_autograder.py",
-    "test_grading.py",
-    "test_grading_kernel_faults.py",
-    "test_semester.py",
-    "test_packaging.py",
-    "test_auditor.py",
-    "test_student_copy.py",
-    "test_panels_before_run.py",
     "test_docs.py",
+    "test_grade.py",
+    "test_release.py",
+    "test_packaging.py",
+    "test_grade_unconfined.py",
+    "test_grade_kernel_faults.py",
+    "test_semester.py",
+    "test_panels_before_run.py",
+    "test_sandbox.py",
+    "test_grading_inputs.py",
+    "test_auditor.py",
     "test_binder.py",
 )
 
