@@ -24,7 +24,7 @@ XDIST_E2E  ?= -n 2
 # `make test` runs everything in one run on three workers: the browser tests spend most of their time waiting
 # for JupyterLab and Chromium (a third of a core busy on average), and a third worker fills those waits with
 # unit tests. Measured warm on this 2-core machine before the grading suites of issues 27–30: 206–222 s, against 240–254 s
-# for the unit tests and notebooks on two workers followed by the browser suite on two; four workers: 218 s. Now: 620 s (5,035 tests)
+# for the unit tests and notebooks on two workers followed by the browser suite on two; four workers: 218 s. Today: the README
 XDIST_TEST ?= -n 3 --dist loadfile --no-loadscope-reorder --max-worker-restart=0
 CHROMIUM  := $(shell command -v chromium 2>/dev/null)
 NPM       := $(shell command -v npm 2>/dev/null)
