@@ -54,7 +54,6 @@ import sys
 import tempfile
 import time
 import traceback
-import unicodedata
 import zipfile
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -66,7 +65,7 @@ from typing import Any
 from .course import Assignment, Course, CourseError, Lateness, duration_text, load_course
 from .grade import UNCONFINED, grade
 from .gradebook import RosterEntry, SubmissionTime, course_totals, row_points
-from .plan import MAX_NOTEBOOK_BYTES, load_sources, read_outline
+from .plan import MAX_NOTEBOOK_BYTES, load_sources, read_outline, student_id
 from .release import REQUIREMENTS, SOURCE, missing_checkout_default
 from .reports import GradeRow, atomic_text, atomic_write, points_text
 from .sandbox import (
@@ -566,7 +565,7 @@ def _roster_ids(metadata: Mapping[str, Any]) -> list[str]:
         if isinstance(sid, int) and not isinstance(sid, bool):
             sid = str(sid)
         if isinstance(sid, str) and sid:
-            normalised = unicodedata.normalize("NFC", sid)
+            normalised = student_id(sid)
             if normalised not in found:
                 found.append(normalised)
     return found
@@ -689,9 +688,7 @@ def results_json(
         the files ignored, what was not searched, the notes and the lateness), ``tests`` (by notebook,
         then in the order of the assignment's points) and the visibilities.
     """
-    outline: dict[str, list[str]] = {nb: [] for nb in assignment.notebooks}
-    for notebook, exercise in _exercises(assignment):
-        outline[notebook].append(exercise)
+    outline = {nb: [ex for n, ex in assignment.points if n == nb] for nb in assignment.notebooks}
     times = {(student, nb): SubmissionTime(submitted_at, None) for nb in assignment.notebooks}
     rows = [dataclasses.replace(r, student=student) for r in rows]
     graded_rows = [r for r in rows if r.exercise != "-"]
@@ -844,9 +841,7 @@ def _student_for(course: Course, assignment: Assignment, roster_ids: Sequence[st
     those equal to one of ``roster_ids`` (NFC-normalised, as the keys are here), else :data:`STUDENT`."""
     wanted = set(roster_ids)
     extended = [
-        key
-        for key, due_times in course.extensions.items()
-        if assignment.key in due_times and unicodedata.normalize("NFC", key) in wanted
+        key for key, due_times in course.extensions.items() if assignment.key in due_times and student_id(key) in wanted
     ]
     if not extended:
         return STUDENT

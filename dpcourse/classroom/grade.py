@@ -47,6 +47,7 @@ from .reports import GradeRow, in_shard
 from .sandbox import (
     Limits,
     SandboxUnavailable,
+    check_sandbox_name,
     choose_sandbox,
     max_parallel_runs,
     run_job,
@@ -325,8 +326,7 @@ def grade(
     FileNotFoundError
         If ``source`` holds no notebook.
     """
-    if sandbox not in ("auto", "bwrap", "none"):
-        raise ValueError(f"sandbox must be 'bwrap' or 'none'; got {sandbox!r}")
+    check_sandbox_name(sandbox)
     if jobs is not None:
         jobs = check_integer(jobs, "jobs", minimum=1)
     if shard is not None:

@@ -73,6 +73,7 @@ __all__ = [
     "UNCONFINED_USER_ENV",
     "bind_failure",
     "bwrap_path",
+    "check_sandbox_name",
     "MIN_MEMORY_BYTES",
     "choose_sandbox",
     "kill_user_processes",
@@ -253,6 +254,30 @@ _REFUSED = re.compile(
 )
 
 
+def check_sandbox_name(sandbox: str) -> str:
+    """``sandbox`` if it names a way to run submissions (``"bwrap"``, ``"auto"`` or ``"none"``), checked before
+    anything else is read, so that a typo is refused on any machine and never runs a submission unconfined.
+
+    Parameters
+    ----------
+    sandbox : str
+        The name given (``grade``'s ``sandbox``, the command's ``--sandbox``).
+
+    Returns
+    -------
+    str
+        ``sandbox``, unchanged.
+
+    Raises
+    ------
+    ValueError
+        If ``sandbox`` is none of those names.
+    """
+    if sandbox not in ("auto", "bwrap", "none"):
+        raise ValueError(f"sandbox must be 'bwrap' or 'none'; got {sandbox!r}")
+    return sandbox
+
+
 def choose_sandbox(sandbox: str) -> str:
     """The sandbox submissions will run in, after trying bubblewrap once on ``true`` (fail closed).
 
@@ -274,10 +299,8 @@ def choose_sandbox(sandbox: str) -> str:
     ValueError
         If ``sandbox`` is not ``"bwrap"``, ``"auto"`` or ``"none"``.
     """
-    if sandbox == "none":
+    if check_sandbox_name(sandbox) == "none":
         return "none"
-    if sandbox not in ("auto", "bwrap"):
-        raise ValueError(f"sandbox must be 'bwrap' or 'none'; got {sandbox!r}")
     ways = (
         "Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), or, when each submission already runs "
         "in its own container or VM, pass --sandbox none"
