@@ -453,3 +453,22 @@ def test_a_late_mark_without_a_time_on_an_extension_costs_nothing_and_says_to_ch
     assert refused.lateness("ada", a, None, True).accepted  # not "late work scores 0" either
     timed = c.lateness("ada", a, late_by(days=2, hours=3))  # with the time: by the minute from her due time
     assert timed.late_by == timedelta(hours=3) and timed.fraction == 0.25 and not timed.needs_check
+
+
+def test_grade_checks_the_extension_keys_against_its_roster_before_grading_anything(tmp_path, capsys):
+    from dpcourse.classroom.cli import main
+
+    notebooks = Path(__file__).resolve().parents[2] / "notebooks"
+    path = write(
+        tmp_path,
+        '[assignments.week1]\nnotebooks = ["01_laplace_utility"]\ndue = 2026-10-05T23:59:00-04:00\n'
+        f'[extensions."{NFD_ZOE}"]\nweek1 = 2\n',
+    )
+    roster = tmp_path / "roster.txt"
+    roster.write_text(f"{NFC_ZOE}\nada\n", encoding="utf-8")
+    argv = ["grade", "--merge", str(tmp_path / "absent.csv"), "--source", str(notebooks), "--course", str(path)]
+    assert main([*argv, "--roster", str(roster), "--report", str(tmp_path / "grades.csv")]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"grade: {path}: extensions.") and error.count("\n") == 1
+    assert "'zoe\\u0308'" in error and "only after Unicode NFC" in error
+    assert not (tmp_path / "grades.csv").exists()
