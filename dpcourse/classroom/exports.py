@@ -145,7 +145,8 @@ class CollectLimits:
     max_metadata_bytes : int
         Bytes of Gradescope's ``submission_metadata.yml``, and of each JSON file of Canvas's submissions API.
     max_metadata_nodes : int
-        YAML nodes (scalars, lists, mappings, aliases) in the metadata.
+        YAML nodes (scalars, lists, mappings, aliases) in the metadata; JSON values in a file of Canvas's
+        submissions API.
     max_metadata_depth : int
         Nesting of lists and mappings in the metadata.
     max_metadata_aliases : int
@@ -666,7 +667,8 @@ def _read_canvas_submissions(paths: Sequence[Path | str], limits: CollectLimits)
     """Canvas user id → when its current submission was made (None: not submitted, or no time), from the JSON of
     Canvas's submissions API, one file per page; :class:`CollectError` naming the file and entry otherwise.
 
-    Hostile input: each file at most :attr:`CollectLimits.max_metadata_bytes`, at most
+    Hostile input: each file at most :attr:`CollectLimits.max_metadata_bytes` and (counted before it is parsed, so
+    that memory stays bounded) :attr:`CollectLimits.max_metadata_nodes` values, at most
     :attr:`CollectLimits.max_files` entries in all; a list of objects whose ``user_id`` (a number, or its digits)
     is unique and whose ``submitted_at`` is ISO 8601 with its offset (Canvas writes UTC, ``…Z``); the fields of
     :data:`_SUBMISSION_FIELDS` of their JSON types; no duplicate key, no ``NaN``; one ``assignment_id``.
@@ -706,6 +708,12 @@ def _canvas_submissions_json(path: Path | str, limits: CollectLimits) -> list[An
         raise CollectError(f"{where}: cannot be read ({err.strerror or type(err).__name__})") from None
     if len(data) > cap:
         raise CollectError(f"{where}: larger than {cap / _MB:g} MB (the cap on an LMS's metadata)")
+    values = data.count(b",") + data.count(b"[") + data.count(b"{")  # at least the values less one: counted unparsed
+    if values > limits.max_metadata_nodes:
+        raise CollectError(
+            f"{where}: refused before parsing: up to {values:,} JSON values, over the cap on an LMS's metadata of "
+            f"{limits.max_metadata_nodes:,}"
+        )
     try:
         found = json.loads(data.decode("utf-8-sig"), object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as err:  # json's errors are ValueErrors

@@ -1072,6 +1072,16 @@ def test_a_canvas_submissions_json_over_its_cap_or_not_json_is_refused(tmp_path,
     limits = CollectLimits(max_metadata_bytes=4_000)
     with pytest.raises(CollectError, match="larger than 0.004 MB"):
         collect_canvas(archive, tmp_path / "out", notebooks=course, submissions=[big], limits=limits)
+    flood = tmp_path / "flood.json"
+    flood.write_text("[" + ",".join(["[]"] * 3_000) + "]")  # small in bytes, many objects once parsed
+    with pytest.raises(CollectError, match="refused before parsing: up to 6,000 JSON values"):
+        collect_canvas(
+            archive,
+            tmp_path / "out",
+            notebooks=course,
+            submissions=[flood],
+            limits=CollectLimits(max_metadata_nodes=5_000),
+        )
     for name, text in (
         ("nan.json", '[{"user_id": 1, "seconds_late": NaN}]'),
         ("twice.json", '[{"user_id": 1, "user_id": 2}]'),
