@@ -271,7 +271,8 @@ def _run_grade(args: argparse.Namespace) -> int:
     try:
         roster = gradebook.read_roster(args.roster) if args.roster is not None else []
         outline = read_outline(args.source)
-        course = load_course(args.course, outline) if args.course is not None else None
+        students = [e.student for e in roster] if roster else None
+        course = load_course(args.course, outline, students=students) if args.course is not None else None
         times = None
         if args.merge:
             merged = merge(args.merge, outline=outline, replace=args.replace, shards=args.shards)

@@ -1,6 +1,7 @@
 """From an LMS's download to the grader's layout ``DIR/<student>/<notebook>.ipynb``, without renaming by hand.
 
-``python -m dpcourse collect canvas|gradescope|folders INPUT --out DIR [--roster F] [--source notebooks/]``
+``python -m dpcourse collect canvas|gradescope|folders INPUT --out DIR [--roster F] [--source notebooks/]
+[--canvas-submissions JSON]``
 writes one file per student and course notebook (the stem of one of ``--source``'s notebooks) and
 ``DIR/collected.csv``: one row for every file of the input, with :data:`COLUMNS`. This module holds that
 pipeline, its public functions and the command. The three inputs, read by :mod:`.exports` (which describes
@@ -8,6 +9,11 @@ them in full): **canvas**, the zip of *Download Submissions*, members named by C
 (canvas-lms ``lib/content_zipper.rb``) or ``Quizzes::QuizSubmissionZipper``; **gradescope**, the zip of
 *Export Submissions*, with ``submission_metadata.yml`` and one folder per submission; **folders**, today's
 ``DIR/<student>/*.ipynb`` with the browser's duplicates and Jupyter's copies.
+
+**When.** Canvas's zip marks a file ``LATE`` but never says when it came; ``--canvas-submissions`` gives the JSON
+of Canvas's submissions API for the assignment, and each student's ``submitted_at`` (matched by the user id in
+the member's name) becomes the ``submitted_at`` of her files' rows, so that ``grade`` charges lateness by the
+minute from her own due time. Gradescope's metadata has the times; a folder's are its files' modification times.
 
 **Who.** A person is only what the LMS writes and the student cannot choose: Canvas's user id in its fixed
 place in the member's name, Gradescope's ``sid`` and e-mail, a folder's own name; never the name of the file
@@ -80,6 +86,7 @@ from .exports import (
     _nfc,
     _open_zip,
     _projected_bytes,
+    _read_canvas_submissions,
     _read_metadata,
     _Skip,
     _zip_members,
@@ -639,12 +646,13 @@ def collect_canvas(
     notebooks: Path | str = SOURCE,
     force: bool = False,
     limits: CollectLimits | None = None,
+    submissions: Sequence[Path | str] = (),
 ) -> CollectResult:
     """Collect Canvas's *Download Submissions* zip (or a quiz's file uploads) into ``out/<student>/``.
 
     The student is the user id Canvas wrote in its place in each member's name (never read from the name the
     student gave her file); of several files of one student for one notebook, the one with the largest file id
-    (the one Canvas received last) is kept.
+    (the one Canvas received last) is kept. The zip says ``LATE``, not when: ``submissions`` gives the times.
 
     Parameters
     ----------
@@ -662,6 +670,10 @@ def collect_canvas(
         Collect into a non-empty ``out`` (files of the same student and notebook are replaced).
     limits : CollectLimits, optional
         Caps on files and bytes read.
+    submissions : sequence of path, optional
+        The JSON of Canvas's submissions API for this assignment (``GET /api/v1/courses/:course_id/assignments/
+        :assignment_id/submissions``), one file per page: each ``user_id``'s ``submitted_at`` is the time of that
+        user's files (matched exactly to the user id in the member's name). Without it the times are unknown.
 
     Returns
     -------
@@ -675,7 +687,16 @@ def collect_canvas(
     ValueError
         See :func:`collect`.
     """
-    return collect("canvas", zip_path, out, roster=roster, notebooks=notebooks, force=force, limits=limits)
+    return collect(
+        "canvas",
+        zip_path,
+        out,
+        roster=roster,
+        notebooks=notebooks,
+        force=force,
+        limits=limits,
+        canvas_submissions=submissions,
+    )
 
 
 def collect_gradescope(
@@ -786,6 +807,7 @@ def collect(
     due: datetime | None = None,
     force: bool = False,
     limits: CollectLimits | None = None,
+    canvas_submissions: Sequence[Path | str] = (),
 ) -> CollectResult:
     """Collect ``input_path`` of ``kind`` (one of :data:`KINDS`) into ``out``.
 
@@ -810,6 +832,8 @@ def collect(
         Collect into a non-empty ``out`` (files of the same student and notebook are replaced).
     limits : CollectLimits, optional
         Caps on files and bytes read (default :class:`~.exports.CollectLimits`).
+    canvas_submissions : sequence of path, optional
+        Canvas only: the JSON of its submissions API, the files' times (see :func:`collect_canvas`).
 
     Returns
     -------
@@ -820,10 +844,13 @@ def collect(
     ------
     CollectError
         The input cannot be read as a whole, is not the LMS's format or is over a whole-input cap of
-        ``limits`` (its entries, its notebooks' bytes, Gradescope's metadata); ``out`` is a file, is inside the
-        input folder, or is not empty without ``force``. Nothing is written then.
+        ``limits`` (its entries, its notebooks' bytes, Gradescope's metadata); ``canvas_submissions`` cannot be
+        read, is over the metadata's byte cap or is not the API's JSON (an entry of the wrong type, a user listed
+        twice, several assignments); ``out`` is a file, is inside the input folder, or is not empty without
+        ``force``. Nothing is written then.
     ValueError
-        ``kind`` is unknown, ``due`` is given for another kind than gradescope, a roster's student id is not
+        ``kind`` is unknown, ``due`` is given for another kind than gradescope, ``canvas_submissions`` for another
+        kind than canvas, a roster's student id is not
         safe as a folder name (:func:`safe_student`), two of its ids differ only in case, one ``canvas_id``,
         ``sid`` or ``email`` is given to two students, or ``notebooks`` holds no notebook (naming ``--source``).
     """
@@ -831,8 +858,11 @@ def collect(
         raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
     if due is not None and kind != "gradescope":
         raise ValueError("due applies to gradescope only (Canvas marks late files itself)")
+    if canvas_submissions and kind != "canvas":
+        raise ValueError("--canvas-submissions applies to canvas only")
     limits = limits or CollectLimits()
     _check_roster(roster)
+    times = _read_canvas_submissions(canvas_submissions, limits) if canvas_submissions else None
     course = _Course(notebooks)
     if kind == "folders":
         root = Path(input_path)
@@ -854,7 +884,7 @@ def collect(
             interpret = lambda m: _gradescope(m, top, submissions, due)  # noqa: E731
         else:
             layout = _canvas_layout(members)
-            interpret = lambda m: _canvas(m, layout)  # noqa: E731
+            interpret = lambda m: _canvas(m, layout, times)  # noqa: E731
         return _pipeline(kind, members, interpret, lambda: _make_out(target), roster, course, limits, str(input_path))
 
 
@@ -905,6 +935,16 @@ def add_collect_command(commands: Any) -> None:
     parser.add_argument(
         "--due", type=_due, default=None, help="gradescope only: the due time (ISO 8601); later submissions are late"
     )
+    parser.add_argument(
+        "--canvas-submissions",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="JSON",
+        help="canvas only: the JSON of Canvas's submissions API for this assignment (GET /api/v1/courses/<course>/"
+        "assignments/<assignment>/submissions; repeat for each page): its submitted_at times become the files' "
+        "times, so that grade charges lateness by the minute (the zip only says LATE)",
+    )
     parser.add_argument("--force", action="store_true", help="collect into a non-empty --out")
     parser.set_defaults(run=_run_collect)
 
@@ -915,7 +955,14 @@ def _run_collect(args: argparse.Namespace) -> int:
         if roster is not None and not roster:
             raise ValueError(f"--roster {args.roster} lists no students")
         result = collect(
-            args.kind, args.input, args.out, roster=roster, notebooks=args.source, due=args.due, force=args.force
+            args.kind,
+            args.input,
+            args.out,
+            roster=roster,
+            notebooks=args.source,
+            due=args.due,
+            force=args.force,
+            canvas_submissions=args.canvas_submissions,
         )
     except (CollectError, OSError, ValueError) as err:
         print(f"collect: {err}", file=sys.stderr)

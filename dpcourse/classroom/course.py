@@ -2,6 +2,8 @@
 
 Beside the instructor's notebooks, one TOML file says how the notebooks are graded as a course::
 
+    timezone = "America/New_York"   # the course's IANA time zone (optional)
+
     [late]
     grace_minutes = 15          # handed in up to 15 minutes after the due time: on time
     penalty_per_day = 0.1       # each started day late costs 10 % of the assignment's points
@@ -11,7 +13,7 @@ Beside the instructor's notebooks, one TOML file says how the notebooks are grad
     [assignments.week1]
     name = "Week 1: the Laplace mechanism"          # the column in Canvas, the Gradescope file
     notebooks = ["01_laplace_utility", "02_rr_vs_laplace"]
-    due = 2026-10-05T23:59:00-04:00                 # with a timezone offset, always
+    due = 2026-10-05T23:59:00                       # in the course's time zone (or with an offset)
     points = { max-queries = 2 }                    # overrides the notebook's points for an exercise
     extra_credit = ["better-mechanism"]             # counts above the assignment's maximum
     partial_credit = ["exact-tail-level"]           # the share of grading inputs passed counts
@@ -19,17 +21,29 @@ Beside the instructor's notebooks, one TOML file says how the notebooks are grad
     [extensions.ada]
     week1 = 2026-10-07T23:59:00-04:00               # a new due time
     [extensions.bob]
-    week1 = 2                                       # or extra days
+    week1 = 2                                       # or extra days, on the course's calendar
 
 An exercise is named by its id, or ``"<notebook>/<exercise>"`` when two notebooks of one
 assignment share the id. :func:`load_course` checks every key against the outline of the
 notebooks (:func:`~.plan.read_outline`) and refuses anything it does not know, with
 :class:`CourseError`: one line naming the key as a dotted path and the values allowed there.
 
+Due times are calendar times in the course's time zone, ``timezone`` (an IANA name such as
+``America/New_York``, read with :mod:`zoneinfo`): a due time written without an offset is read in it (one
+that daylight saving skips or repeats is refused), and an extension's extra days are added on its calendar,
+so that two days after 23:59 on the Friday before daylight saving ends is 23:59 on the Sunday, not 22:59.
+Without ``timezone`` every due time needs its offset and extra days are 24 hours each.
+
+Extensions are keyed by the roster's student id, compared after Unicode NFC (:func:`~.plan.student_id`).
+Given the roster's ids, :func:`load_course` refuses an extension key that is none of them, or that is one of
+them only after normalisation (an NFD ``zoë`` beside the roster's NFC one): an extension must never miss its
+student silently.
+
 Lateness (:meth:`Course.lateness`) is measured from the student's due time (an extension
 replaces it): within the grace period the work is on time; after it, every started day from the
 due time costs ``penalty_per_day`` of the assignment's points, at most ``max_penalty``; with
-``accept_late = false`` late work scores 0.
+``accept_late = false`` late work scores 0. A late mark without a time (Canvas's zip) costs one started
+day, except for a student whose due time is an extension: that costs nothing and says to check.
 
 Every number is finite and bounded: an exercise's points (the course file's or the notebook's) more than 0
 and at most :data:`MAX_POINTS`, ``grace_minutes`` at most :data:`MAX_GRACE_MINUTES` (a year), extra days
@@ -41,11 +55,14 @@ from __future__ import annotations
 import math
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+import zoneinfo
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from .plan import student_id
 
 __all__ = [
     "COURSE_FILE",
@@ -63,7 +80,7 @@ __all__ = [
 COURSE_FILE = "course.toml"
 MAX_POINTS = 10_000.0  # an exercise's points, at most
 MAX_GRACE_MINUTES = 365 * 24 * 60.0  # a year, as for extra days
-_TOP = ("assignments", "extensions", "late")
+_TOP = ("assignments", "extensions", "late", "timezone")
 _ASSIGNMENT = ("due", "extra_credit", "name", "notebooks", "partial_credit", "points")
 _LATE = ("accept_late", "grace_minutes", "max_penalty", "penalty_per_day")
 _KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -111,13 +128,16 @@ class Lateness:
         When the work was handed in; None when unknown.
     days : int
         Started days late, counted from the due time; 1 for a late mark without a time, 0 within the grace
-        period or without a due time.
+        period, without a due time or when :attr:`needs_check`.
     fraction : float
         The share of the assignment's points deducted, 0 to 1 (1 when late work is not accepted).
     accepted : bool
         False when the course does not accept late work (the assignment then scores 0).
     within_grace : bool
         Handed in after the due time but within the grace period: on time, no penalty (:attr:`late` is False).
+    needs_check : bool
+        Marked late without a time, by a student whose due time is an extension: how late (if at all) is
+        unknown, so nothing is charged and the instructor should check the time.
     """
 
     late_by: timedelta | None
@@ -127,6 +147,7 @@ class Lateness:
     fraction: float = 0.0
     accepted: bool = True
     within_grace: bool = False
+    needs_check: bool = False
 
     @property
     def late(self) -> bool:
@@ -181,12 +202,16 @@ class Course:
     late : LatePolicy
         How late work is scored (by default: no grace period, no penalty, late work accepted).
     extensions : Mapping
-        Student id → {assignment key: that student's due time}.
+        Student id (NFC, :func:`~.plan.student_id`) → {assignment key: that student's due time}.
+    timezone : zoneinfo.ZoneInfo or None
+        The course's time zone (``timezone = "America/New_York"``): offset-less due times are read in it and
+        extra days are added on its calendar; None when the course file gives none.
     """
 
     assignments: tuple[Assignment, ...]
     late: LatePolicy = LatePolicy()
     extensions: Mapping[str, Mapping[str, datetime]] = field(default_factory=dict)
+    timezone: zoneinfo.ZoneInfo | None = None
 
     @classmethod
     def from_outline(cls, outline: Mapping[str, Mapping[str, float]]) -> Course:
@@ -284,16 +309,36 @@ class Course:
         """
         return self.extensions.get(student, {}).get(assignment.key, assignment.due)
 
+    def extended(self, student: str, assignment: Assignment) -> bool:
+        """Whether ``student``'s due time for ``assignment`` is an extension's.
+
+        Parameters
+        ----------
+        student : str
+            The student's id, as the course file's ``[extensions.<student>]`` names it (NFC).
+        assignment : Assignment
+            One of the course's assignments.
+
+        Returns
+        -------
+        bool
+            True when the course file gives this student an extension for this assignment.
+        """
+        return assignment.key in self.extensions.get(student, {})
+
     def lateness(
         self, student: str, assignment: Assignment, submitted_at: datetime | None, flagged_late: bool | None = None
     ) -> Lateness | None:
         """How late ``student`` handed ``assignment`` in; None when on time or when nothing says it was late.
 
-        With a due time and ``submitted_at``, both decide (work within the grace period comes back with
-        ``within_grace`` set, so that the feedback can say so). Where either is unknown, ``flagged_late``
-        (the collector's late column) marks the work late: with a due time it costs what one started day
-        costs (all of it when late work is not accepted), since how late is unknown; without a due time it
-        costs nothing.
+        With a due time and ``submitted_at``, both decide, to the minute (work within the grace period comes
+        back with ``within_grace`` set, so that the feedback can say so); in a course with a time zone, how
+        late is counted on its calendar, as extra days are. Where either is unknown,
+        ``flagged_late`` (the collector's late column) marks the work late: with a due time it costs what one
+        started day costs (all of it when late work is not accepted), since how late is unknown; without a due
+        time it costs nothing. A student whose due time is an extension is never charged on a mark without a
+        time (the LMS marks against its own due date, which knows nothing of the course file's extension): the
+        result has ``needs_check`` set and costs nothing.
 
         Parameters
         ----------
@@ -318,20 +363,32 @@ class Course:
                 return None
             if due is None:
                 return Lateness(None, due, submitted_at)
+            if self.extended(student, assignment):
+                return Lateness(None, due, None, needs_check=True)
             # Marked late with no time (Canvas's zip says LATE, not when): the least a late mark can mean,
             # one started day.
             if not policy.accept_late:
                 return Lateness(None, due, None, 1, 1.0, accepted=False)
             return Lateness(None, due, None, 1, min(policy.max_penalty, policy.penalty_per_day))
-        late_by = submitted_at - due
-        if late_by <= timedelta(0):
+        if submitted_at <= due:
             return None
+        late_by = _late_by(due, submitted_at)
         if late_by <= timedelta(minutes=policy.grace_minutes):
             return Lateness(late_by, due, submitted_at, within_grace=True)
         days = math.ceil(late_by / _DAY)
         if not policy.accept_late:
             return Lateness(late_by, due, submitted_at, days, 1.0, accepted=False)
         return Lateness(late_by, due, submitted_at, days, min(policy.max_penalty, policy.penalty_per_day * days))
+
+
+def _late_by(due: datetime, submitted_at: datetime) -> timedelta:
+    """How late, on the course's calendar when the due time is in its zone (so that a day late is the same wall-clock
+    time a day later, as an extension's extra day is, across a daylight saving change); else the time elapsed."""
+    elapsed = submitted_at - due
+    if not isinstance(due.tzinfo, zoneinfo.ZoneInfo):
+        return elapsed
+    on_the_calendar = submitted_at.astimezone(due.tzinfo).replace(tzinfo=None) - due.replace(tzinfo=None)
+    return on_the_calendar if on_the_calendar > timedelta(0) else elapsed  # the hour daylight saving repeats
 
 
 def duration_text(span: timedelta) -> str:
@@ -376,6 +433,7 @@ class _Reader:
 
     def __init__(self, path: Path, outline: Mapping[str, Mapping[str, float]]):
         self.path, self.outline = path, outline
+        self.zone: zoneinfo.ZoneInfo | None = None  # the course's time zone, once read
 
     def fail(self, parts: Sequence[str], problem: str) -> CourseError:
         where = f"{self.path}: {_dotted(parts)}: " if parts else f"{self.path}: "
@@ -401,7 +459,10 @@ class _Reader:
         return float(value)
 
     def moment(self, value: object, parts: Sequence[str]) -> datetime:
+        """A date and time with its offset; one without is read in the course's zone, else refused."""
         example = "write it like 2026-10-05T23:59:00-04:00 (ISO 8601 with a timezone offset)"
+        if self.zone is not None:
+            example = f"write it like 2026-10-05T23:59:00 (in {self.zone.key}) or with its offset, -04:00"
         if isinstance(value, str):
             try:
                 value = datetime.fromisoformat(value)
@@ -409,9 +470,29 @@ class _Reader:
                 raise self.fail(parts, f"{_shown(value)} is not a date and time; {example}") from None
         if not isinstance(value, datetime):
             raise self.fail(parts, f"must be a date and time, got {_shown(value)}; {example}")
-        if value.tzinfo is None or value.utcoffset() is None:
-            raise self.fail(parts, f"{value.isoformat()} has no timezone offset; {example}")
-        return value
+        if value.tzinfo is not None and value.utcoffset() is not None:
+            return value if self.zone is None else value.astimezone(self.zone)
+        if self.zone is None:
+            raise self.fail(
+                parts,
+                f"{value.isoformat()} has no timezone offset; {example}, or give the course's "
+                'timezone = "America/New_York" (an IANA name) at the top of the file',
+            )
+        local = value.replace(tzinfo=self.zone, fold=0)
+        if local.utcoffset() != value.replace(tzinfo=self.zone, fold=1).utcoffset():
+            raise self.fail(
+                parts,
+                f"{value.isoformat()} is skipped or repeated in {self.zone.key} when daylight saving "
+                "starts or ends; write it with its offset",
+            )
+        return local
+
+    def time_zone(self, value: object) -> zoneinfo.ZoneInfo:
+        """The course's ``timezone``: an IANA name this machine's time-zone database knows."""
+        allowed = "an IANA time-zone name such as America/New_York or Europe/Berlin (zoneinfo.available_timezones())"
+        if not isinstance(value, str) or value not in zoneinfo.available_timezones():
+            raise self.fail(["timezone"], f"{_shown(value)} is not a time zone this machine knows (allowed: {allowed})")
+        return zoneinfo.ZoneInfo(value)
 
 
 def _shown(value: object) -> str:
@@ -419,8 +500,10 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def load_course(path: Path | str, outline: Mapping[str, Mapping[str, float]]) -> Course:
-    """Read and check ``course.toml`` against ``outline`` (notebook stem → {exercise id: points}).
+def load_course(
+    path: Path | str, outline: Mapping[str, Mapping[str, float]], *, students: Collection[str] | None = None
+) -> Course:
+    """Read and check ``course.toml`` against ``outline`` (notebook stem → {exercise id: points}) and the roster.
 
     Parameters
     ----------
@@ -429,19 +512,26 @@ def load_course(path: Path | str, outline: Mapping[str, Mapping[str, float]]) ->
     outline : Mapping
         Notebook stem → {exercise id: points}, the whole course as :func:`~.plan.read_outline` reads it
         from the instructor's notebooks: every notebook and exercise the file names must be in it.
+    students : collection of str or None, optional
+        The roster's student ids (:attr:`~.gradebook.RosterEntry.student`): every extension key must be one of
+        them, exactly. None (no roster): the keys are only NFC-normalised.
 
     Returns
     -------
     Course
         The assignments in the file's order, with every exercise's points (the notebook's unless
-        overridden), the late policy (defaults for keys left out) and the extensions as due times.
+        overridden), the late policy (defaults for keys left out), the extensions as due times (keyed by the
+        NFC student id) and the time zone.
 
     Raises
     ------
     CourseError
         One line naming the file, the key as a dotted path (``assignments.week1.due``) and the values
         allowed there: a key the format does not have, a notebook or exercise the outline does not
-        have, a due time without a timezone offset, a penalty outside 0 to 1, and so on.
+        have, a time zone the machine does not know, a due time without a timezone offset (when the file
+        gives no ``timezone``), a penalty outside 0 to 1, two extension keys that are one student after NFC,
+        an extension key that is not a roster id (``students``) or is one only after NFC (the message shows
+        the key's code points), and so on.
     """
     path = Path(path)
     reader = _Reader(path, outline)
@@ -452,6 +542,8 @@ def load_course(path: Path | str, outline: Mapping[str, Mapping[str, float]]) ->
     except (OSError, UnicodeDecodeError) as err:
         raise reader.fail([], f"cannot be read ({err})") from None
     reader.table(data, [], _TOP)
+    if "timezone" in data:
+        reader.zone = reader.time_zone(data["timezone"])
     late = _late_policy(reader, data.get("late", {}))
     if "assignments" not in data:
         raise reader.fail(["assignments"], "missing: the course needs at least one assignment ([assignments.<name>])")
@@ -461,9 +553,9 @@ def load_course(path: Path | str, outline: Mapping[str, Mapping[str, float]]) ->
     assignments: list[Assignment] = []
     for key, value in raw.items():
         assignments.append(_assignment(reader, key, value, assignments))
-    course = Course(tuple(assignments), late)
-    extensions = _extensions(reader, data.get("extensions", {}), course)
-    return Course(course.assignments, late, extensions)
+    course = Course(tuple(assignments), late, timezone=reader.zone)
+    extensions = _extensions(reader, data.get("extensions", {}), course, students)
+    return Course(course.assignments, late, extensions, reader.zone)
 
 
 def _late_policy(reader: _Reader, value: object) -> LatePolicy:
@@ -578,11 +670,36 @@ def _check_function_exercises(
             )
 
 
-def _extensions(reader: _Reader, value: object, course: Course) -> dict[str, dict[str, datetime]]:
+def _extension_student(reader: _Reader, key: str, students: Collection[str] | None, taken: Mapping[str, str]) -> str:
+    """The student an ``[extensions.<key>]`` table is for: ``key`` in NFC, which the roster (if any) must hold as is."""
+    parts = ["extensions", key]
+    student = student_id(key)
+    if student in taken:
+        raise reader.fail(
+            parts, f"{ascii(key)} is the same student as {ascii(taken[student])} after Unicode NFC; give one table"
+        )
+    if students is not None and key not in students:
+        alike = sorted(s for s in students if student_id(s) == student)
+        if alike:
+            raise reader.fail(
+                parts,
+                f"the key {ascii(key)} is the roster's {ascii(alike[0])} only after Unicode NFC "
+                "normalisation; write it as the roster does",
+            )
+        raise reader.fail(parts, f"{ascii(key)} is no student id on the roster (allowed: the roster's ids)")
+    return student
+
+
+def _extensions(
+    reader: _Reader, value: object, course: Course, students: Collection[str] | None
+) -> dict[str, dict[str, datetime]]:
     keys = [a.key for a in course.assignments]
     found: dict[str, dict[str, datetime]] = {}
-    for student, per_assignment in reader.table(value, ["extensions"], None).items():
-        parts = ["extensions", student]
+    written: dict[str, str] = {}  # NFC student id → the key as the file wrote it
+    for name, per_assignment in reader.table(value, ["extensions"], None).items():
+        student = _extension_student(reader, name, students, written)
+        written[student] = name
+        parts = ["extensions", name]
         table = reader.table(per_assignment, parts, keys)
         found[student] = {}
         for key, given in table.items():
@@ -591,7 +708,7 @@ def _extensions(reader: _Reader, value: object, course: Course) -> dict[str, dic
                 days = reader.number(given, [*parts, key], 0, 365, open_low=True)
                 if assignment.due is None:  # never in a course file, where every assignment has its due time
                     raise reader.fail([*parts, key], "extra days need the assignment's due time")
-                found[student][key] = assignment.due + timedelta(days=days)
+                found[student][key] = _days_after(assignment.due, days, course.timezone)
             elif isinstance(given, str | datetime):
                 found[student][key] = reader.moment(given, [*parts, key])
             else:
@@ -599,3 +716,13 @@ def _extensions(reader: _Reader, value: object, course: Course) -> dict[str, dic
                     [*parts, key], f"must be a new due time or a number of extra days, got {_shown(given)}"
                 )
     return found
+
+
+def _days_after(due: datetime, days: float, zone: zoneinfo.ZoneInfo | None) -> datetime:
+    """``days`` after ``due`` on the course's calendar (the same wall-clock time when whole days across a daylight
+    saving change); without a zone, ``days`` × 24 hours."""
+    if zone is None:
+        return due + timedelta(days=days)
+    # Arithmetic on a datetime with a ZoneInfo is on the wall clock; the round trip through UTC settles a wall
+    # time that daylight saving skips on its real moment.
+    return (due.astimezone(zone) + timedelta(days=days)).astimezone(UTC).astimezone(zone)

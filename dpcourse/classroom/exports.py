@@ -20,7 +20,12 @@ file name, and the safe reading of the input itself: zip members and folder entr
   so), never member by member: a student cannot make her member read as another layout. Canvas renames a file
   uploaded again under the same name ``name-1.ipynb`` (``Attachment.make_unique_filename``); a student can type
   that too, so it only helps to recognise the notebook. The file id (attachment ids grow with time) says which
-  file Canvas received last.
+  file Canvas received last. The zip says ``LATE``, never when: the times are in the JSON of Canvas's
+  submissions API (``GET /api/v1/courses/:course_id/assignments/:assignment_id/submissions``, a list of
+  Submission objects), read by :func:`_read_canvas_submissions` as hostile input (the metadata's byte cap, strict
+  types, one entry per ``user_id``, one assignment); an entry's ``submitted_at`` is the time of the files its
+  ``user_id`` (matched exactly to the user id in the member's name) has in the zip, which holds only each
+  student's latest attempt.
 - **gradescope**: the zip of *Export Submissions*: ``submission_metadata.yml`` and one folder per submission
   (``submission_<id>/``), possibly under one top folder (``assignment_<id>_export/``). The metadata maps each
   folder to Ruby-symbol keys: ``:submitters`` (a list of ``:name``, ``:sid``, ``:email``), ``:created_at`` (the
@@ -48,6 +53,8 @@ identity and budget types; each format's reading is its own small section.
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import re
 import stat
@@ -55,7 +62,7 @@ import struct
 import time
 import unicodedata
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -136,9 +143,10 @@ class CollectLimits:
     max_student_bytes : int
         Bytes read from one student's files; once over, the rest of that student's files are listed, not read.
     max_metadata_bytes : int
-        Bytes of Gradescope's ``submission_metadata.yml``.
+        Bytes of Gradescope's ``submission_metadata.yml``, and of each JSON file of Canvas's submissions API.
     max_metadata_nodes : int
-        YAML nodes (scalars, lists, mappings, aliases) in the metadata.
+        YAML nodes (scalars, lists, mappings, aliases) in the metadata; JSON values in a file of Canvas's
+        submissions API.
     max_metadata_depth : int
         Nesting of lists and mappings in the metadata.
     max_metadata_aliases : int
@@ -624,7 +632,7 @@ def _canvas_layout(members: list[_Member]) -> str:
     return "assignment"
 
 
-def _canvas(member: _Member, layout: str) -> _Candidate | str:
+def _canvas(member: _Member, layout: str, times: Mapping[str, datetime | None] | None = None) -> _Candidate | str:
     if "/" in member.name:
         return "not in Canvas's download (a folder inside the zip)"
     found = _CANVAS_LAYOUTS[layout](member.name)
@@ -637,7 +645,144 @@ def _canvas(member: _Member, layout: str) -> _Candidate | str:
         label = f"canvas id {user} {found.name}".rstrip()
         folder = _folder_name(found.name, f"canvas_{user}")
         who = _Identity(f"canvas:{user}", folder, label, canvas_id=user, suffix=user)
-    return _Candidate(member, found.upload, [who], late=found.late, order=(found.file_id,))
+    when = (times or {}).get(who.canvas_id) if who.canvas_id else None
+    return _Candidate(member, found.upload, [who], submitted_at=when, late=found.late, order=(found.file_id,))
+
+
+# The Submission object of Canvas's Submissions API (canvas-lms app/controllers/submissions_api_controller.rb,
+# doc/api/submissions): the fields read, and the JSON types each may have (None: null).
+_SUBMISSION_FIELDS: dict[str, tuple[type, ...]] = {
+    "user_id": (int, str),
+    "assignment_id": (int, str, type(None)),
+    "submitted_at": (str, type(None)),
+    "workflow_state": (str, type(None)),
+    "late": (bool, type(None)),
+    "seconds_late": (int, float, type(None)),
+    "attempt": (int, type(None)),
+}
+_CANVAS_ID = re.compile(r"[0-9]{1,20}")  # an id as Canvas writes it (a number, or its digits with string ids)
+
+
+def _read_canvas_submissions(paths: Sequence[Path | str], limits: CollectLimits) -> dict[str, datetime | None]:
+    """Canvas user id → when its current submission was made (None: not submitted, or no time), from the JSON of
+    Canvas's submissions API, one file per page; :class:`CollectError` naming the file and entry otherwise.
+
+    Hostile input: each file at most :attr:`CollectLimits.max_metadata_bytes` and (counted before it is parsed, so
+    that memory stays bounded) :attr:`CollectLimits.max_metadata_nodes` values, at most
+    :attr:`CollectLimits.max_files` entries in all; a list of objects whose ``user_id`` (a number, or its digits)
+    is unique and whose ``submitted_at`` is ISO 8601 with its offset (Canvas writes UTC, ``…Z``); the fields of
+    :data:`_SUBMISSION_FIELDS` of their JSON types; no duplicate key, no ``NaN``; one ``assignment_id``.
+    """
+    times: dict[str, datetime | None] = {}
+    assignments: dict[str, str] = {}
+    for path in paths:
+        for index, entry in enumerate(_canvas_submissions_json(path, limits)):
+            where = f"--canvas-submissions {path}: entry {index}"
+            if not isinstance(entry, dict):
+                raise CollectError(f"{where}: not an object (a Canvas Submission), but {_json_type(entry)}")
+            for name, kinds in _SUBMISSION_FIELDS.items():
+                _check_field(entry, name, kinds, where)
+            user = _canvas_number(entry["user_id"], f"{where}: user_id")
+            if entry.get("assignment_id") is not None:
+                assignments.setdefault(_canvas_number(entry["assignment_id"], f"{where}: assignment_id"), where)
+            if user in times:
+                raise CollectError(f"{where}: user_id {user} is listed twice")
+            if len(times) >= limits.max_files:
+                raise CollectError(f"{where}: more than {limits.max_files:,} submissions")
+            submitted = entry.get("workflow_state") != "unsubmitted"
+            times[user] = _canvas_time(entry.get("submitted_at"), f"{where}: submitted_at") if submitted else None
+    if len(assignments) > 1:
+        ids = ", ".join(sorted(assignments))
+        raise CollectError(f"--canvas-submissions: submissions of several assignments ({ids}); give this zip's only")
+    return times
+
+
+def _canvas_submissions_json(path: Path | str, limits: CollectLimits) -> list[Any]:
+    """One file of Canvas's submissions API read whole, within the byte cap: its list of entries."""
+    where = f"--canvas-submissions {path}"
+    cap = limits.max_metadata_bytes
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(cap + 1)
+    except OSError as err:
+        raise CollectError(f"{where}: cannot be read ({err.strerror or type(err).__name__})") from None
+    if len(data) > cap:
+        raise CollectError(f"{where}: larger than {cap / _MB:g} MB (the cap on an LMS's metadata)")
+    values = data.count(b",") + data.count(b"[") + data.count(b"{")  # at least the values less one: counted unparsed
+    if values > limits.max_metadata_nodes:
+        raise CollectError(
+            f"{where}: refused before parsing: up to {values:,} JSON values, over the cap on an LMS's metadata of "
+            f"{limits.max_metadata_nodes:,}"
+        )
+    try:
+        found = json.loads(data.decode("utf-8-sig"), object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:  # json's errors are ValueErrors
+        raise CollectError(f"{where}: not the JSON of Canvas's submissions API ({printable(str(err))[:200]})") from None
+    if not isinstance(found, list):
+        raise CollectError(f"{where}: not a list of submissions (Canvas's API gives a list), but {_json_type(found)}")
+    return found
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        twice = next(key for i, (key, _) in enumerate(pairs) if key in dict(pairs[:i]))
+        raise ValueError(f"the key {printable(twice)[:40]!r} is given twice in one object")
+    return found
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _check_field(entry: dict[str, Any], name: str, kinds: tuple[type, ...], where: str) -> None:
+    """:class:`CollectError` unless ``entry[name]`` (null when absent) is of one of ``kinds``."""
+    value = entry.get(name)
+    if _of_type(value, kinds):
+        return
+    given = "missing" if name not in entry else _json_type(value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        given = repr(value)[:40]
+    allowed = " or ".join(_json_type(k) for k in kinds)
+    raise CollectError(f"{where}: {name} is {given} (allowed: {allowed})")
+
+
+def _of_type(value: Any, kinds: tuple[type, ...]) -> bool:
+    """Whether a JSON value is of one of ``kinds``: true/false is no number, a number is finite and not negative."""
+    if isinstance(value, bool):
+        return bool in kinds
+    if isinstance(value, int | float):
+        return isinstance(value, kinds) and math.isfinite(value) and value >= 0
+    return isinstance(value, kinds)
+
+
+def _json_type(value: Any) -> str:
+    kind = value if isinstance(value, type) else type(value)
+    names = {bool: "true/false", int: "a whole number ≥ 0", float: "a number ≥ 0", str: "a string", type(None): "null"}
+    return names.get(kind, "a list" if kind is list else "an object" if kind is dict else kind.__name__)
+
+
+def _canvas_number(value: int | str, where: str) -> str:
+    """A Canvas id as the zip writes it: the number's digits (a string of digits is kept exactly as it is)."""
+    text = str(value)
+    if not _CANVAS_ID.fullmatch(text) or (isinstance(value, int) and value < 0):
+        raise CollectError(f"{where}: {printable(text)[:40]!r} is not a Canvas id (allowed: up to 20 ASCII digits)")
+    return text
+
+
+def _canvas_time(value: str | None, where: str) -> datetime | None:
+    """``submitted_at``: ISO 8601 with its offset (Canvas's ``2026-10-06T04:12:00Z``), in UTC; None for null."""
+    if value is None:
+        return None
+    when = _as_datetime(value) if _ASCII_TIME.fullmatch(value) else None
+    if when is None or when.utcoffset() is None:
+        raise CollectError(
+            f"{where}: {printable(value)[:40]!r} is not an ISO 8601 time with its offset (such as 2026-10-06T04:12:00Z)"
+        )
+    return when.astimezone(UTC)
+
+
+_ASCII_TIME = re.compile(r"[0-9T:.+Z -]{10,40}")
 
 
 # --------------------------------------------------------------------------- Gradescope

@@ -914,6 +914,8 @@ def _late_brief(lateness: Lateness) -> str:
     if lateness.late_by is None:
         if lateness.due is None:
             return "marked late, no due time"
+        if lateness.needs_check:
+            return f"late mark, time unknown, extension until {_when(lateness.due)}: check"
         return (
             "marked late, time unknown ("
             + ("not accepted" if not lateness.accepted else f"one day: −{_percent(lateness.fraction)}")

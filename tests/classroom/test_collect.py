@@ -965,3 +965,146 @@ def test_a_file_name_that_is_not_utf8_and_a_name_with_terminal_escapes_are_rows_
     result = collect_gradescope(archive, tmp_path / "out2", roster=read_roster(roster), notebooks=course)
     summary = result.summary()
     assert "\x1b" not in summary and "\\x1b[2JEve (sid ?, eve@x.edu)" in summary  # a sid with an escape is none
+
+
+# --------------------------------------------------------------------------- issue 38: when Canvas received a file
+
+# The JSON of Canvas's submissions API (GET /api/v1/courses/:course_id/assignments/:assignment_id/submissions): a
+# list of Submission objects; submitted_at in UTC ("…Z"), the user id a number (its digits with string ids).
+SUBMISSIONS = [
+    {
+        "id": 9001,
+        "assignment_id": 77,
+        "user_id": 123456,
+        "attempt": 2,
+        "submitted_at": "2026-11-03T04:30:00Z",
+        "workflow_state": "submitted",
+        "late": True,
+        "seconds_late": 88_200,
+        "missing": False,
+        "submission_type": "online_upload",
+    },
+    {
+        "id": 9002,
+        "assignment_id": 77,
+        "user_id": "223344",
+        "attempt": 1,
+        "submitted_at": "2026-10-30T20:00:00Z",
+        "workflow_state": "graded",
+        "late": False,
+        "seconds_late": 0,
+    },
+    {
+        "id": 9003,
+        "assignment_id": 77,
+        "user_id": 33445,
+        "attempt": 1,
+        "submitted_at": "2026-10-29T10:00:00Z",
+        "workflow_state": "submitted",
+        "late": False,
+        "seconds_late": 0,
+    },
+    {
+        "id": 9004,
+        "assignment_id": 77,
+        "user_id": 555,
+        "attempt": None,
+        "submitted_at": None,
+        "workflow_state": "unsubmitted",
+        "late": False,
+        "seconds_late": 0,
+    },
+]
+
+
+def submissions_json(path: Path, entries=SUBMISSIONS) -> Path:
+    path.write_text(json.dumps(entries), encoding="utf-8")
+    return path
+
+
+def test_canvas_submissions_json_gives_each_users_files_their_submitted_at(tmp_path, course):
+    """jane's files (user 123456, LATE-marked) and josé's (user "223344") get the API's times; bob (334455) is not
+    in the JSON, and user 33445's time is not his: the ids are matched exactly, never by their start."""
+    out = tmp_path / "out"
+    json_path = submissions_json(tmp_path / "submissions.json")
+    collect_canvas(canvas_zip(tmp_path), out, notebooks=course, submissions=[json_path])
+    rows = by_source(read_csv(out))
+    jane = rows["doejane_LATE_123456_7890002_01_laplace_utility-1.ipynb"]
+    assert (jane["kept"], jane["late"], jane["submitted_at"]) == ("true", "true", "2026-11-03T04:30:00+00:00")
+    assert rows["doejane_123456_7890003_02_rr_vs_laplace.ipynb"]["submitted_at"] == "2026-11-03T04:30:00+00:00"
+    jose = rows[unicodedata.normalize("NFC", f"{NFD_NAME}_223344_7890004_01_laplace_utility.ipynb")]
+    assert jose["submitted_at"] == "2026-10-30T20:00:00+00:00"
+    assert rows["smithbob_334455_7890006_Untitled.ipynb"]["submitted_at"] == ""
+    times = read_collected(out / "collected.csv")
+    assert times[("doejane", "01_laplace_utility")].submitted_at == datetime(2026, 11, 3, 4, 30, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("entries", "problem"),
+    [
+        ({"user_id": 1}, "not a list"),
+        ([[1]], "entry 0: not an object"),
+        ([{"submitted_at": "2026-11-03T04:30:00Z"}], "entry 0: user_id is missing"),
+        ([{"user_id": True}], "user_id is true/false"),
+        ([{"user_id": -5}], "user_id is -5"),
+        ([{"user_id": "12a"}], "'12a' is not a Canvas id"),
+        ([{"user_id": 1.5}], "user_id is 1.5"),
+        ([{"user_id": 1, "submitted_at": 1762144200}], "submitted_at is 1762144200"),
+        ([{"user_id": 1, "submitted_at": "2026-11-03T04:30:00"}], "not an ISO 8601 time with its offset"),
+        ([{"user_id": 1, "submitted_at": "yesterday"}], "not an ISO 8601 time"),
+        ([{"user_id": 1, "late": "yes"}], "late is a string"),
+        ([{"user_id": 1, "attempt": 1.5}], "attempt is 1.5"),
+        ([{"user_id": 1}, {"user_id": "1"}], "entry 1: user_id 1 is listed twice"),
+        ([{"user_id": 1, "assignment_id": 77}, {"user_id": 2, "assignment_id": 78}], "several assignments (77, 78)"),
+    ],
+)
+def test_a_canvas_submissions_json_of_the_wrong_shape_is_refused_naming_the_entry(tmp_path, course, entries, problem):
+    json_path = submissions_json(tmp_path / "submissions.json", entries)
+    with pytest.raises(CollectError, match="--canvas-submissions") as error:
+        collect_canvas(canvas_zip(tmp_path), tmp_path / "out", notebooks=course, submissions=[json_path])
+    assert problem in str(error.value) and "\n" not in str(error.value)
+    assert not (tmp_path / "out").exists()  # nothing collected
+
+
+def test_a_canvas_submissions_json_over_its_cap_or_not_json_is_refused(tmp_path, course):
+    archive = canvas_zip(tmp_path)
+    big = submissions_json(tmp_path / "big.json", SUBMISSIONS * 50)
+    limits = CollectLimits(max_metadata_bytes=4_000)
+    with pytest.raises(CollectError, match="larger than 0.004 MB"):
+        collect_canvas(archive, tmp_path / "out", notebooks=course, submissions=[big], limits=limits)
+    flood = tmp_path / "flood.json"
+    flood.write_text("[" + ",".join(["[]"] * 3_000) + "]")  # small in bytes, many objects once parsed
+    with pytest.raises(CollectError, match="refused before parsing: up to 6,000 JSON values"):
+        collect_canvas(
+            archive,
+            tmp_path / "out",
+            notebooks=course,
+            submissions=[flood],
+            limits=CollectLimits(max_metadata_nodes=5_000),
+        )
+    for name, text in (
+        ("nan.json", '[{"user_id": 1, "seconds_late": NaN}]'),
+        ("twice.json", '[{"user_id": 1, "user_id": 2}]'),
+        ("deep.json", "[" * 100_000 + "]" * 100_000),
+        ("huge.json", '[{"user_id": 1, "seconds_late": 1e999}]'),
+    ):
+        (tmp_path / name).write_text(text)
+        with pytest.raises(CollectError, match=r"--canvas-submissions .*"):
+            collect_canvas(archive, tmp_path / "out", notebooks=course, submissions=[tmp_path / name])
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_command_takes_canvas_submissions_for_canvas_only(tmp_path, course, capsys):
+    archive = canvas_zip(tmp_path)
+    json_path = submissions_json(tmp_path / "submissions.json")
+    argv = ["collect", "canvas", str(archive), "--source", str(course), "--canvas-submissions", str(json_path)]
+    assert run([*argv, "--out", str(tmp_path / "out")]) == 0
+    assert by_source(read_csv(tmp_path / "out"))["doejane_123456_7890003_02_rr_vs_laplace.ipynb"]["submitted_at"]
+    capsys.readouterr()
+    gradescope = ["collect", "gradescope", str(gradescope_zip(tmp_path)), "--out", str(tmp_path / "o2")]
+    assert run([*gradescope, "--source", str(course), "--canvas-submissions", str(json_path)]) == 2
+    assert "canvas only" in capsys.readouterr().err
+    (tmp_path / "bad.json").write_text("[1]")
+    assert run([*argv[:-1], str(tmp_path / "bad.json"), "--out", str(tmp_path / "o3")]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("collect: --canvas-submissions") and error.count("\n") == 1

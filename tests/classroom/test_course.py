@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -93,7 +95,7 @@ due = 2026-10-05T23:59:00-04:00
 
 # (what replaces VALID, or text added after it; the exact line the instructor reads)
 MALFORMED = [
-    (VALID + "[lates]\n", "course.toml: lates: unknown key (allowed: assignments, extensions, late)"),
+    (VALID + "[lates]\n", "course.toml: lates: unknown key (allowed: assignments, extensions, late, timezone)"),
     (
         VALID.replace("notebooks", "nootbooks"),
         "course.toml: assignments.week1.nootbooks: unknown key "
@@ -331,3 +333,142 @@ def test_a_late_mark_without_a_time_costs_one_started_day_when_there_is_a_due_ti
 )
 def test_durations_read_as_a_student_reads_them(span, text):
     assert duration_text(span) == text
+
+
+# --------------------------------------------------------------------------- issue 38: calendar time, extension keys
+
+# America/New_York leaves daylight saving at 2026-11-01 02:00 EDT (06:00 UTC): -04:00 before, -05:00 after.
+NEW_YORK = """timezone = "America/New_York"
+
+[late]
+penalty_per_day = 0.25
+
+[assignments.week1]
+notebooks = ["01_first"]
+due = 2026-10-30T23:59:00
+
+[extensions.ada]
+week1 = 3
+[extensions.bob]
+week1 = 2026-11-02T23:59:00
+"""
+EST = timezone(timedelta(hours=-5))
+
+
+def test_due_times_without_an_offset_are_read_in_the_course_time_zone_and_extra_days_are_calendar_days(tmp_path):
+    """ada's 3 extra days from Friday 23:59 EDT end on Monday 23:59 EST, after daylight saving ended: her file
+    handed in at 23:30 that Monday (04:30 UTC on Tuesday) is on time, not 31 minutes late as 72 hours made it."""
+    course = load_course(write(tmp_path, NEW_YORK), OUTLINE)
+    week1 = course.assignments[0]
+    assert course.timezone == ZoneInfo("America/New_York")
+    assert week1.due == datetime(2026, 10, 30, 23, 59, tzinfo=EDT)
+    assert course.due_for("ada", week1) == datetime(2026, 11, 2, 23, 59, tzinfo=EST)
+    assert course.due_for("bob", week1) == datetime(2026, 11, 2, 23, 59, tzinfo=EST)  # offset-less, read in the zone
+    handed_in = datetime(2026, 11, 3, 4, 30, tzinfo=UTC)
+    assert course.lateness("ada", week1, handed_in) is None
+    assert course.lateness("ada", week1, handed_in + timedelta(minutes=30)).late_by == timedelta(minutes=1)
+    # Without an extension, the same file is 2 days 23 h 31 min late on the course's calendar (3 started days, as
+    # ada's 3 extra days say), though 3 days 31 min passed.
+    carol = course.lateness("carol", week1, handed_in)
+    assert carol.late_by == timedelta(days=2, hours=23, minutes=31) and carol.days == 3 and carol.fraction == 0.75
+
+
+def test_a_course_file_with_offsets_and_no_time_zone_reads_as_before(tmp_path):
+    course = load_course(write(tmp_path, FULL), OUTLINE)
+    assert course.timezone is None
+    week2 = course.assignments[1]
+    assert course.due_for("bob smith", week2) - week2.due == timedelta(days=2.5)  # 24-hour days, as before
+    with_zone = load_course(write(tmp_path, 'timezone = "UTC"\n' + FULL), OUTLINE)
+    assert with_zone.assignments[0].due == course.assignments[0].due  # an offset given is kept as the moment
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        (
+            'timezone = "America/Gotham"\n' + VALID,
+            "course.toml: timezone: 'America/Gotham' is not a time zone this machine knows "
+            "(allowed: an IANA time-zone name such as America/New_York",
+        ),
+        ('timezone = "../../etc/passwd"\n' + VALID, "course.toml: timezone: '../../etc/passwd' is not a time zone"),
+        ("timezone = -5\n" + VALID, "course.toml: timezone: -5 is not a time zone this machine knows"),
+        (
+            NEW_YORK.replace("2026-10-30T23:59:00", "2026-11-01T01:30:00"),
+            "course.toml: assignments.week1.due: 2026-11-01T01:30:00 is skipped or repeated in America/New_York",
+        ),
+        (
+            NEW_YORK.replace("2026-10-30T23:59:00", "2026-03-08T02:30:00"),
+            "course.toml: assignments.week1.due: 2026-03-08T02:30:00 is skipped or repeated in America/New_York",
+        ),
+    ],
+)
+def test_an_unknown_time_zone_or_an_ambiguous_local_time_is_refused_naming_the_key(tmp_path, text, line):
+    path = write(tmp_path, text)
+    with pytest.raises(CourseError) as caught:
+        load_course(path, OUTLINE)
+    assert "\n" not in str(caught.value)
+    assert str(caught.value).startswith(line.replace("course.toml", str(path), 1)), str(caught.value)
+
+
+NFC_ZOE, NFD_ZOE = unicodedata.normalize("NFC", "zoë"), unicodedata.normalize("NFD", "zoë")
+
+
+def test_extension_keys_are_nfc_so_an_nfd_key_reaches_the_nfc_student(tmp_path):
+    course = load_course(write(tmp_path, VALID + f'[extensions."{NFD_ZOE}"]\nweek1 = 2\n'), OUTLINE)
+    assert list(course.extensions) == [NFC_ZOE]
+    assert course.extended(NFC_ZOE, course.assignments[0])
+
+
+def test_an_extension_key_that_is_no_roster_id_or_one_only_after_nfc_is_refused_showing_the_key(tmp_path):
+    path = write(tmp_path, VALID + f'[extensions."{NFD_ZOE}"]\nweek1 = 2\n')
+    with pytest.raises(CourseError) as caught:
+        load_course(path, OUTLINE, students=[NFC_ZOE, "ada"])
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"{path}: extensions.")
+    assert "'zoe\\u0308'" in message and "'zo\\xeb'" in message and "only after Unicode NFC" in message
+    with pytest.raises(CourseError, match=r"'zoe\\u0308' is no student id on the roster"):
+        load_course(path, OUTLINE, students=["ada"])
+    assert load_course(path, OUTLINE, students=[NFD_ZOE]).extensions == {NFC_ZOE: {"week1": ANY_DUE}}
+    both = write(tmp_path, VALID + f'[extensions."{NFD_ZOE}"]\nweek1 = 2\n[extensions."{NFC_ZOE}"]\nweek1 = 1\n')
+    with pytest.raises(CourseError, match="the same student as"):
+        load_course(both, OUTLINE)
+
+
+class _AnyDue:
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, datetime)
+
+
+ANY_DUE = _AnyDue()
+
+
+def test_a_late_mark_without_a_time_on_an_extension_costs_nothing_and_says_to_check():
+    """Canvas marks LATE against its own due date, which knows nothing of the course file's extension."""
+    c = course(LatePolicy(penalty_per_day=0.25), {"ada": {"nb": late_by(days=2)}})
+    a = c.assignments[0]
+    marked = c.lateness("ada", a, None, True)
+    assert marked.needs_check and marked.fraction == 0 and marked.days == 0 and marked.due == late_by(days=2)
+    assert c.lateness("bob", a, None, True).fraction == 0.25  # no extension: one started day, as before
+    refused = course(LatePolicy(accept_late=False), {"ada": {"nb": late_by(days=2)}})
+    assert refused.lateness("ada", a, None, True).accepted  # not "late work scores 0" either
+    timed = c.lateness("ada", a, late_by(days=2, hours=3))  # with the time: by the minute from her due time
+    assert timed.late_by == timedelta(hours=3) and timed.fraction == 0.25 and not timed.needs_check
+
+
+def test_grade_checks_the_extension_keys_against_its_roster_before_grading_anything(tmp_path, capsys):
+    from dpcourse.classroom.cli import main
+
+    notebooks = Path(__file__).resolve().parents[2] / "notebooks"
+    path = write(
+        tmp_path,
+        '[assignments.week1]\nnotebooks = ["01_laplace_utility"]\ndue = 2026-10-05T23:59:00-04:00\n'
+        f'[extensions."{NFD_ZOE}"]\nweek1 = 2\n',
+    )
+    roster = tmp_path / "roster.txt"
+    roster.write_text(f"{NFC_ZOE}\nada\n", encoding="utf-8")
+    argv = ["grade", "--merge", str(tmp_path / "absent.csv"), "--source", str(notebooks), "--course", str(path)]
+    assert main([*argv, "--roster", str(roster), "--report", str(tmp_path / "grades.csv")]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"grade: {path}: extensions.") and error.count("\n") == 1
+    assert "'zoe\\u0308'" in error and "only after Unicode NFC" in error
+    assert not (tmp_path / "grades.csv").exists()

@@ -589,3 +589,48 @@ def test_feedback_counts_an_exercise_graded_twice_as_the_totals_do(tmp_path):
     run(tmp_path, found)
     feedback = (tmp_path / "feedback" / "ada" / "01_first.md").read_text()
     assert "2 of 3 points" in feedback, feedback
+
+
+# --------------------------------------------------------------------------- issue 38: lateness and extensions
+
+
+def test_a_late_mark_without_a_time_on_an_extension_costs_nothing_and_the_row_and_feedback_say_to_check(tmp_path):
+    """Canvas's zip said LATE (against Canvas's own due date) and not when: bob's 3-day extension may cover it, so
+    he is not charged (he got 10.9 for 12, his feedback quoting the extended due date); dan has no extension and
+    is charged one started day, as before."""
+    course = load_course(_course_file(tmp_path), OUTLINE)
+    perfect = [row(s, "01_first", ex, "passed") for s in ("bob", "dan") for ex in EXERCISES]
+    marked = {(s, "01_first"): gradebook.SubmissionTime(None, True, "x.ipynb") for s in ("bob", "dan")}
+    written, text = run(tmp_path, perfect, course=course, submissions=marked)
+    scores = {line[0]: line[5] for line in read_csv(tmp_path / "grades_canvas.csv")[2:]}
+    assert scores["bob"] == "4" and scores["dan"] == "3.7"
+    brief = "late mark, time unknown, extension until 2026-10-08T23:59+00:00: check"
+    notes = gradebook.hand_in_notes(
+        perfect, gradebook.course_totals(perfect, OUTLINE, course=course, submissions=marked), marked
+    )
+    assert [(n.student, n.detail) for n in notes if n.kind == "late"] == [
+        ("bob", brief),
+        ("dan", "marked late, time unknown (one day: −10 %)"),
+    ]
+    assert brief in (tmp_path / "grades_summary.html").read_text()
+    bob = (tmp_path / "feedback" / "bob" / "01_first.md").read_text()
+    assert brief in bob and "no points were deducted" in bob and "−" not in bob.split("## ")[0]
+
+
+def test_with_canvas_times_lateness_is_by_the_minute_on_the_course_calendar_across_daylight_saving(tmp_path):
+    """The course's zone is New York; week 1 is due Friday 2026-10-30 23:59 EDT; bob has 3 extra days, which end
+    on Monday 23:59 EST, after daylight saving ended on Sunday. bob's file came at 23:30 EST that Monday: on time.
+    dan's came 2 h after the due time: one started day, not the whole day every Canvas late file used to cost."""
+    text = 'timezone = "America/New_York"\n' + COURSE.replace("2026-10-05T23:59:00+00:00", "2026-10-30T23:59:00")
+    course = load_course(_course_file(tmp_path, text), OUTLINE, students=[e.student for e in ROSTER] + ["dan"])
+    perfect = [row(s, "01_first", ex, "passed") for s in ("bob", "dan") for ex in EXERCISES]
+    times = {
+        ("bob", "01_first"): gradebook.SubmissionTime(datetime(2026, 11, 3, 4, 30, tzinfo=UTC), True, "b.ipynb"),
+        ("dan", "01_first"): gradebook.SubmissionTime(datetime(2026, 10, 31, 5, 59, tzinfo=UTC), True, "d.ipynb"),
+    }
+    run(tmp_path, perfect, course=course, submissions=times)
+    scores = {line[0]: line[5] for line in read_csv(tmp_path / "grades_canvas.csv")[2:]}
+    assert scores == {"bob": "4", "dan": "3.7"}
+    dan = (tmp_path / "feedback" / "dan" / "01_first.md").read_text()
+    assert "2 h late (due 2026-10-30T23:59-04:00, handed in 2026-10-31T01:59-04:00)" in dan
+    assert "extension" not in (tmp_path / "feedback" / "bob" / "01_first.md").read_text()

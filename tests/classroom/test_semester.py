@@ -2,15 +2,19 @@
 graded with a course file, and turned into the files the LMS takes back, without a CSV edited by hand.
 
 Week 1 comes as Canvas's *Download Submissions* zip (a late file, a resubmission, a hostile member), week 2 as
-Gradescope's *Export Submissions* zip (a late submission, one within an extension). Both are graded unconfined
-(the tests must pass without bubblewrap) with ``--course``; then one student's fixed answer is regraded and
-merged with ``--replace``. Points: week 1 is "small" (three exercises of 1 point), week 2 is "second" (2 points
-each, ``exact-tail-level`` extra credit); every started day late costs 25 % of the assignment, at most 50 %.
+Gradescope's *Export Submissions* zip (a late submission, one within an extension), week 3 as Canvas's zip again
+with the JSON of Canvas's submissions API (issue 38): LATE-marked files, one of a student whose extension runs
+across the end of daylight saving in the course's time zone (America/New_York, 2026-11-01). All are graded
+unconfined (the tests must pass without bubblewrap) with ``--course``; then one student's fixed answer is regraded
+and merged with ``--replace`` in weeks 2 and 3. Points: weeks 1 and 3 are "small" and "third" (three exercises of
+1 point), week 2 is "second" (2 points each, ``exact-tail-level`` extra credit); every started day late costs 25 %
+of the assignment, at most 50 %.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import zipfile
 from pathlib import Path
 
@@ -25,6 +29,8 @@ from tests.classroom.ordinary_python import grade_command
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 COURSE = """\
+timezone = "America/New_York"
+
 [late]
 grace_minutes = 10
 penalty_per_day = 0.25
@@ -41,8 +47,14 @@ notebooks = ["second"]
 due = 2026-10-12T23:59:00+00:00
 extra_credit = ["exact-tail-level"]
 
+[assignments.week3]
+name = "Week 3"
+notebooks = ["third"]
+due = 2026-10-30T23:59:00
+
 [extensions.carol]
 week2 = 3
+week3 = 3
 """
 ROSTER = "student,name,canvas_id,sid,email\nalice,Alice Smith,1001,S1,alice@example.edu\n" + (
     "bob,Bob Jones,1002,S2,bob@example.edu\ncarol,Carol King,1003,S3,carol@example.edu\n"
@@ -69,6 +81,39 @@ submission_13:
     :email: carol@example.edu
   :created_at: 2026-10-14 20:00:00.000000000 Z
 """
+# Week 3 is due Friday 2026-10-30 23:59 EDT (03:59 UTC on the 31st); daylight saving ends on Sunday 1 November.
+# Canvas marks bob's and carol's files LATE (against its own due date) and its submissions API says when: bob on
+# Sunday 10:00 EST (1 day 10 h 1 min late: 2 started days, 50 %); carol on Monday 23:30 EST, within her 3 extra
+# days (to Monday 23:59 EST; counted as 72 hours they ended at 22:59 EST and she was 31 minutes late).
+SUBMISSIONS = [
+    {
+        "assignment_id": 303,
+        "user_id": 1001,
+        "submitted_at": "2026-10-30T20:00:00Z",
+        "workflow_state": "submitted",
+        "late": False,
+        "seconds_late": 0,
+        "attempt": 1,
+    },
+    {
+        "assignment_id": 303,
+        "user_id": 1002,
+        "submitted_at": "2026-11-01T15:00:00Z",
+        "workflow_state": "submitted",
+        "late": True,
+        "seconds_late": 122_460,
+        "attempt": 1,
+    },
+    {
+        "assignment_id": 303,
+        "user_id": 1003,
+        "submitted_at": "2026-11-03T04:30:00Z",
+        "workflow_state": "submitted",
+        "late": True,
+        "seconds_late": 261_060,
+        "attempt": 1,
+    },
+]
 
 
 def text(nb) -> str:
@@ -131,6 +176,7 @@ def semester(tmp_path_factory):
     (root / "source").mkdir()
     nbformat.write(source_notebook(), root / "source" / "small.ipynb")
     nbformat.write(second_notebook(), root / "source" / "second.ipynb")
+    nbformat.write(source_notebook(), root / "source" / "third.ipynb")
     (root / "source" / "course.toml").write_text(COURSE)
     (root / "roster.csv").write_text(ROSTER)
     wrong = with_answers(released(), **WRONG)
@@ -154,8 +200,22 @@ def semester(tmp_path_factory):
             ("assignment_77_export/submission_13/second.ipynb", text(carol_week2)),
         ],
     )
+    canvas_week3 = write_zip(
+        root / "canvas-week3.zip",
+        [
+            ("smithalice_1001_6001_third.ipynb", text(right())),
+            ("jonesbob_LATE_1002_6002_third.ipynb", text(right())),
+            ("kingcarol_LATE_1003_6003_third.ipynb", text(carol_week2)),  # one of three right; regraded below
+        ],
+    )
+    (root / "submissions.json").write_text(json.dumps(SUBMISSIONS))
     result = {"root": root}
-    for week, kind, archive in (("week1", "canvas", canvas), ("week2", "gradescope", gradescope)):
+    times = ["--canvas-submissions", str(root / "submissions.json")]
+    for week, kind, archive, extra in (
+        ("week1", "canvas", canvas, []),
+        ("week2", "gradescope", gradescope, []),
+        ("week3", "canvas", canvas_week3, times),
+    ):
         out = root / week
         status = main(
             [
@@ -168,6 +228,7 @@ def semester(tmp_path_factory):
                 str(root / "roster.csv"),
                 "--source",
                 str(root / "source"),
+                *extra,
             ]
         )
         assert status == 0
@@ -263,3 +324,32 @@ def test_regrading_one_student_replaces_only_their_rows(semester):
     assert {r.status for r in after if r.student == "carol"} == {"passed"}
     scores = {line[0]: line[-1] for line in table(root / "week2-final_canvas.csv")[2:]}
     assert scores == {"Alice Smith": "6", "Bob Jones": "4", "Carol King": "6"}
+
+
+def test_week3_canvas_times_charge_by_the_minute_and_an_extension_holds_across_daylight_saving(semester):
+    collected = {line[0]: line for line in semester["week3-collected"][1:] if line[5] == "true"}
+    assert collected["carol"][3:5] == ["2026-11-03T04:30:00+00:00", "true"]  # the API's time, Canvas's mark
+    canvas = semester["week3-canvas"]
+    assert canvas[0][-1] == "Week 3" and canvas[1][-1] == "3"
+    scores = {line[0]: line[-1] for line in canvas[2:]}
+    # bob 2 started days (50 %), not the one day a LATE mark cost; carol 1 of 3, on time by her extension
+    assert scores == {"Alice Smith": "3", "Bob Jones": "1.5", "Carol King": "1"}
+    bob = (semester["root"] / "feedback" / "bob" / "third.md").read_text()
+    assert "1 day 10 h 1 min late (due 2026-10-30T23:59-04:00, handed in 2026-11-01T10:00-05:00)" in bob
+    carol = (semester["root"] / "feedback" / "carol" / "third.md").read_text()
+    assert "was handed in" not in carol and "marked late" not in carol and "deducted" not in carol
+
+
+def test_regrading_week3_keeps_the_extension_and_the_canvas_times(semester):
+    root = semester["root"]
+    fixed = root / "regrade3" / "carol"
+    fixed.mkdir(parents=True)
+    nbformat.write(right(), fixed / "third.ipynb")
+    collected = ["--collected", str(root / "week3" / "collected.csv")]
+    assert grade(root, "carol-fixed3", [fixed / "third.ipynb"], *collected) == 0
+    merged = ["grade", "--merge", str(root / "week3.csv"), str(root / "carol-fixed3.csv"), "--replace"]
+    course = ["--source", str(root / "source"), "--course", str(root / "source" / "course.toml")]
+    files = ["--roster", str(root / "roster.csv"), "--gradebook", "canvas", "--report", str(root / "week3-final.csv")]
+    assert main([*merged, *course, *collected, *files]) == 0
+    scores = {line[0]: line[-1] for line in table(root / "week3-final_canvas.csv")[2:]}
+    assert scores == {"Alice Smith": "3", "Bob Jones": "1.5", "Carol King": "3"}
