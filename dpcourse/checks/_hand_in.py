@@ -2,7 +2,9 @@
 
 The last cell of each notebook runs ``hand_in_status("01_laplace_utility")``: each exercise of that notebook
 is judged (as its check cell would judge it, on the documented examples) with the values its answer names
-have now in the student's namespace; a name that is not defined counts as not attempted.
+have now in the student's namespace; a name that is not defined counts as not attempted. A function exercise
+runs here on its documented examples only, which a student can read: the block says so, and that grading calls
+the function on other inputs.
 
 A check cell run earlier in the same kernel on the very same answer objects is not run again: its evidence is
 reused (see :func:`_reusable`). That holds only for answers that cannot have changed since: a function (the same
@@ -64,7 +66,8 @@ class HandInStatus:
     """Every exercise of one notebook judged on the current answers; shows as a short block.
 
     ``exercises`` holds one :class:`Verdict` per exercise, in the notebook's order; ``passed`` and ``total``
-    count them.
+    count them. ``functions`` names the function exercises: here they ran on their documented examples (which a
+    student can read, and a table of them passes), while grading calls them on inputs it draws, so the block says so.
 
     Examples
     --------
@@ -77,6 +80,7 @@ class HandInStatus:
 
     notebook: str
     exercises: tuple[Verdict, ...]
+    functions: tuple[str, ...] = ()
 
     @property
     def passed(self) -> int:
@@ -92,10 +96,13 @@ class HandInStatus:
         return sum(verdict.score for verdict in self.exercises)
 
     def lines(self, file: str | None = None) -> list[str]:
-        """The summary line and the line that says which file to hand in (``file``: how to show its name)."""
+        """The summary line, the line that says which file to hand in (``file``: how to show its name) and, when the
+        notebook has function exercises, the line that says they were run on the documented examples only."""
         file = file if file is not None else f"{self.notebook}.ipynb"
+        examples = _examples_note(self.functions)
         if self.passed == self.total:
-            return [f"✓ {self.passed} of {self.total} exercises pass; hand in this file as {file}"]
+            scope = " on the documented examples" if self.functions else ""
+            return [f"✓ {self.passed} of {self.total} exercises pass{scope}; hand in this file as {file}", *examples]
         failed = [
             f"{v.exercise} fails ({quote(v.message, _SHOWN_MESSAGE)})" for v in self.exercises if v.status == FAILED
         ]
@@ -104,6 +111,7 @@ class HandInStatus:
         return [
             f"{self.passed} of {self.total} exercises pass: " + "; ".join(parts),
             f"  When you are done, hand in this file as {file}; the check cells above say what is missing.",
+            *examples,
         ]
 
     def __str__(self) -> str:
@@ -119,6 +127,16 @@ class HandInStatus:
         lines = (html.escape(line).replace(marker, f"<code>{name}</code>") for line in self.lines(marker))
         body = "<br>".join(lines)
         return f'<div style="border-left: 4px solid {colour}; padding: 2px 8px; font-family: monospace">{body}</div>'
+
+
+def _examples_note(functions: tuple[str, ...]) -> list[str]:
+    """The line saying that the function exercises ran on their documented examples only (none if there are none)."""
+    if not functions:
+        return []
+    names = functions[0] if len(functions) == 1 else ", ".join(functions[:-1]) + " and " + functions[-1]
+    return [
+        f"  Checked here on the documented examples only: grading runs {names} on other inputs, drawn when it grades."
+    ]
 
 
 def _user_namespace() -> Mapping[str, object]:
@@ -164,4 +182,5 @@ def hand_in_status(notebook: str, namespace: Mapping[str, object] | None = None)
         answers = [found[name] for name in exercise.answers]
         evidence = _reusable(exercise, answers)
         verdicts.append(exercise.verdict(exercise.evidence(*answers) if evidence is None else evidence))
-    return HandInStatus(stem, tuple(verdicts))
+    functions = tuple(exercise.exercise for exercise in exercises if exercise.cases is not None)
+    return HandInStatus(stem, tuple(verdicts), functions)

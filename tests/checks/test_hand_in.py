@@ -10,7 +10,7 @@ import pytest
 
 from dpcourse.checks import NOTEBOOKS, HandInStatus, all_exercises, hand_in_status
 from dpcourse.checks._hand_in import notebook_exercises
-from tests.checks.test_checks import CASES
+from tests.checks.test_checks import CASES, exact_level
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,8 +66,9 @@ def test_right_answers_pass_and_say_which_file_to_hand_in(stem):
     status = hand_in_status(stem, _namespace(stem))
     assert isinstance(status, HandInStatus) and status.passed == status.total == len(status.exercises)
     assert status.total >= 3 and all(v.passed for v in status.exercises)
-    text = str(status)
-    assert text == f"✓ {status.total} of {status.total} exercises pass; hand in this file as {stem}.ipynb"
+    summary = status.lines()[0]
+    scope = " on the documented examples" if status.functions else ""
+    assert summary == f"✓ {status.total} of {status.total} exercises pass{scope}; hand in this file as {stem}.ipynb"
     assert f"<code>{stem}.ipynb</code>" in status._repr_html_() and "`" not in status._repr_html_()
     assert "hand in this file as" in status._repr_html_() and "#1b7837" in status._repr_html_()
     assert hand_in_status(f"{stem}.ipynb", _namespace(stem)).passed == status.total
@@ -79,7 +80,7 @@ def test_a_wrong_answer_is_named_with_its_message_and_a_missing_one_is_not_attem
     status = hand_in_status(stem, _namespace(stem, wrong=first, missing=rest[-1:]))
     assert (status.passed, status.total) == (status.total - 2, len(rest) + 1)
     assert [v.status for v in status.exercises] == ["failed", *["passed"] * (len(rest) - 1), "not attempted"]
-    summary, hand_in = status.lines()
+    summary, hand_in, *_ = status.lines()
     assert summary.startswith(f"{status.passed} of {status.total} exercises pass: {first} fails (")
     assert summary.endswith(f"; not attempted: {rest[-1]}")
     assert f"{stem}.ipynb" in hand_in and "`" not in hand_in and len(summary) < 300
@@ -159,3 +160,42 @@ def test_a_list_answer_changed_in_place_after_its_check_is_judged_afresh(monkeyp
     answer.reverse()  # the same list object, now wrong
     status = hand_in_status("04_above_threshold_proof", {**_namespace("04_above_threshold_proof"), "small_pmf": answer})
     assert status.exercises[1].status == "failed" and "reverse order" in status.exercises[1].message
+
+
+@pytest.mark.parametrize("stem", sorted(NOTEBOOKS))
+def test_the_block_says_function_exercises_ran_on_the_documented_examples_and_grading_uses_other_inputs(stem):
+    functions = [e.exercise for e in notebook_exercises(stem) if e.cases is not None]
+    for namespace in (_namespace(stem), _namespace(stem, missing=[e.exercise for e in notebook_exercises(stem)][:1])):
+        lines = hand_in_status(stem, namespace).lines()
+        if not functions:  # 03: every check is the grader's own
+            assert "documented examples" not in str(lines) and len(lines) <= 2
+            continue
+        assert lines[-1].startswith("  Checked here on the documented examples only: grading runs ")
+        assert all(name in lines[-1] for name in functions) and "other inputs" in lines[-1]
+    if functions:
+        assert hand_in_status(stem, _namespace(stem)).lines()[0].startswith(
+            f"✓ {len(notebook_exercises(stem))} of {len(notebook_exercises(stem))} exercises pass on the documented "
+            "examples; hand in this file as"
+        )
+
+
+def test_a_table_of_the_documented_examples_passes_here_and_the_block_says_grading_uses_other_inputs():
+    from dpcourse.checks import laplace
+
+    table = {case: exact_level(*case) for case in laplace._TAIL_CASES}
+
+    def looked_up(k, beta, sensitivity, epsilon):  # knows the readable examples, nothing else
+        return table[(k, beta, sensitivity, epsilon)]
+
+    status = hand_in_status("01_laplace_utility", {**_namespace("01_laplace_utility"), "exact_tail_level": looked_up})
+    assert status.passed == status.total == 5
+    summary, examples = status.lines()
+    assert summary == "✓ 5 of 5 exercises pass on the documented examples; hand in this file as 01_laplace_utility.ipynb"
+    assert examples == (
+        "  Checked here on the documented examples only: grading runs workload-sensitivity and exact-tail-level on "
+        "other inputs, drawn when it grades."
+    )
+    assert "documented examples" in status._repr_html_()
+    graded = laplace.exact_tail_level.verdict(laplace.exact_tail_level.evidence(looked_up, seed=7), seed=7)
+    assert graded.status == "failed"  # what grading does with the same table
+
