@@ -2,9 +2,10 @@
 
 The last cell of each notebook runs ``hand_in_status("01_laplace_utility")``: each exercise of that notebook
 is judged (as its check cell would judge it, on the documented examples) with the values its answer names
-have now in the student's namespace; a name that is not defined counts as not attempted. A function exercise
-runs here on its documented examples only, which a student can read: the block says so, and that grading calls
-the function on other inputs.
+have now in the student's namespace; a name that is not defined counts as not attempted, and an exercise whose
+answer cell raised when it was last run fails, naming the error (the kernel's cell hook in :mod:`._kernel` remembers
+it). A function exercise runs here on its documented examples only, which a student can read: the block says so,
+and that grading calls the function on other inputs.
 
 A check cell run earlier in the same kernel on the very same answer objects is not run again: its evidence is
 reused (see :func:`_reusable`). That holds only for answers that cannot have changed since: a function (the same
@@ -129,6 +130,17 @@ class HandInStatus:
         return f'<div style="border-left: 4px solid {colour}; padding: 2px 8px; font-family: monospace">{body}</div>'
 
 
+def _raised_verdict(exercise: str, raised: str) -> Verdict:
+    """The verdict of an exercise whose answer cell raised when it was last run in this kernel."""
+    return Verdict(
+        exercise,
+        FAILED,
+        f"its answer cell raised {raised}",
+        "fix the answer cell, then run it and this check again",
+        "the answer cell raised",
+    )
+
+
 def _examples_note(functions: tuple[str, ...]) -> list[str]:
     """The line saying that the function exercises ran on their documented examples only (none if there are none)."""
     if not functions:
@@ -176,6 +188,10 @@ def hand_in_status(notebook: str, namespace: Mapping[str, object] | None = None)
         raise TypeError(f"namespace must be a mapping of names to values (e.g. globals()), got {type(found).__name__}")
     verdicts = []
     for exercise in exercises:
+        raised = _core._RAISED.get(exercise.exercise)
+        if raised is not None:  # its names are unbound, or hold an earlier run's values: never judge those
+            verdicts.append(_raised_verdict(exercise.exercise, raised))
+            continue
         if not exercise.answers or any(name not in found for name in exercise.answers):
             verdicts.append(Verdict(exercise.exercise, NOT_ATTEMPTED))
             continue

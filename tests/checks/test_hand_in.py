@@ -199,3 +199,31 @@ def test_a_table_of_the_documented_examples_passes_here_and_the_block_says_gradi
     graded = laplace.exact_tail_level.verdict(laplace.exact_tail_level.evidence(looked_up, seed=7), seed=7)
     assert graded.status == "failed"  # what grading does with the same table
 
+
+def test_an_answer_cell_that_raised_is_named_with_its_error_not_as_not_attempted(monkeypatch):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from dpcourse.checks import _core, _kernel
+
+    monkeypatch.setattr(_core, "_RAISED", {})
+    shell = InteractiveShell.instance()
+    try:
+        _kernel.install()
+        shell.run_cell("K_max = 538")
+        shell.run_cell("K_max = int(0.01 * 538 * epsilon_offic)")  # a typo: K_max still holds 538
+        shell.run_cell("icu_epsilon = 1 / 0")  # never defined
+        shell.run_cell("icu_sensitivity = (10")  # does not parse
+        shell.run_cell("from dpcourse.checks import laplace as check\ncheck.max_queries(K_max)")  # not the answer cell
+        verdicts = {v.exercise: v for v in hand_in_status("01_laplace_utility").exercises}
+        assert verdicts["max-queries"].status == "failed"
+        assert verdicts["max-queries"].message == "its answer cell raised NameError: name 'epsilon_offic' is not defined"
+        assert verdicts["icu-epsilon"].message == "its answer cell raised ZeroDivisionError: division by zero"
+        assert verdicts["icu-sensitivity"].message.startswith("its answer cell raised SyntaxError")
+        assert verdicts["exact-tail-level"].status == "not attempted"
+        summary = hand_in_status("01_laplace_utility").lines()[0]
+        assert "max-queries fails (its answer cell raised NameError: name 'epsilon_offic'" in summary
+        assert "icu-epsilon fails (its answer cell raised ZeroDivisionError" in summary
+        shell.run_cell("K_max = 538")  # fixed and run again
+        assert {v.exercise: v for v in hand_in_status("01_laplace_utility").exercises}["max-queries"].passed
+    finally:
+        InteractiveShell.clear_instance()
