@@ -260,6 +260,7 @@ class Exercise:
         _LAST_RUN[self.exercise] = (answers, evidence)
         raised = self.answer_cell_error()
         if raised is not None:  # the names still hold an earlier run's values: never judge those
+            _RAISED[self.exercise] = raised  # and Before you hand in says so too
             show(
                 Verdict(
                     self.exercise,

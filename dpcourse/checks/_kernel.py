@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from typing import Any
 
 from . import _core
@@ -51,6 +52,9 @@ def _on_name_error(shell: Any, etype: type, value: BaseException, tb: Any, tb_of
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
         return None
     previous = getattr(getattr(shell, "last_execution_result", None), "error_in_exec", None)
+    exercise = _exercise_id(shell, match.group(1))
+    if previous is not None:  # remembered for Before you hand in (the hook may not have known the cell then)
+        _core._RAISED[exercise] = describe_error(previous)
     message = (
         f"your answer cell raised {_describe(previous)}, so the check could not read your answer ({value})"
         if previous is not None
@@ -58,7 +62,7 @@ def _on_name_error(shell: Any, etype: type, value: BaseException, tb: Any, tb_of
     )
     show(
         Verdict(
-            _exercise_id(shell, match.group(1)),
+            exercise,
             FAILED,
             message,
             "fix the answer cell, then run it and this check again",
@@ -92,13 +96,18 @@ def _bound_names(source: str) -> set[str]:
 
 
 def _answered(source: str) -> list[str]:
-    """The exercises (of every notebook) one of whose answer names the cell assigns or defines."""
+    """The exercises one of whose answer names the cell assigns or defines, among the check modules imported so far
+    (importing all six would cost seconds; an answer cell run before its module's first check cell is recorded by
+    that check cell instead, see :func:`_on_name_error` and :meth:`Exercise.__call__`)."""
     from ._hand_in import NOTEBOOKS, notebook_exercises
 
     bound = _bound_names(source)
+    if not bound:
+        return []
     return [
         exercise.exercise
-        for stem in NOTEBOOKS
+        for stem, module in NOTEBOOKS.items()
+        if f"{__package__}.{module}" in sys.modules
         for exercise in notebook_exercises(stem)
         if bound.intersection(exercise.answers)
     ]
