@@ -379,7 +379,7 @@ def _judge_sample_size(evidence: dict) -> str:
     winner = "randomized response" if rr_n < laplace_n else "Laplace per query"
     return (
         f"Laplace needs {laplace_n:,.0f} people, randomized response {rr_n:,.0f}: {winner} needs fewer here "
-        f"(Laplace's n grows like |Q|, randomized response's like log |Q|)"
+        f"(Laplace's n grows like |Q|·ln|Q|, randomized response's like ln|Q|)"
     )
 
 

@@ -219,3 +219,17 @@ def test_a_failed_verdict_escapes_the_students_text_in_html():
     verdict = _core.Verdict("x", "failed", "got <code>1</code>", "hint")
     assert verdict.lines()[0] == "✗ x: got <code>1</code>"  # the student's text, as it is
     assert "&lt;code&gt;1&lt;/code&gt;" in verdict._repr_html_() and "<code>" not in verdict._repr_html_()
+
+
+# ---------------------------------------------------------------------------- issue 39, item 4: 04's vector answers
+
+
+def test_the_passes_of_max_queries_and_sample_size_say_what_is_true():
+    from dpcourse.checks import laplace, rr_vs_laplace
+
+    shown = laplace.max_queries.verdict(laplace.max_queries.evidence(538)).message
+    assert "each within" not in shown and "all 538 answers within" in shown and "at once" in shown
+    sizes = rr_vs_laplace._sample_sizes()
+    answers = (int(np.ceil(sizes["laplace"])), int(np.ceil(sizes["rr"])))
+    shown = rr_vs_laplace.sample_size.verdict(rr_vs_laplace.sample_size.evidence(*answers)).message
+    assert "Laplace's n grows like |Q|·ln|Q|" in shown
