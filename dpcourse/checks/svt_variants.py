@@ -136,7 +136,7 @@ def _judge_counterexample(evidence: dict) -> str:
         got,
         expected,
         what=f"the loss of {spec['variant']}'s counterexample",
-        rtol=1e-6,
+        digits=4,
         hint="compute Pr[event | D] and Pr[event | D′] with audit.variant_pattern_probability and take ln of the ratio",
         mistakes={
             "the ratio of the probabilities, not its logarithm": (
@@ -184,7 +184,7 @@ def _judge_allocation_gain(evidence: dict) -> str:
         got,
         expected,
         what="the variance ratio (even split ÷ Lyu et al.'s split)",
-        rtol=1e-6,
+        digits=3,
         hint="the comparison noise is the difference of two independent Laplace variables: its variance is the "
         "sum of theirs; work out each one's scale under both splits of ε",
         mistakes={
@@ -238,7 +238,7 @@ def _judge_numeric_budget(evidence: dict) -> str:
         got,
         expected,
         what="the threshold's budget ε₁",
-        rtol=1e-4,
+        digits=3,
         hint="first find the ε₃ that gives the released numbers exactly the allowed standard deviation, then split "
         "what is left of ε between the threshold and the comparisons",
         mistakes={
