@@ -224,6 +224,24 @@ def test_a_failed_verdict_escapes_the_students_text_in_html():
 # ---------------------------------------------------------------------------- issue 39, item 4: 04's vector answers
 
 
+def test_small_pmf_says_when_the_entries_do_not_add_up_to_1_and_otherwise_which_entry_is_off():
+    right = np.array(CASES["small-pmf"][1][0], dtype=float)
+    unnormalised = at.small_pmf.verdict(at.small_pmf.evidence((right * 1.1).tolist()))
+    assert unnormalised.status == "failed" and "add up to 1.1, not 1" in unnormalised.message
+    assert unnormalised.mistake == "probabilities that do not add up to 1"
+    one_off = right + [0.0, 0.01, -0.01]  # still sums to 1
+    shown = at.small_pmf.verdict(at.small_pmf.evidence(one_off.tolist()))
+    assert shown.status == "failed" and "Pr[⊥⊤] and Pr[⊥⊥] are off; Pr[⊤] is right" in shown.message
+    assert f"{right[1]:.4f}" not in shown.message  # the right value is never shown
+
+
+def test_ns_scales_names_the_entry_off_and_diagnoses_the_other_allocation_truthfully():
+    got = at.ns_scales.verdict(at.ns_scales.evidence([12.0, 24.0, 24.0]))  # Lap(cΔ/ε₂): c values cost all of ε₂
+    assert "half what" not in got.message and "spend all of ε₂" in got.message and "ε₂/2" in got.message
+    off = at.ns_scales.verdict(at.ns_scales.evidence([12.0, 30.0, 48.0]))
+    assert off.message.endswith("the query scale is off; the threshold scale and the value scale are right")
+
+
 def test_the_passes_of_max_queries_and_sample_size_say_what_is_true():
     from dpcourse.checks import laplace, rr_vs_laplace
 
