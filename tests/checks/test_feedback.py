@@ -242,6 +242,16 @@ def test_ns_scales_names_the_entry_off_and_diagnoses_the_other_allocation_truthf
     assert off.message.endswith("the query scale is off; the threshold scale and the value scale are right")
 
 
+def test_em_epsilon_calls_1_52_the_monotone_variants_answer_and_the_prompt_names_the_mechanism():
+    import nbformat
+
+    got = pmw.em_epsilon.verdict(pmw.em_epsilon.evidence(1.52))
+    assert got.status == "failed" and "monotone variant" in got.message and "right for that mechanism" in got.message
+    cells = nbformat.read(ROOT / "notebooks" / "06_private_mw.ipynb", as_version=4).cells
+    prompt = next(c.source for c in cells if c.cell_type == "markdown" and "Store it in `epsilon_em`" in c.source)
+    assert "2\\Delta u" in prompt and "monotone" in prompt
+
+
 def test_the_passes_of_max_queries_and_sample_size_say_what_is_true():
     from dpcourse.checks import laplace, rr_vs_laplace
 
