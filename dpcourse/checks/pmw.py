@@ -50,8 +50,8 @@ EM_EPSILON_EXERCISE: dict[str, Any] = {"num_outcomes": 100, "sensitivity": 100.0
 
 
 _MW_PARAMETERS = "(p_tilde, q, y, eta)"
-#: The documented updates: the lecture's example (the synthetic answer q·p̃ = 0.5 is below y), then ones where it
-#: is above y, so that an update that always moves weight the same way cannot pass.
+#: The documented updates: the notebook's own small example (the synthetic answer q·p̃ = 0.5 is below y), then ones
+#: where it is above y, so that an update that always moves weight the same way cannot pass.
 _MW_EXAMPLES = [
     (UPDATE_EXERCISE["synthetic"], UPDATE_EXERCISE["query"], UPDATE_EXERCISE["released"], UPDATE_EXERCISE["eta"]),
     ([0.25, 0.25, 0.25, 0.25], [1.0, 1.0, 0.0, 0.0], 0.2, 0.5),

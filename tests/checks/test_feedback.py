@@ -261,3 +261,16 @@ def test_the_passes_of_max_queries_and_sample_size_say_what_is_true():
     answers = (int(np.ceil(sizes["laplace"])), int(np.ceil(sizes["rr"])))
     shown = rr_vs_laplace.sample_size.verdict(rr_vs_laplace.sample_size.evidence(*answers)).message
     assert "Laplace's n grows like |Q|·ln|Q|" in shown
+
+
+def test_mw_steps_first_example_is_the_notebooks_own_not_a_lectures():
+    """No lecture (../shared/seeds) has p̃ = (¼, …), q = (1, 1, 0, 0), y = 0.8: neither the prompt nor the check calls
+    it the lecture's example."""
+    import inspect
+
+    import nbformat
+
+    cells = nbformat.read(ROOT / "notebooks" / "06_private_mw.ipynb", as_version=4).cells
+    prompt = next(c.source for c in cells if c.cell_type == "markdown" and "Write `mw_step(" in c.source)
+    assert "this notebook's own small example" in prompt and "lecture's example" not in prompt
+    assert "lecture's example" not in inspect.getsource(pmw)
