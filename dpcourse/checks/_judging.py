@@ -279,7 +279,8 @@ def diagnose(
         mistake, (message, mistake_hint) = next(iter(consistent.items()))
         raise Wrong(message, mistake_hint, mistake, consistent=consistent)
     if entries and len(entries) == array.size == want.size and array.ndim == 1:
-        off = [name for name, a, w in zip(entries, array, want, strict=True) if not np.isclose(a, w, rtol=rtol, atol=atol)]
+        close = np.isclose(array, want, rtol=rtol, atol=atol)
+        off = [name for name, fits in zip(entries, close, strict=True) if not fits]
         right = [name for name in entries if name not in off]
         also = f"; {_listed(right)} {'is' if len(right) == 1 else 'are'} right" if right else ""
         raise Wrong(f"{what}: {_listed(off)} {'is' if len(off) == 1 else 'are'} off{also}", hint, consistent={})

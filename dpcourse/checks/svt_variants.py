@@ -515,8 +515,8 @@ def _judge_audit_your_own(evidence: dict, cases: list[tuple]) -> str:
 
 
 def _equal_answers_noisy_max(scale: float) -> Callable[..., np.ndarray]:
-    """StatDP's flawed noisy max that releases the maximum's value, with Lap(``scale``) noise, on a list of equal answers
-    only: that answer plus the largest of m Lap(``scale``) draws (:func:`~dpcourse.mechanisms.laplace_maximum`).
+    """StatDP's flawed noisy max that releases the maximum's value, with Lap(``scale``) noise, on a list of equal
+    answers only: that answer plus the largest of m Lap(``scale``) draws (:func:`~dpcourse.mechanisms.laplace_maximum`).
 
     The judge reruns the student's audit on it, whose two neighbours are lists of equal answers. It refuses every other
     list, so a student who reads it finds no answer to the exercise, which is graded on lists of different answers.

@@ -173,10 +173,9 @@ def test_the_block_says_function_exercises_ran_on_the_documented_examples_and_gr
         assert lines[-1].startswith("  Checked here on the documented examples only: grading runs ")
         assert all(name in lines[-1] for name in functions) and "other inputs" in lines[-1]
     if functions:
-        assert hand_in_status(stem, _namespace(stem)).lines()[0].startswith(
-            f"✓ {len(notebook_exercises(stem))} of {len(notebook_exercises(stem))} exercises pass on the documented "
-            "examples; hand in this file as"
-        )
+        total = len(notebook_exercises(stem))
+        first = hand_in_status(stem, _namespace(stem)).lines()[0]
+        assert first.startswith(f"✓ {total} of {total} exercises pass on the documented examples; hand in this file as")
 
 
 def test_a_table_of_the_documented_examples_passes_here_and_the_block_says_grading_uses_other_inputs():
@@ -190,7 +189,10 @@ def test_a_table_of_the_documented_examples_passes_here_and_the_block_says_gradi
     status = hand_in_status("01_laplace_utility", {**_namespace("01_laplace_utility"), "exact_tail_level": looked_up})
     assert status.passed == status.total == 5
     summary, examples = status.lines()
-    assert summary == "✓ 5 of 5 exercises pass on the documented examples; hand in this file as 01_laplace_utility.ipynb"
+    assert (
+        summary
+        == "✓ 5 of 5 exercises pass on the documented examples; hand in this file as " + "01_laplace_utility.ipynb"
+    )
     assert examples == (
         "  Checked here on the documented examples only: grading runs workload-sensitivity and exact-tail-level on "
         "other inputs, drawn when it grades."
@@ -216,7 +218,10 @@ def test_an_answer_cell_that_raised_is_named_with_its_error_not_as_not_attempted
         shell.run_cell("from dpcourse.checks import laplace as check\ncheck.max_queries(K_max)")  # not the answer cell
         verdicts = {v.exercise: v for v in hand_in_status("01_laplace_utility").exercises}
         assert verdicts["max-queries"].status == "failed"
-        assert verdicts["max-queries"].message == "its answer cell raised NameError: name 'epsilon_offic' is not defined"
+        assert (
+            verdicts["max-queries"].message
+            == "its answer cell raised NameError: " + "name 'epsilon_offic' is not defined"
+        )
         assert verdicts["icu-epsilon"].message == "its answer cell raised ZeroDivisionError: division by zero"
         assert verdicts["icu-sensitivity"].message.startswith("its answer cell raised SyntaxError")
         assert verdicts["exact-tail-level"].status == "not attempted"

@@ -40,9 +40,12 @@ def test_sample_size_refuses_the_truncated_roots_that_miss_the_bound():
     ],
 )
 def test_three_significant_digits_pass_and_a_wrong_answer_is_told_the_precision(exercise, right, rounded, too_coarse):
-    right = right if right is not None else svt_variants._difference_variance(
-        svt_variants.svt_standard_spec(0.5, 8, 1.0, ratio=1)
-    ) / svt_variants._difference_variance(svt_variants.svt_standard_spec(0.5, 8, 1.0))
+    right = (
+        right
+        if right is not None
+        else svt_variants._difference_variance(svt_variants.svt_standard_spec(0.5, 8, 1.0, ratio=1))
+        / svt_variants._difference_variance(svt_variants.svt_standard_spec(0.5, 8, 1.0))
+    )
     assert abs(rounded - right) < 1e-3 * abs(right) * 10  # a rounding of the right value, to 3 or 4 digits
     assert verdict(exercise, float(f"{right:.3g}")).passed
     assert verdict(exercise, rounded).passed, exercise.exercise
