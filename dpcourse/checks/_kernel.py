@@ -7,8 +7,8 @@ both cells ``raises-exception`` so that *Run All* goes on; this handler, install
 check's own short block: the answer is not defined because the answer cell raised (naming its
 error), and what to do. A ``NameError`` anywhere else shows the usual traceback.
 
-It also remembers, after every cell, whether an answer cell (one that assigns or defines an exercise's
-answer name) raised: *Before you hand in* then says that the cell raised, and which error, instead of
+It also remembers, after every cell, whether an answer cell (one that assigns or defines all of an
+exercise's answer names) raised: *Before you hand in* then says that the cell raised, and which error, instead of
 "not attempted" or a verdict on the value an earlier run left (:data:`~dpcourse.checks._core._RAISED`). The
 answer cell run again without an error forgets it.
 """
@@ -96,7 +96,8 @@ def _bound_names(source: str) -> set[str]:
 
 
 def _answered(source: str) -> list[str]:
-    """The exercises one of whose answer names the cell assigns or defines, among the check modules imported so far
+    """The exercises all of whose answer names the cell assigns or defines (as its answer cell does; a demo cell that
+    reuses one of several names is not taken for it), among the check modules imported so far
     (importing all six would cost seconds; an answer cell run before its module's first check cell is recorded by
     that check cell instead, see :func:`_on_name_error` and :meth:`Exercise.__call__`)."""
     from ._hand_in import NOTEBOOKS, notebook_exercises
@@ -109,7 +110,7 @@ def _answered(source: str) -> list[str]:
         for stem, module in NOTEBOOKS.items()
         if f"{__package__}.{module}" in sys.modules
         for exercise in notebook_exercises(stem)
-        if bound.intersection(exercise.answers)
+        if exercise.answers and bound.issuperset(exercise.answers)
     ]
 
 

@@ -232,3 +232,13 @@ def test_an_answer_cell_that_raised_is_named_with_its_error_not_as_not_attempted
         assert {v.exercise: v for v in hand_in_status("01_laplace_utility").exercises}["max-queries"].passed
     finally:
         InteractiveShell.clear_instance()
+
+
+def test_only_a_cell_that_binds_all_of_an_exercises_answer_names_is_taken_for_its_answer_cell():
+    from dpcourse.checks import rr_vs_laplace  # noqa: F401 - the hook looks at imported check modules only
+    from dpcourse.checks._kernel import _answered
+
+    assert "better-mechanism" not in _answered("laplace_mse = 2 * (200 / 5000 / 0.5) ** 2")  # 02's demo cell
+    assert "better-mechanism" in _answered("laplace_mse = 1\ngaussian_mse = 2\nchoice = 'gaussian'")
+    assert "sensitivities" in _answered("l1 = 5 / 1000\nl2 = (5 ** 0.5 / 1000")  # does not parse: by pattern
+    assert _answered("check.sensitivities(l1, l2)") == []
