@@ -15,9 +15,10 @@ last cell), and says which file to hand in.
 
 What a student's kernel can read here: the judges' code, which computes each reference with the package
 (so a function exercise's reference is one import away, as it is in the library itself), and each
-exercise's specification. What it cannot read: the answer key of a non-numeric exercise (spot-the-flaw),
-kept only as salted digests, nor the inputs a function is graded on, which are drawn from a seed the
-grader picks when it grades.
+exercise's specification. What it cannot read: the answer key of a non-numeric exercise (spot-the-flaw) in plain
+text, kept only as salted digests (with their salt: the key is 16 hashes away, as it is 16 questions to the check),
+nor the inputs a function is graded on, which are drawn from a seed the grader picks when it grades (the documented
+examples a student's own run uses are readable, so :func:`hand_in_status` says it checked those only).
 """
 
 from __future__ import annotations

@@ -163,6 +163,9 @@ _SEED: int | None = None  # the seed the grader draws a function exercise's inpu
 #: Exercise id → (the answers, the evidence) of its check cell's last run in this kernel (a student's own run only):
 #: :func:`~dpcourse.checks.hand_in_status` reuses the evidence when it would probe the very same answers again.
 _LAST_RUN: dict[str, tuple[tuple[object, ...], dict]] = {}
+#: Exercise id → the error (``Type: first line``) its answer cell raised when last run in this kernel; filled by the
+#: kernel's cell hook (:mod:`._kernel`), read by :func:`~dpcourse.checks.hand_in_status`.
+_RAISED: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -257,6 +260,7 @@ class Exercise:
         _LAST_RUN[self.exercise] = (answers, evidence)
         raised = self.answer_cell_error()
         if raised is not None:  # the names still hold an earlier run's values: never judge those
+            _RAISED[self.exercise] = raised  # and Before you hand in says so too
             show(
                 Verdict(
                     self.exercise,

@@ -2,7 +2,10 @@
 
 The last cell of each notebook runs ``hand_in_status("01_laplace_utility")``: each exercise of that notebook
 is judged (as its check cell would judge it, on the documented examples) with the values its answer names
-have now in the student's namespace; a name that is not defined counts as not attempted.
+have now in the student's namespace; a name that is not defined counts as not attempted, and an exercise whose
+answer cell raised when it was last run fails, naming the error (the kernel's cell hook in :mod:`._kernel` remembers
+it). A function exercise runs here on its documented examples only, which a student can read: the block says so,
+and that grading calls the function on other inputs.
 
 A check cell run earlier in the same kernel on the very same answer objects is not run again: its evidence is
 reused (see :func:`_reusable`). That holds only for answers that cannot have changed since: a function (the same
@@ -64,7 +67,8 @@ class HandInStatus:
     """Every exercise of one notebook judged on the current answers; shows as a short block.
 
     ``exercises`` holds one :class:`Verdict` per exercise, in the notebook's order; ``passed`` and ``total``
-    count them.
+    count them. ``functions`` names the function exercises: here they ran on their documented examples (which a
+    student can read, and a table of them passes), while grading calls them on inputs it draws, so the block says so.
 
     Examples
     --------
@@ -77,6 +81,7 @@ class HandInStatus:
 
     notebook: str
     exercises: tuple[Verdict, ...]
+    functions: tuple[str, ...] = ()
 
     @property
     def passed(self) -> int:
@@ -92,10 +97,13 @@ class HandInStatus:
         return sum(verdict.score for verdict in self.exercises)
 
     def lines(self, file: str | None = None) -> list[str]:
-        """The summary line and the line that says which file to hand in (``file``: how to show its name)."""
+        """The summary line, the line that says which file to hand in (``file``: how to show its name) and, when the
+        notebook has function exercises, the line that says they were run on the documented examples only."""
         file = file if file is not None else f"{self.notebook}.ipynb"
+        examples = _examples_note(self.functions)
         if self.passed == self.total:
-            return [f"✓ {self.passed} of {self.total} exercises pass; hand in this file as {file}"]
+            scope = " on the documented examples" if self.functions else ""
+            return [f"✓ {self.passed} of {self.total} exercises pass{scope}; hand in this file as {file}", *examples]
         failed = [
             f"{v.exercise} fails ({quote(v.message, _SHOWN_MESSAGE)})" for v in self.exercises if v.status == FAILED
         ]
@@ -104,6 +112,7 @@ class HandInStatus:
         return [
             f"{self.passed} of {self.total} exercises pass: " + "; ".join(parts),
             f"  When you are done, hand in this file as {file}; the check cells above say what is missing.",
+            *examples,
         ]
 
     def __str__(self) -> str:
@@ -119,6 +128,27 @@ class HandInStatus:
         lines = (html.escape(line).replace(marker, f"<code>{name}</code>") for line in self.lines(marker))
         body = "<br>".join(lines)
         return f'<div style="border-left: 4px solid {colour}; padding: 2px 8px; font-family: monospace">{body}</div>'
+
+
+def _raised_verdict(exercise: str, raised: str) -> Verdict:
+    """The verdict of an exercise whose answer cell raised when it was last run in this kernel."""
+    return Verdict(
+        exercise,
+        FAILED,
+        f"its answer cell raised {raised}",
+        "fix the answer cell, then run it and this check again",
+        "the answer cell raised",
+    )
+
+
+def _examples_note(functions: tuple[str, ...]) -> list[str]:
+    """The line saying that the function exercises ran on their documented examples only (none if there are none)."""
+    if not functions:
+        return []
+    names = functions[0] if len(functions) == 1 else ", ".join(functions[:-1]) + " and " + functions[-1]
+    return [
+        f"  Checked here on the documented examples only: grading runs {names} on other inputs, drawn when it grades."
+    ]
 
 
 def _user_namespace() -> Mapping[str, object]:
@@ -158,10 +188,15 @@ def hand_in_status(notebook: str, namespace: Mapping[str, object] | None = None)
         raise TypeError(f"namespace must be a mapping of names to values (e.g. globals()), got {type(found).__name__}")
     verdicts = []
     for exercise in exercises:
+        raised = _core._RAISED.get(exercise.exercise)
+        if raised is not None:  # its names are unbound, or hold an earlier run's values: never judge those
+            verdicts.append(_raised_verdict(exercise.exercise, raised))
+            continue
         if not exercise.answers or any(name not in found for name in exercise.answers):
             verdicts.append(Verdict(exercise.exercise, NOT_ATTEMPTED))
             continue
         answers = [found[name] for name in exercise.answers]
         evidence = _reusable(exercise, answers)
         verdicts.append(exercise.verdict(exercise.evidence(*answers) if evidence is None else evidence))
-    return HandInStatus(stem, tuple(verdicts))
+    functions = tuple(exercise.exercise for exercise in exercises if exercise.cases is not None)
+    return HandInStatus(stem, tuple(verdicts), functions)

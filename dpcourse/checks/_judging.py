@@ -25,6 +25,7 @@ __all__ = [
     "named_values",
     "numbers",
     "short",
+    "significant_atol",
     "value",
 ]
 
@@ -221,6 +222,17 @@ def _shown(array: np.ndarray) -> str:
     return quote(shown)
 
 
+def significant_atol(expected: float, digits: int) -> float:
+    """One unit in the ``digits``-th significant digit of ``expected``: every rounding of it to ``digits`` significant
+    digits or more lies within this of it, a rounding done in two steps too (0.0048448 → 0.004845 → 0.00485).
+
+    >>> significant_atol(0.0048448, 3)
+    1e-05
+    """
+    magnitude = int(np.floor(np.log10(abs(float(expected))))) if expected else 0
+    return float(f"{10.0 ** (magnitude - digits + 1):.1g}")
+
+
 def diagnose(
     got: object,
     expected: ArrayLike,
@@ -230,6 +242,8 @@ def diagnose(
     mistakes: dict | None = None,
     rtol: float = 1e-6,
     atol: float = 0.0,
+    digits: int | None = None,
+    entries: Sequence[str] = (),
 ) -> tuple[str, ...]:
     """Pass if ``got`` matches ``expected``; else name the first mistake it matches, or give ``hint``.
 
@@ -237,8 +251,15 @@ def diagnose(
     to the value that mistake produces (or to a pair ``(value, hint)``). On a pass, returns the mistakes
     whose value is the right one here (this input cannot tell them from the right answer); the
     :class:`Wrong` raised otherwise lists in ``consistent`` every mistake the answer matches.
+    ``digits`` (a scalar answer): the exercise asks for that many significant digits, so any rounding of the
+    right value to them or more passes (``rtol`` and ``atol`` are then ignored), and a wrong answer's message
+    says so. ``entries`` (a vector answer): the name of each entry, so that an answer that matches no named
+    mistake is told which entries are off (never their values).
     """
     want = np.asarray(expected, dtype=float)
+    if digits is not None:
+        rtol, atol = 0.0, significant_atol(float(want), digits)
+    precision = _precision(rtol, atol, digits)
     array = numbers(got, what, want.shape)
     named = {
         mistake: (np.asarray(produced[0] if isinstance(produced, tuple) else produced, dtype=float), produced)
@@ -257,4 +278,28 @@ def diagnose(
     if consistent:
         mistake, (message, mistake_hint) = next(iter(consistent.items()))
         raise Wrong(message, mistake_hint, mistake, consistent=consistent)
-    raise Wrong(f"{what}: got {_shown(array)}, which is not right", hint, consistent={})
+    if entries and len(entries) == array.size == want.size and array.ndim == 1:
+        close = np.isclose(array, want, rtol=rtol, atol=atol)
+        off = [name for name, fits in zip(entries, close, strict=True) if not fits]
+        right = [name for name in entries if name not in off]
+        also = f"; {_listed(right)} {'is' if len(right) == 1 else 'are'} right" if right else ""
+        raise Wrong(f"{what}: {_listed(off)} {'is' if len(off) == 1 else 'are'} off{also}", hint, consistent={})
+    raise Wrong(f"{what}: got {_shown(array)}, which is not right{precision}", hint, consistent={})
+
+
+def _precision(rtol: float, atol: float, digits: int | None) -> str:
+    """How close an answer must be, as a wrong answer's message says it (nothing for an exact answer)."""
+    if digits is not None:
+        return f" to {digits} significant digits"
+    if rtol and atol:
+        return f" (the check accepts a relative error of {rtol:g} plus {atol:g})"
+    if rtol:
+        return f" (the check accepts a relative error of {rtol:g})"
+    if atol:
+        return f" (the check accepts an error of {atol:g})"
+    return ""
+
+
+def _listed(names: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

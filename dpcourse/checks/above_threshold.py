@@ -381,14 +381,26 @@ Its outcome frequencies over many runs are compared with the exact pmf, on each 
 SMALL_PMF: dict[str, Any] = {"answers": [0.0, 1.0], "threshold": 1.0, "epsilon": 1.0}
 
 
+_SMALL_PMF_ENTRIES = ("Pr[⊤]", "Pr[⊥⊤]", "Pr[⊥⊥]")
+
+
 def _judge_small_pmf(evidence: dict) -> str:
-    got = value(evidence, "small_pmf")
+    what = "[Pr[⊤], Pr[⊥⊤], Pr[⊥⊥]]"
+    got = numbers(value(evidence, "small_pmf"), what, (3,))
     spec = SMALL_PMF
     expected = above_threshold_pmf(spec["answers"], threshold=spec["threshold"], epsilon=spec["epsilon"])
+    if abs(got.sum() - 1) > 3e-6:  # each entry may be off by 1e-6
+        raise Wrong(
+            f"{what}: your three probabilities add up to {got.sum():.6g}, not 1",
+            "the three outcomes are everything AboveThreshold can do on two queries: check the integrand of each "
+            "outcome (the threshold noise's density, the ⊥ before it, the ⊤ or end that closes it)",
+            "probabilities that do not add up to 1",
+        )
     diagnose(
         got,
         expected,
-        what="[Pr[⊤], Pr[⊥⊤], Pr[⊥⊥]]",
+        what=what,
+        entries=_SMALL_PMF_ENTRIES,
         atol=1e-6,
         hint="start from Section 2's integral over the threshold's noise z, one outcome at a time; the three must "
         "add up to 1",
@@ -569,17 +581,18 @@ def _judge_ns_scales(evidence: dict) -> str:
         got,
         expected,
         what="[threshold scale, query scale, value scale]",
+        entries=("the threshold scale", "the query scale", "the value scale"),
         hint="split ε as the SparseVector and NumericSparse section says, then give the comparisons SparseVector's "
-        "scales at their part and each value the scale that makes c values cost their part",
+        "scales at ε₁ and each value the scale at which the c values together cost ε₂/2 = ε/9, as Dwork & Roth's do",
         mistakes={
             "the comparisons use the whole ε": (
                 np.array([*whole, expected[2]]),
                 "the comparisons get only part of ε: which part?",
             ),
-            "the values' noise is half what their part of ε allows for": (
+            "the values' noise Lap(cΔ/ε₂), at which the c values spend all of ε₂; Dwork & Roth's, which the exercise "
+            "asks for, spends ε₂/2": (
                 expected * [1, 1, 0.5],
-                "the SparseVector and NumericSparse section says what the released values cost in all: work out what "
-                "c of them cost at your scale",
+                "the c values together cost ε₂/2 = ε/9 in Dwork & Roth's NumericSparse: which scale costs that?",
             ),
             "each value's noise forgets that there are c of them": (
                 expected * [1, 1, 1 / c],

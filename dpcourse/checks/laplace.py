@@ -236,7 +236,7 @@ def _judge_max_queries(evidence: dict) -> str:
         },
     )
     level = right * np.log(right / beta) / (n * epsilon)
-    return f"K = {right} queries, each within {level:.5f} ≤ α = {alpha} w.p. {1 - beta:.2f}"
+    return f"K = {right} queries: all {right} answers within {level:.5f} ≤ α = {alpha} at once, w.p. {1 - beta:.2f}"
 
 
 max_queries = Exercise("max-queries", probe=value_evidence, judge=_judge_max_queries, answers=("K_max",))

@@ -50,8 +50,8 @@ EM_EPSILON_EXERCISE: dict[str, Any] = {"num_outcomes": 100, "sensitivity": 100.0
 
 
 _MW_PARAMETERS = "(p_tilde, q, y, eta)"
-#: The documented updates: the lecture's example (the synthetic answer q·p̃ = 0.5 is below y), then ones where it
-#: is above y, so that an update that always moves weight the same way cannot pass.
+#: The documented updates: the notebook's own small example (the synthetic answer q·p̃ = 0.5 is below y), then ones
+#: where it is above y, so that an update that always moves weight the same way cannot pass.
 _MW_EXAMPLES = [
     (UPDATE_EXERCISE["synthetic"], UPDATE_EXERCISE["query"], UPDATE_EXERCISE["released"], UPDATE_EXERCISE["eta"]),
     ([0.25, 0.25, 0.25, 0.25], [1.0, 1.0, 0.0, 0.0], 0.2, 0.5),
@@ -285,9 +285,10 @@ def _judge_em_epsilon(evidence: dict) -> str:
         hint="start from the utility theorem's loss level, set it equal to the revenue you may lose, and solve "
         "for ε; check how t relates to β",
         mistakes={
-            "the factor 2 of the exponent ε·u/(2Δu) is missing": (
+            "the ε of the monotone variant (exponent ε·u/Δu, without the 2), which is right for that mechanism; "
+            "the exercise asks for the exponential mechanism of Theorem 3.11, exponent ε·u/(2Δu)": (
                 du * (np.log(size) + t) / loss,
-                "compare the utility theorem's level with the mechanism's exponent: which constants carry over?",
+                "Theorem 3.11's mechanism has the 2 in its exponent: how does that 2 carry over to its loss level?",
             ),
             "ln(1/β) is left out: the level then holds with no failure probability to spare": (
                 2 * du * np.log(size) / loss,

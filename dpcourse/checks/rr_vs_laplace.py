@@ -132,7 +132,7 @@ def _judge_sensitivities(evidence: dict) -> str:
         l1,
         s / n,
         what="the L1 sensitivity",
-        rtol=1e-9,
+        digits=4,
         hint="changing one person's bit moves only the answers of the queries that contain their type, each by 1/n",
         mistakes={
             "every one of the K answers moves, but a person's type is in at most s of them": (
@@ -150,7 +150,7 @@ def _judge_sensitivities(evidence: dict) -> str:
         l2,
         np.sqrt(s) / n,
         what="the L2 sensitivity",
-        rtol=1e-9,
+        digits=4,
         hint="take the same change vector as for the L1 sensitivity and measure it in the 2-norm",
         mistakes={
             "every one of the K answers moves, but a person's type is in at most s of them": (
@@ -273,7 +273,7 @@ def _judge_narrow_gaussian(evidence: dict) -> str:
         got,
         want,
         what="σ",
-        rtol=1e-4,
+        digits=3,
         hint="first the change vector of the K answers when one person's bit changes, then its 2-norm, then the "
         "classic calibration of §4",
         mistakes={
@@ -331,15 +331,32 @@ def _sample_sizes() -> dict[str, float]:
     }
 
 
+def _whole_people(got: object, what: str, root: float) -> np.ndarray:
+    """The answer as a number of people: a whole number, or :class:`Wrong` saying that a root must be rounded up."""
+    number = numbers(got, what, shape=())
+    if number != np.round(number):
+        raise Wrong(
+            f"{what}: got {short(float(number))}, but n counts people: the exercise asks for the smallest whole n",
+            "round the n at which the bound equals α up: at any smaller whole n the bound is above α",
+            "the root of the bound, not rounded up to a whole n",
+        )
+    if number == np.floor(root):
+        raise Wrong(
+            f"{what}: got {number:.0f}, one person short: at n = {number:.0f} the bound is still above α",
+            "int() and np.floor round down; the smallest n at which the bound holds is the root rounded up",
+            "the root rounded down (int() truncates)",
+        )
+    return number
+
+
 def _judge_sample_size(evidence: dict) -> str:
     answers = named_values(evidence, "your sample sizes")
     sizes = _sample_sizes()
-    # the smallest whole n is the bound's root rounded up; the root itself is accepted too (atol = 1 person)
+    # the smallest whole n is the bound's root rounded up, exactly: one person fewer misses the bound
     diagnose(
-        answers.get("n_laplace"),
+        _whole_people(answers.get("n_laplace"), "n for Laplace per query", sizes["laplace"]),
         np.ceil(sizes["laplace"]),
         what="n for Laplace per query",
-        atol=1.0,
         rtol=0,
         hint="write Theorem 3.8's error level with Δ₁ of the |Q| normalised answers, set it equal to α, solve for n",
         mistakes={
@@ -354,10 +371,9 @@ def _judge_sample_size(evidence: dict) -> str:
         },
     )
     diagnose(
-        answers.get("n_rr"),
+        _whole_people(answers.get("n_rr"), "n for randomized response", sizes["rr"]),
         np.ceil(sizes["rr"]),
         what="n for randomized response",
-        atol=1.0,
         rtol=0,
         hint="set §2's bound R·√(ln(2|Q|/β)/(2n)) equal to α and solve for n",
         mistakes={
@@ -379,7 +395,7 @@ def _judge_sample_size(evidence: dict) -> str:
     winner = "randomized response" if rr_n < laplace_n else "Laplace per query"
     return (
         f"Laplace needs {laplace_n:,.0f} people, randomized response {rr_n:,.0f}: {winner} needs fewer here "
-        f"(Laplace's n grows like |Q|, randomized response's like log |Q|)"
+        f"(Laplace's n grows like |Q|·ln|Q|, randomized response's like ln|Q|)"
     )
 
 

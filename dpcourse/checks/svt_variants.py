@@ -17,6 +17,7 @@ from scipy import stats
 
 from .._validation import ArrayLike, RngLike, as_generator
 from ..audit import audit as run_audit
+from ..mechanisms import laplace_maximum
 from ..svt import NoiseSpec, exact_variant_loss, svt_standard_spec
 from ._core import (
     Exercise,
@@ -46,9 +47,9 @@ __all__ = [
 ]
 
 _OPTIONS = ("query noise", "output")
-# The answer key is kept only as salted digests: the check can test an answer, but nothing in a student's kernel
-# reads the key. (With two options per line the check itself tells a guess from the right one; that is the point
-# of a check, and the grader's judge is the same.)
+# The answer key is kept only as salted digests, so that it is not in plain sight. The salt ships with them: hashing
+# both options of each line finds the key in at most 16 hashes (0.1 ms), which is no more than asking the check 16
+# times, as anyone may (the README says so; tests/checks/test_what_ships.py measures it).
 _SALT = "dpcourse|spot-the-flaw|v1"
 _FLAW_DIGESTS = {
     "alg3": "a382791f7cab3441dfece0aa9814a40d1ff6ad6523755280b37407a1895e016b",
@@ -135,7 +136,7 @@ def _judge_counterexample(evidence: dict) -> str:
         got,
         expected,
         what=f"the loss of {spec['variant']}'s counterexample",
-        rtol=1e-6,
+        digits=4,
         hint="compute Pr[event | D] and Pr[event | D′] with audit.variant_pattern_probability and take ln of the ratio",
         mistakes={
             "the ratio of the probabilities, not its logarithm": (
@@ -183,7 +184,7 @@ def _judge_allocation_gain(evidence: dict) -> str:
         got,
         expected,
         what="the variance ratio (even split ÷ Lyu et al.'s split)",
-        rtol=1e-6,
+        digits=3,
         hint="the comparison noise is the difference of two independent Laplace variables: its variance is the "
         "sum of theirs; work out each one's scale under both splits of ε",
         mistakes={
@@ -237,7 +238,7 @@ def _judge_numeric_budget(evidence: dict) -> str:
         got,
         expected,
         what="the threshold's budget ε₁",
-        rtol=1e-4,
+        digits=3,
         hint="first find the ε₃ that gives the released numbers exactly the allowed standard deviation, then split "
         "what is left of ε between the threshold and the comparisons",
         mistakes={
@@ -487,7 +488,7 @@ def _judge_audit_your_own(evidence: dict, cases: list[tuple]) -> str:
             "a number of test runs out of range",
         )
     again = run_audit(
-        _noisy_max_value(2 / spec["epsilon"]),
+        _equal_answers_noisy_max(2 / spec["epsilon"]),
         spec["answers_d"],
         spec["answers_d_prime"],
         epsilon=spec["epsilon"],
@@ -513,12 +514,19 @@ def _judge_audit_your_own(evidence: dict, cases: list[tuple]) -> str:
     )
 
 
-def _noisy_max_value(scale: float) -> Callable[..., np.ndarray]:
-    """StatDP's flawed report noisy max that releases the maximum's value, with Lap(``scale``) noise."""
+def _equal_answers_noisy_max(scale: float) -> Callable[..., np.ndarray]:
+    """StatDP's flawed noisy max that releases the maximum's value, with Lap(``scale``) noise, on a list of equal
+    answers only: that answer plus the largest of m Lap(``scale``) draws (:func:`~dpcourse.mechanisms.laplace_maximum`).
+
+    The judge reruns the student's audit on it, whose two neighbours are lists of equal answers. It refuses every other
+    list, so a student who reads it finds no answer to the exercise, which is graded on lists of different answers.
+    """
 
     def mechanism(answers: ArrayLike, *, trials: int, rng: RngLike) -> np.ndarray:
         answers = np.asarray(answers, dtype=float)
-        return (answers + as_generator(rng).laplace(0.0, scale, size=(trials, answers.size))).max(axis=1)
+        if answers.ndim != 1 or answers.size == 0 or np.any(answers != answers[0]):
+            raise ValueError(f"answers must be a non-empty list of equal answers; got {quote(answers.tolist(), 60)}")
+        return answers[0] + laplace_maximum(answers.size, scale=scale, rng=as_generator(rng), size=trials)
 
     return mechanism
 

@@ -167,7 +167,7 @@ def _judge_small_error(evidence: dict) -> str:
         got,
         expected,
         what="the expected error per query",
-        rtol=1e-9,
+        digits=4,
         hint="go through Section 2's error formula term by term: the noise variance of one strategy answer, the "
         "trace term, and what the exercise asks for per query",
         mistakes={
@@ -254,7 +254,7 @@ def _judge_prefix_variance(evidence: dict) -> str:
         got,
         expected,
         what=f"the largest variance of a prefix answer (d = {d})",
-        rtol=1e-6,
+        digits=4,
         hint="the answer is a sum of independent noisy nodes: its variance is (number of nodes) × (one node's "
         "variance); find the prefix that needs the most nodes, and the noise scale of one node",
         mistakes={

@@ -25,7 +25,7 @@ CASES: dict = {
         pmw.em_epsilon,
         (EM_EPS,),
         [
-            ((EM_EPS / 2,), "factor 2"),
+            ((EM_EPS / 2,), "monotone variant"),
             ((2 * 100 * np.log(100) / 500,), "ln(1/β)"),
             ((2 * 100 * (np.log(100) + 0.05) / 500,), "t = β"),
         ],

@@ -219,3 +219,58 @@ def test_a_failed_verdict_escapes_the_students_text_in_html():
     verdict = _core.Verdict("x", "failed", "got <code>1</code>", "hint")
     assert verdict.lines()[0] == "✗ x: got <code>1</code>"  # the student's text, as it is
     assert "&lt;code&gt;1&lt;/code&gt;" in verdict._repr_html_() and "<code>" not in verdict._repr_html_()
+
+
+# ---------------------------------------------------------------------------- issue 39, item 4: 04's vector answers
+
+
+def test_small_pmf_says_when_the_entries_do_not_add_up_to_1_and_otherwise_which_entry_is_off():
+    right = np.array(CASES["small-pmf"][1][0], dtype=float)
+    unnormalised = at.small_pmf.verdict(at.small_pmf.evidence((right * 1.1).tolist()))
+    assert unnormalised.status == "failed" and "add up to 1.1, not 1" in unnormalised.message
+    assert unnormalised.mistake == "probabilities that do not add up to 1"
+    one_off = right + [0.0, 0.01, -0.01]  # still sums to 1
+    shown = at.small_pmf.verdict(at.small_pmf.evidence(one_off.tolist()))
+    assert shown.status == "failed" and "Pr[⊥⊤] and Pr[⊥⊥] are off; Pr[⊤] is right" in shown.message
+    assert f"{right[1]:.4f}" not in shown.message  # the right value is never shown
+
+
+def test_ns_scales_names_the_entry_off_and_diagnoses_the_other_allocation_truthfully():
+    got = at.ns_scales.verdict(at.ns_scales.evidence([12.0, 24.0, 24.0]))  # Lap(cΔ/ε₂): c values cost all of ε₂
+    assert "half what" not in got.message and "spend all of ε₂" in got.message and "ε₂/2" in got.message
+    off = at.ns_scales.verdict(at.ns_scales.evidence([12.0, 30.0, 48.0]))
+    assert off.message.endswith("the query scale is off; the threshold scale and the value scale are right")
+
+
+def test_em_epsilon_calls_1_52_the_monotone_variants_answer_and_the_prompt_names_the_mechanism():
+    import nbformat
+
+    got = pmw.em_epsilon.verdict(pmw.em_epsilon.evidence(1.52))
+    assert got.status == "failed" and "monotone variant" in got.message and "right for that mechanism" in got.message
+    cells = nbformat.read(ROOT / "notebooks" / "06_private_mw.ipynb", as_version=4).cells
+    prompt = next(c.source for c in cells if c.cell_type == "markdown" and "Store it in `epsilon_em`" in c.source)
+    assert "2\\Delta u" in prompt and "monotone" in prompt
+
+
+def test_the_passes_of_max_queries_and_sample_size_say_what_is_true():
+    from dpcourse.checks import laplace, rr_vs_laplace
+
+    shown = laplace.max_queries.verdict(laplace.max_queries.evidence(538)).message
+    assert "each within" not in shown and "all 538 answers within" in shown and "at once" in shown
+    sizes = rr_vs_laplace._sample_sizes()
+    answers = (int(np.ceil(sizes["laplace"])), int(np.ceil(sizes["rr"])))
+    shown = rr_vs_laplace.sample_size.verdict(rr_vs_laplace.sample_size.evidence(*answers)).message
+    assert "Laplace's n grows like |Q|·ln|Q|" in shown
+
+
+def test_mw_steps_first_example_is_the_notebooks_own_not_a_lectures():
+    """No lecture (../shared/seeds) has p̃ = (¼, …), q = (1, 1, 0, 0), y = 0.8: neither the prompt nor the check calls
+    it the lecture's example."""
+    import inspect
+
+    import nbformat
+
+    cells = nbformat.read(ROOT / "notebooks" / "06_private_mw.ipynb", as_version=4).cells
+    prompt = next(c.source for c in cells if c.cell_type == "markdown" and "Write `mw_step(" in c.source)
+    assert "this notebook's own small example" in prompt and "lecture's example" not in prompt
+    assert "lecture's example" not in inspect.getsource(pmw)

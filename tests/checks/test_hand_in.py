@@ -10,7 +10,7 @@ import pytest
 
 from dpcourse.checks import NOTEBOOKS, HandInStatus, all_exercises, hand_in_status
 from dpcourse.checks._hand_in import notebook_exercises
-from tests.checks.test_checks import CASES
+from tests.checks.test_checks import CASES, exact_level
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,8 +66,9 @@ def test_right_answers_pass_and_say_which_file_to_hand_in(stem):
     status = hand_in_status(stem, _namespace(stem))
     assert isinstance(status, HandInStatus) and status.passed == status.total == len(status.exercises)
     assert status.total >= 3 and all(v.passed for v in status.exercises)
-    text = str(status)
-    assert text == f"✓ {status.total} of {status.total} exercises pass; hand in this file as {stem}.ipynb"
+    summary = status.lines()[0]
+    scope = " on the documented examples" if status.functions else ""
+    assert summary == f"✓ {status.total} of {status.total} exercises pass{scope}; hand in this file as {stem}.ipynb"
     assert f"<code>{stem}.ipynb</code>" in status._repr_html_() and "`" not in status._repr_html_()
     assert "hand in this file as" in status._repr_html_() and "#1b7837" in status._repr_html_()
     assert hand_in_status(f"{stem}.ipynb", _namespace(stem)).passed == status.total
@@ -79,7 +80,7 @@ def test_a_wrong_answer_is_named_with_its_message_and_a_missing_one_is_not_attem
     status = hand_in_status(stem, _namespace(stem, wrong=first, missing=rest[-1:]))
     assert (status.passed, status.total) == (status.total - 2, len(rest) + 1)
     assert [v.status for v in status.exercises] == ["failed", *["passed"] * (len(rest) - 1), "not attempted"]
-    summary, hand_in = status.lines()
+    summary, hand_in, *_ = status.lines()
     assert summary.startswith(f"{status.passed} of {status.total} exercises pass: {first} fails (")
     assert summary.endswith(f"; not attempted: {rest[-1]}")
     assert f"{stem}.ipynb" in hand_in and "`" not in hand_in and len(summary) < 300
@@ -159,3 +160,85 @@ def test_a_list_answer_changed_in_place_after_its_check_is_judged_afresh(monkeyp
     answer.reverse()  # the same list object, now wrong
     status = hand_in_status("04_above_threshold_proof", {**_namespace("04_above_threshold_proof"), "small_pmf": answer})
     assert status.exercises[1].status == "failed" and "reverse order" in status.exercises[1].message
+
+
+@pytest.mark.parametrize("stem", sorted(NOTEBOOKS))
+def test_the_block_says_function_exercises_ran_on_the_documented_examples_and_grading_uses_other_inputs(stem):
+    functions = [e.exercise for e in notebook_exercises(stem) if e.cases is not None]
+    for namespace in (_namespace(stem), _namespace(stem, missing=[e.exercise for e in notebook_exercises(stem)][:1])):
+        lines = hand_in_status(stem, namespace).lines()
+        if not functions:  # 03: every check is the grader's own
+            assert "documented examples" not in str(lines) and len(lines) <= 2
+            continue
+        assert lines[-1].startswith("  Checked here on the documented examples only: grading runs ")
+        assert all(name in lines[-1] for name in functions) and "other inputs" in lines[-1]
+    if functions:
+        total = len(notebook_exercises(stem))
+        first = hand_in_status(stem, _namespace(stem)).lines()[0]
+        assert first.startswith(f"✓ {total} of {total} exercises pass on the documented examples; hand in this file as")
+
+
+def test_a_table_of_the_documented_examples_passes_here_and_the_block_says_grading_uses_other_inputs():
+    from dpcourse.checks import laplace
+
+    table = {case: exact_level(*case) for case in laplace._TAIL_CASES}
+
+    def looked_up(k, beta, sensitivity, epsilon):  # knows the readable examples, nothing else
+        return table[(k, beta, sensitivity, epsilon)]
+
+    status = hand_in_status("01_laplace_utility", {**_namespace("01_laplace_utility"), "exact_tail_level": looked_up})
+    assert status.passed == status.total == 5
+    summary, examples = status.lines()
+    assert (
+        summary
+        == "✓ 5 of 5 exercises pass on the documented examples; hand in this file as " + "01_laplace_utility.ipynb"
+    )
+    assert examples == (
+        "  Checked here on the documented examples only: grading runs workload-sensitivity and exact-tail-level on "
+        "other inputs, drawn when it grades."
+    )
+    assert "documented examples" in status._repr_html_()
+    graded = laplace.exact_tail_level.verdict(laplace.exact_tail_level.evidence(looked_up, seed=7), seed=7)
+    assert graded.status == "failed"  # what grading does with the same table
+
+
+def test_an_answer_cell_that_raised_is_named_with_its_error_not_as_not_attempted(monkeypatch):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from dpcourse.checks import _core, _kernel
+
+    monkeypatch.setattr(_core, "_RAISED", {})
+    shell = InteractiveShell.instance()
+    try:
+        _kernel.install()
+        shell.run_cell("K_max = 538")
+        shell.run_cell("K_max = int(0.01 * 538 * epsilon_offic)")  # a typo: K_max still holds 538
+        shell.run_cell("icu_epsilon = 1 / 0")  # never defined
+        shell.run_cell("icu_sensitivity = (10")  # does not parse
+        shell.run_cell("from dpcourse.checks import laplace as check\ncheck.max_queries(K_max)")  # not the answer cell
+        verdicts = {v.exercise: v for v in hand_in_status("01_laplace_utility").exercises}
+        assert verdicts["max-queries"].status == "failed"
+        assert (
+            verdicts["max-queries"].message
+            == "its answer cell raised NameError: " + "name 'epsilon_offic' is not defined"
+        )
+        assert verdicts["icu-epsilon"].message == "its answer cell raised ZeroDivisionError: division by zero"
+        assert verdicts["icu-sensitivity"].message.startswith("its answer cell raised SyntaxError")
+        assert verdicts["exact-tail-level"].status == "not attempted"
+        summary = hand_in_status("01_laplace_utility").lines()[0]
+        assert "max-queries fails (its answer cell raised NameError: name 'epsilon_offic'" in summary
+        assert "icu-epsilon fails (its answer cell raised ZeroDivisionError" in summary
+        shell.run_cell("K_max = 538")  # fixed and run again
+        assert {v.exercise: v for v in hand_in_status("01_laplace_utility").exercises}["max-queries"].passed
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_only_a_cell_that_binds_all_of_an_exercises_answer_names_is_taken_for_its_answer_cell():
+    from dpcourse.checks import rr_vs_laplace  # noqa: F401 - the hook looks at imported check modules only
+    from dpcourse.checks._kernel import _answered
+
+    assert "better-mechanism" not in _answered("laplace_mse = 2 * (200 / 5000 / 0.5) ** 2")  # 02's demo cell
+    assert "better-mechanism" in _answered("laplace_mse = 1\ngaussian_mse = 2\nchoice = 'gaussian'")
+    assert "sensitivities" in _answered("l1 = 5 / 1000\nl2 = (5 ** 0.5 / 1000")  # does not parse: by pattern
+    assert _answered("check.sensitivities(l1, l2)") == []

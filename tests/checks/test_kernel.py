@@ -43,3 +43,20 @@ def test_an_answer_never_defined_names_the_error_and_other_name_errors_keep_thei
     assert "your answer cell raised NameError: name 'epsilon_offic'" in outputs[2]
     assert "could not read your answer" in outputs[2]
     assert outputs[3] == "name 'undefined_elsewhere' is not defined"  # the ordinary error output
+
+
+def test_before_you_hand_in_names_the_error_of_an_answer_cell_that_raised_even_before_the_checks_were_imported():
+    outputs = run(
+        "import numpy as np",
+        "K_max = int(0.01 * 538 * epsilon_offic)",  # raises before dpcourse.checks is imported
+        "from dpcourse.checks import laplace as check\ncheck.max_queries(K_max)",
+        "icu_epsilon = 1 / 0",  # raises after: the cell hook records it
+        "check.icu_epsilon(icu_epsilon)",
+        "from dpcourse.checks import hand_in_status\nhand_in_status('01_laplace_utility')",
+        "K_max = 538",  # fixed
+        "hand_in_status('01_laplace_utility')",
+    )
+    assert "max-queries fails (its answer cell raised NameError: name 'epsilon_offic' is not defined)" in outputs[5]
+    assert "icu-epsilon fails (its answer cell raised ZeroDivisionError: division by zero)" in outputs[5]
+    assert "not attempted: workload-sensitivity, exact-tail-level, icu-sensitivity" in outputs[5]
+    assert "max-queries" not in outputs[7].split("not attempted")[0] and "icu-epsilon fails" in outputs[7]
