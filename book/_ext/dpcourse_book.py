@@ -1,4 +1,4 @@
-"""The course website's Sphinx extension (book/_config.yml loads it): two things jupyter-book cannot be told.
+"""The course website's Sphinx extension (book/_config.yml loads it): what jupyter-book cannot be told.
 
 1. The API reference pages are ``docs/api/*.rst``, written for ``docs/conf.py`` (``make docs``). Their autodoc
    and numpydoc settings, and the hook that escapes ``|`` in docstrings before docutils reads them, are taken from
@@ -8,15 +8,19 @@
    host to load anything from. Pages with panels get two lines the widget manager needs: where its own files
    are (for require.js), and MathJax 2's ``Hub.Queue`` on top of MathJax 3.
 3. One style sheet (``static/dpcourse-book.css``): the notebooks' tables (``dpcourse.tables.Table``) laid out as
-   JupyterLab lays them out.
+   JupyterLab lays them out, the panels' snapshot notes, and the right column's long module names wrapped.
 4. The Binder button of a notebook's page opens that notebook of the **student copy**: postBuild makes it in
    ``student/`` when Binder builds the image, and README's badge opens ``student/01_laplace_utility.ipynb`` the
    same way (``labpath=student%2F<name>.ipynb``). sphinx-book-theme would open the solution notebook at the
    page's own path.
+5. Each panel (a stored widget view) is introduced by a line saying that it is a snapshot, whose sliders redraw
+   nothing here, with a link to the same live notebook on Binder (:func:`label_panels`).
 """
 
 from __future__ import annotations
 
+import html
+import re
 import runpy
 from pathlib import Path
 from typing import Any
@@ -62,6 +66,34 @@ def _point_binder_at_the_student_copy(
         for button in group.get("buttons", []):
             if button.get("text") == "Binder":
                 button["url"] = binder_url(button["url"], pagename.rsplit("/", 1)[-1])
+
+
+WIDGET_VIEW = re.compile(r'<script type="application/vnd\.jupyter\.widget-view\+json">')
+SNAPSHOT_NOTE = (
+    '<p class="dpcourse-snapshot">Snapshot: this panel as the notebook was last run. Its sliders redraw nothing '
+    'on this page; <a href="{url}">open this notebook live on Binder</a> to move them.</p>'
+)
+
+
+def label_panels(body: str, binder: str) -> str:
+    """``body`` (a page's HTML) with :data:`SNAPSHOT_NOTE`, linking to ``binder``, before each stored widget view."""
+    note = SNAPSHOT_NOTE.format(url=html.escape(binder, quote=True))
+    return WIDGET_VIEW.sub(lambda view: note + view.group(0), body)
+
+
+def _binder_button(context: dict[str, Any]) -> str | None:
+    for group in context.get("header_buttons", []):
+        if group.get("label") == "launch-buttons":
+            for button in group.get("buttons", []):
+                if button.get("text") == "Binder":
+                    return str(button["url"])
+    return None
+
+
+def _label_panels(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    binder = _binder_button(context)
+    if binder is not None and "body" in context:
+        context["body"] = label_panels(context["body"], binder)
 
 
 # ipywidgets typesets a widget's description with MathJax 2's ``MathJax.Hub.Queue``; MathJax 3, which Sphinx
@@ -126,4 +158,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # After sphinx-book-theme adds its launch buttons (priority 501).
     app.connect("html-page-context", _point_binder_at_the_student_copy, priority=600)
     app.connect("html-page-context", _arrange_scripts, priority=600)
+    # After the Binder button points at the student copy: each panel's note links where the button does.
+    app.connect("html-page-context", _label_panels, priority=700)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
