@@ -1,7 +1,7 @@
 """The course website gives no answer away (issue 39): the search for answers in a built site, run here on tiny
 fake sites (one clean, one with an answer in each kind of file a reader can open), the solution lines it looks
-for, the student release the site is built from, and the note each panel gets. The real site is searched by
-tests/e2e/test_book_in_browser.py, with every exercise's accepted value too."""
+for, the student release the site is built from, the note each panel gets and the right column's names. The
+real site is searched by tests/e2e/test_book_in_browser.py, with every exercise's accepted value too."""
 
 from __future__ import annotations
 
@@ -187,3 +187,11 @@ def test_a_site_with_solutions_is_built_only_by_a_target_that_says_so():
         re.M,
     )
     assert "--with-solutions" not in re.search(r"^book:.*\n\t(.*)$", makefile, re.M).group(1)
+
+
+def test_the_right_columns_names_may_break_after_each_dot_and_nowhere_else():
+    toc = '<a href="#m"><code class="docutils"><span class="pre">dpcourse.mechanisms.calibration</span></code></a> a.b'
+    assert extension.breakable_names(toc) == (
+        '<a href="#m"><code class="docutils"><span class="pre">dpcourse.<wbr>mechanisms.<wbr>calibration</span>'
+        "</code></a> a.b"
+    )

@@ -8,7 +8,9 @@
    host to load anything from. Pages with panels get two lines the widget manager needs: where its own files
    are (for require.js), and MathJax 2's ``Hub.Queue`` on top of MathJax 3.
 3. One style sheet (``static/dpcourse-book.css``): the notebooks' tables (``dpcourse.tables.Table``) laid out as
-   JupyterLab lays them out, the panels' snapshot notes, and the right column's long module names wrapped.
+   JupyterLab lays them out, the panels' snapshot notes, and the right column's long module names wrapped: the
+   page's contents are given a line break opportunity after each dot of a name (:func:`breakable_names`), so
+   ``dpcourse.mechanisms.calibration`` wraps at its dots instead of running past the column at 1280 px.
 4. The Binder button of a notebook's page opens that notebook of the **student copy**: postBuild makes it in
    ``student/`` when Binder builds the image, and README's badge opens ``student/01_laplace_utility.ipynb`` the
    same way (``labpath=student%2F<name>.ipynb``). sphinx-book-theme would open the solution notebook at the
@@ -96,6 +98,19 @@ def _label_panels(app: Sphinx, pagename: str, templatename: str, context: dict[s
         context["body"] = label_panels(context["body"], binder)
 
 
+_CODE_NAME = re.compile(r'(<span class="pre">)([^<]*)(</span>)')
+
+
+def breakable_names(toc: str) -> str:
+    """``toc`` (a page's contents, HTML) with ``<wbr>`` after each dot of the names in code, where a line may break."""
+    return _CODE_NAME.sub(lambda name: name[1] + name[2].replace(".", ".<wbr>") + name[3], toc)
+
+
+def _let_names_wrap(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    if isinstance(context.get("toc"), str):
+        context["toc"] = breakable_names(context["toc"])
+
+
 # ipywidgets typesets a widget's description with MathJax 2's ``MathJax.Hub.Queue``; MathJax 3, which Sphinx
 # loads, has ``typesetPromise`` instead, and without this a page's panels throw "reading 'Queue'". Runs after
 # Sphinx's ``window.MathJax = {...}`` settings and before MathJax (deferred) replaces that object, so the
@@ -160,4 +175,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", _arrange_scripts, priority=600)
     # After the Binder button points at the student copy: each panel's note links where the button does.
     app.connect("html-page-context", _label_panels, priority=700)
+    # Before the themes read the page's contents (pydata-sphinx-theme caches what it makes of them on first use).
+    app.connect("html-page-context", _let_names_wrap, priority=100)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
