@@ -55,6 +55,8 @@ NOTEBOOKS = ROOT / "notebooks"
 #: Where ``--with-solutions`` builds by default (its site in ``book/with-solutions/_build/html``), apart from the
 #: students' site so that neither build overwrites the other's pages.
 WITH_SOLUTIONS = BOOK / "with-solutions"
+#: What tells the book's extension (``_ext/dpcourse_book.py``, the same name there) to say so on every page.
+WITH_SOLUTIONS_VARIABLE = "DPCOURSE_BOOK_WITH_SOLUTIONS"
 
 #: What each npm package puts under the site's ``_static/``: (package, files or folders under it, target folder).
 NPM_ASSETS: list[tuple[str, list[str], str]] = [
@@ -159,7 +161,8 @@ def jupyter_book(source: Path, out: Path, *, with_solutions: bool = False) -> No
         *(["--all"] if rebuild_all else []),
     ]
     stamp.unlink(missing_ok=True)
-    subprocess.run(command, check=True)
+    environment = {**os.environ, WITH_SOLUTIONS_VARIABLE: "1" if with_solutions else ""}
+    subprocess.run(command, check=True, env=environment)
     stamp.write_text(fingerprint)
 
 

@@ -168,14 +168,27 @@ def test_the_book_stages_the_student_release_and_the_solutions_only_when_asked(t
 
 
 def test_each_panel_is_labelled_a_snapshot_with_a_link_to_its_live_notebook():
-    view = '<script type="application/vnd.jupyter.widget-view+json">{"model_id": "abc"}</script>'
-    body = f"<p>Move ε.</p><div>{view}</div><div>{view}</div>"
-    url = "https://mybinder.org/v2/gh/o/r/HEAD?labpath=student%2F01_x.ipynb"
-    labelled = extension.label_panels(body, url)
-    assert labelled.count("Snapshot") == 2 and labelled.count(view) == 2
+    def view(model_id: str) -> str:
+        return f'<script type="application/vnd.jupyter.widget-view+json">{{"model_id": "{model_id}"}}</script>'
+
+    state = {
+        "state": {
+            "p1": {"state": {"_dom_classes": ["dpcourse-panel"]}},
+            "p2": {"state": {"_dom_classes": ["x", "dpcourse-panel"]}},
+            "box": {"state": {"_dom_classes": []}},
+            "slider": {"state": {}},
+        }
+    }
+    panels = extension.panel_models(state)
+    assert panels == {"p1", "p2"}
+    body = f"<p>Move ε.</p><div>{view('p1')}</div><div>{view('box')}</div><div>{view('p2')}</div>"
+    url = "https://mybinder.org/v2/gh/o/r/HEAD?labpath=student%2F01_x.ipynb&a=b"
+    labelled = extension.label_panels(body, url, panels)
+    assert labelled.count("Snapshot") == 2 and all(labelled.count(view(m)) == 1 for m in ("p1", "p2", "box"))
     assert re.findall(r'href="([^"]+)"', labelled) == [url.replace("&", "&amp;")] * 2
-    assert labelled.index("Snapshot") < labelled.index(view)
-    assert extension.label_panels("<p>no panel</p>", url) == "<p>no panel</p>"
+    assert labelled.index("Snapshot") < labelled.index(view("p1"))
+    assert labelled.index(view("box")) < labelled.rindex("Snapshot") < labelled.index(view("p2"))  # no note on the box
+    assert extension.label_panels("<p>no panel</p>", url, panels) == "<p>no panel</p>"
 
 
 def test_a_site_with_solutions_is_built_only_by_a_target_that_says_so():
@@ -195,3 +208,12 @@ def test_the_right_columns_names_may_break_after_each_dot_and_nowhere_else():
         '<a href="#m"><code class="docutils"><span class="pre">dpcourse.<wbr>mechanisms.<wbr>calibration</span>'
         "</code></a> a.b"
     )
+
+
+def test_a_site_built_with_the_solutions_says_so_on_every_page(monkeypatch):
+    assert build.WITH_SOLUTIONS_VARIABLE == extension.WITH_SOLUTIONS_VARIABLE
+    for value, banner in [("", None), ("1", extension.WITH_SOLUTIONS_BANNER)]:
+        monkeypatch.setenv(extension.WITH_SOLUTIONS_VARIABLE, value)
+        config = type("Config", (), {"html_static_path": [], "html_theme_options": {"x": 1}})()
+        extension._take_docs_settings({})(None, config)
+        assert config.html_theme_options.get("announcement") == banner and config.html_theme_options["x"] == 1

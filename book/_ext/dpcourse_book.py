@@ -15,13 +15,18 @@
    ``student/`` when Binder builds the image, and README's badge opens ``student/01_laplace_utility.ipynb`` the
    same way (``labpath=student%2F<name>.ipynb``). sphinx-book-theme would open the solution notebook at the
    page's own path.
-5. Each panel (a stored widget view) is introduced by a line saying that it is a snapshot, whose sliders redraw
-   nothing here, with a link to the same live notebook on Binder (:func:`label_panels`).
+5. Each panel (a stored view of a widget with the class ``dpcourse-panel``) is introduced by a line saying that
+   it is a snapshot, whose sliders redraw nothing here, with a link to the same live notebook on Binder
+   (:func:`label_panels`).
+6. A site built with the solutions (``make book-with-solutions``: book/build.py sets :data:`WITH_SOLUTIONS_VARIABLE`)
+   says so on every page, in the theme's announcement banner.
 """
 
 from __future__ import annotations
 
 import html
+import json
+import os
 import re
 import runpy
 from pathlib import Path
@@ -37,6 +42,9 @@ DOCS_CONF = ROOT / "docs" / "conf.py"
 STUDENT_FOLDER = "student"
 # docs/conf.py's settings that shape how a docstring is rendered.
 _SETTING_PREFIXES = ("autodoc_", "numpydoc_")
+#: Set (to ``1``) in jupyter-book's environment by ``book/build.py --with-solutions``.
+WITH_SOLUTIONS_VARIABLE = "DPCOURSE_BOOK_WITH_SOLUTIONS"
+WITH_SOLUTIONS_BANNER = "Instructors' edition: every solution and check result is shown. Never publish it to students."
 
 
 def _docs_conf() -> dict[str, Any]:
@@ -55,6 +63,8 @@ def _take_docs_settings(docs: dict[str, Any]):
             if name.startswith(_SETTING_PREFIXES) and name in config:
                 setattr(config, name, value)
         config.html_static_path = [*config.html_static_path, str(STATIC)]
+        if os.environ.get(WITH_SOLUTIONS_VARIABLE) == "1":
+            config.html_theme_options = {**config.html_theme_options, "announcement": WITH_SOLUTIONS_BANNER}
 
     return take
 
@@ -70,17 +80,46 @@ def _point_binder_at_the_student_copy(
                 button["url"] = binder_url(button["url"], pagename.rsplit("/", 1)[-1])
 
 
-WIDGET_VIEW = re.compile(r'<script type="application/vnd\.jupyter\.widget-view\+json">')
+WIDGET_VIEW = re.compile(r'<script type="application/vnd\.jupyter\.widget-view\+json">(.*?)</script>', re.DOTALL)
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+#: The class :mod:`dpcourse.widgets` gives a panel's outer box (a plain box of figures is no panel: no sliders).
+PANEL_CLASS = "dpcourse-panel"
 SNAPSHOT_NOTE = (
     '<p class="dpcourse-snapshot">Snapshot: this panel as the notebook was last run. Its sliders redraw nothing '
     'on this page; <a href="{url}">open this notebook live on Binder</a> to move them.</p>'
 )
 
 
-def label_panels(body: str, binder: str) -> str:
-    """``body`` (a page's HTML) with :data:`SNAPSHOT_NOTE`, linking to ``binder``, before each stored widget view."""
+def panel_models(widget_state: dict[str, Any]) -> set[str]:
+    """The ids of the models in a notebook's widget state (``{"state": {id: model}}``) that are panels."""
+    return {
+        model_id
+        for model_id, model in widget_state.get("state", {}).items()
+        if PANEL_CLASS in model.get("state", {}).get("_dom_classes", [])
+    }
+
+
+def label_panels(body: str, binder: str, panels: set[str]) -> str:
+    """``body`` (a page's HTML) with :data:`SNAPSHOT_NOTE`, linking to ``binder``, before each stored view of a
+    model in ``panels``."""
     note = SNAPSHOT_NOTE.format(url=html.escape(binder, quote=True))
-    return WIDGET_VIEW.sub(lambda view: note + view.group(0), body)
+
+    def label(view: re.Match) -> str:
+        try:
+            model_id = json.loads(view.group(1)).get("model_id")
+        except (ValueError, AttributeError):
+            return view.group(0)
+        return note + view.group(0) if model_id in panels else view.group(0)
+
+    return WIDGET_VIEW.sub(label, body)
+
+
+def _widget_state(context: dict[str, Any]) -> dict[str, Any]:
+    """The page's widget state, which myst-nb adds as a script (its JSON with ``</`` escaped as ``<\\/``)."""
+    for script in context.get("script_files", []):
+        if getattr(script, "attributes", {}).get("type") == WIDGET_STATE:
+            return dict(json.loads(_body(script)))
+    return {}
 
 
 def _binder_button(context: dict[str, Any]) -> str | None:
@@ -95,7 +134,7 @@ def _binder_button(context: dict[str, Any]) -> str | None:
 def _label_panels(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     binder = _binder_button(context)
     if binder is not None and "body" in context:
-        context["body"] = label_panels(context["body"], binder)
+        context["body"] = label_panels(context["body"], binder, panel_models(_widget_state(context)))
 
 
 _CODE_NAME = re.compile(r'(<span class="pre">)([^<]*)(</span>)')
