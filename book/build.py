@@ -444,14 +444,16 @@ def answers_shown(site: Path, texts: Iterable[str], numbers: Mapping[str, Iterab
     return found
 
 
-def answers_in(site: Path, notebooks: Path = NOTEBOOKS) -> list[str]:
+def answers_in(
+    site: Path, notebooks: Path = NOTEBOOKS, numbers: Mapping[str, Iterable[float]] | None = None
+) -> list[str]:
     """:func:`answers_shown` for the solution lines and check marks of the solution notebooks in ``notebooks``
-    (lines a student's notebook shows anyway left out)."""
+    (lines a student's notebook shows anyway left out) and the accepted values ``numbers``, if given."""
     solutions = [nbformat.read(path, as_version=4) for path in sorted(notebooks.glob("*.ipynb"))]
     students = [release_notebook(nb) for nb in solutions]
     lines = solution_lines(solutions)
     anyway = set(shown_to_students(lines, students))
-    return answers_shown(site, [*(line for line in lines if line not in anyway), *check_marks(solutions)])
+    return answers_shown(site, [*(line for line in lines if line not in anyway), *check_marks(solutions)], numbers)
 
 
 def build(out: Path, *, with_solutions: bool = False) -> Path:

@@ -217,3 +217,17 @@ def test_a_site_built_with_the_solutions_says_so_on_every_page(monkeypatch):
         config = type("Config", (), {"html_static_path": [], "html_theme_options": {"x": 1}})()
         extension._take_docs_settings({})(None, config)
         assert config.html_theme_options.get("announcement") == banner and config.html_theme_options["x"] == 1
+
+
+def test_answers_in_looks_for_a_notebooks_solution_lines_check_marks_and_values(tmp_path):
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    nbformat.write(solution_notebook(), notebooks / "01.ipynb")
+    site = fake_site(tmp_path)
+    assert build.answers_in(site, notebooks, NUMBERS) == []
+    (site / "notebooks" / "01.html").write_text("<pre>K_max += 1</pre><p>✓ max-queries: correct</p><p>6.397</p>")
+    assert build.answers_in(site, notebooks, NUMBERS) == [
+        "notebooks/01.html: text 'K_max += 1'",
+        "notebooks/01.html: text '✓ max-queries: correct'",
+        "notebooks/01.html: the accepted value 6.39693 as '6.397'",
+    ]
