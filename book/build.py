@@ -320,7 +320,7 @@ def shown_to_students(lines: Iterable[str], student_notebooks: Iterable[Any]) ->
     """The ``lines`` that a student's notebook holds anyway (outside any solution region): a cell that sets up the
     exercise, or the stub, may share a line with the solution; showing it gives nothing away."""
     cells = [normalise(cell.source) for nb in student_notebooks for cell in nb.cells]
-    return [line for line in lines if any(_occurs(line, cell) for cell in cells)]
+    return [line for line in lines if any(line in cell and _occurs(line, cell) for cell in cells)]
 
 
 def check_marks(notebooks: Iterable[Any]) -> list[str]:
@@ -383,8 +383,9 @@ def _json_unescaped(text: str) -> str:
 def readings(raw: str) -> tuple[str, str]:
     """A file's text as a reader would find a line in it: JSON's escapes undone (notebooks, widget state, the
     search index), white space normalised; and the same with HTML's tags taken out and its entities undone (a
-    page's text, a highlighted code line, HTML inside JSON)."""
-    text = _json_unescaped(raw)
+    page's text, a highlighted code line, HTML inside JSON). Long runs of base64 (images) are taken out first: they
+    hold no line of code, and their digits are no numbers."""
+    text = _json_unescaped(_BLOB.sub(" ", raw))
     return normalise(text), normalise(html.unescape(_TAG.sub("", text)))
 
 
@@ -436,7 +437,7 @@ def answers_shown(site: Path, texts: Iterable[str], numbers: Mapping[str, Iterab
             for text in texts:
                 if text in reading and _occurs(text, reading):
                     shown[f"text {text!r}"] = None
-            for written in _NUMBER.finditer(_BLOB.sub(" ", reading)):
+            for written in _NUMBER.finditer(reading):
                 for value in values:
                     if _spells(written, value):
                         shown[f"the accepted value {value:g} as {written.group(0)!r}"] = None
