@@ -201,7 +201,7 @@ def test_every_page_renders_offline(site, browser, artifacts, page_name):
         slug = page_name.replace("/", "_")
         page.screenshot(path=str(artifacts / f"book_{slug}.png"))
         if panels:
-            first = page.query_selector(".dpcourse-panel")
+            first = page.query_selector(".cell_output:has(.dpcourse-panel)")  # the panel under its snapshot note
             first.scroll_into_view_if_needed()
             first.screenshot(path=str(artifacts / f"book_{slug}_panel.png"))
     finally:
