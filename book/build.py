@@ -245,8 +245,9 @@ def foreign_or_missing(site: Path) -> list[str]:
 # --- answers a site must not show ------------------------------------------------------------------------------
 
 #: The files of a built site a reader (or a search engine) can read: its pages, its search index, the sources
-#: Sphinx copies beside them and the notebooks it offers for download.
-READABLE_SUFFIXES = (".html", ".ipynb", ".txt")
+#: Sphinx copies beside them (``_sources/``: the notebooks a page offers for download, the Markdown and
+#: reStructuredText pages) and any text file.
+READABLE_SUFFIXES = (".html", ".ipynb", ".md", ".rst", ".txt")
 SEARCH_INDEX = "searchindex.js"
 #: A solution line (or its comment) with fewer words than this, Python's keywords not counted, gives nothing away:
 #: ``return i``, ``import math``, ``pass``, a lone bracket.
@@ -403,7 +404,7 @@ def answers_shown(site: Path, texts: Iterable[str], numbers: Mapping[str, Iterab
     """Where a built site shows an answer: one of ``texts`` (solution lines, check marks) anywhere, or an accepted
     value of a notebook's exercises (``numbers``) in that notebook's page and files or in a file of no notebook.
 
-    Every page (``.html``), notebook (``.ipynb``), text file (``.txt``: the sources Sphinx copies) and the search
+    Every page (``.html``), notebook (``.ipynb``), source (``.md``, ``.rst``), text file (``.txt``) and the search
     index (``searchindex.js``) under ``site`` is read as :func:`readings` says; a text counts where it stands
     with nothing glued to either end, a number where it is the value rounded to the digits written, with enough
     of them (:data:`MIN_DIGITS`): ``3.098`` and ``3.0983`` spell 3.098321, ``3.10`` does not; ``0.0869`` spells

@@ -124,8 +124,10 @@ def test_a_clean_site_shows_no_answer(tmp_path):
         ("notebooks__01.html", "<td>6.3969</td>", "the accepted value 6.39693 as '6.3969'"),
         # ... or on a page of no notebook
         ("intro.html", "<p>2,420 in all</p>", "the accepted value 2420 as '2,420'"),
-        # a source Sphinx copies beside the pages
-        ("_sources__intro.md.txt", "The level is 6.397.", "the accepted value 6.39693 as '6.397'"),
+        # a source Sphinx copies beside the pages, or any text file
+        ("_sources__intro.md", "The level is 6.397.", "the accepted value 6.39693 as '6.397'"),
+        ("_sources__api__svt.rst", "K_max += 1", "text 'K_max += 1'"),
+        ("notes.txt", "The level is 6.397.", "the accepted value 6.39693 as '6.397'"),
         # widget state (JSON inside a page's script) holding a check's HTML output
         (
             "notebooks__05.html",
