@@ -1,4 +1,4 @@
-"""Build the course website (``make book``): the student's notebooks with their stored outputs and the API reference.
+"""Build the course website (``make book``): the students' notebooks with their stored outputs and the API reference.
 
 Run with the book's environment (``.venv/book``, made by ``make book``)::
 
@@ -30,6 +30,7 @@ import argparse
 import hashlib
 import html
 import html.parser
+import inspect
 import json
 import keyword
 import math
@@ -95,10 +96,12 @@ def stage(source: Path, *, with_solutions: bool = False) -> None:
 
 def _settings_fingerprint(with_solutions: bool = False) -> str:
     """A digest of what Sphinx does not watch: the book's settings, its extension (and style sheet), this
-    script and whether the notebooks are the solutions (a staged copy keeps its source's time either way)."""
+    script, and what the notebooks staged are made with: the solutions or their release, and the release's code
+    (a staged copy keeps its source's time either way)."""
     digest = hashlib.sha256(b"with solutions" if with_solutions else b"student release")
     extension = [path for path in (BOOK / "_ext").rglob("*") if path.is_file() and "__pycache__" not in path.parts]
-    for path in sorted([BOOK / "_config.yml", BOOK / "_toc.yml", Path(__file__), *extension]):
+    release_code = Path(inspect.getfile(release_notebook))
+    for path in sorted([BOOK / "_config.yml", BOOK / "_toc.yml", Path(__file__), release_code, *extension]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
