@@ -155,10 +155,10 @@ bench: $(STAMP) $(TEST_STAMP)
 
 # The course website (issue 31): the student release of the notebooks (python -m dpcourse release: no solution, no
 # check's verdict; issue 39) with their stored outputs (nothing is executed) and the API reference, built by
-# jupyter-book 1.x into book/_build/html. book/build.py refuses a site that shows a solution line or a check's ✓. jupyter-book 1.x needs Sphinx 7 and `make docs`
-# Sphinx 9, so the book has its own environment, .venv/book (requirements.txt + requirements-book.txt); the
-# scripts the site serves itself (MathJax, require.js, the widget manager) come from npm, pinned by
-# book/npm/package-lock.json. Both are installed on first use, like .venv.
+# jupyter-book 1.x into book/_build/html. book/build.py refuses a site that shows a solution line or a check's ✓.
+# jupyter-book 1.x needs Sphinx 7 and `make docs` Sphinx 9, so the book has its own environment, .venv/book
+# (requirements.txt + requirements-book.txt); the scripts the site serves itself (MathJax, require.js, the widget
+# manager) come from npm, pinned by book/npm/package-lock.json. Both are installed on first use, like .venv.
 
 $(BOOK_STAMP): requirements.txt requirements-book.txt pyproject.toml
 	$(PYTHON) -m venv $(BOOK_VENV)
