@@ -16,7 +16,7 @@
    same way (``labpath=student%2F<name>.ipynb``). sphinx-book-theme would open the solution notebook at the
    page's own path.
 5. Each panel (a stored view of a widget with the class ``dpcourse-panel``) is introduced by a line saying that
-   it is a snapshot, whose sliders redraw nothing here, with a link to the same live notebook on Binder
+   it is a snapshot, whose controls redraw nothing here, with a link to the same live notebook on Binder
    (:func:`label_panels`).
 6. A site built with the solutions (``make book-with-solutions``: book/build.py sets :data:`WITH_SOLUTIONS_VARIABLE`)
    says so on every page, in the theme's announcement banner.
@@ -85,8 +85,8 @@ WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 #: The class :mod:`dpcourse.widgets` gives a panel's outer box (a plain box of figures is no panel: no sliders).
 PANEL_CLASS = "dpcourse-panel"
 SNAPSHOT_NOTE = (
-    '<p class="dpcourse-snapshot">Snapshot: this panel as the notebook was last run. Its sliders redraw nothing '
-    'on this page; <a href="{url}">open this notebook live on Binder</a> to move them.</p>'
+    '<p class="dpcourse-snapshot">Snapshot: this panel as the notebook was last run. Its sliders and menus '
+    'redraw nothing on this page: <a href="{url}">open this notebook live on Binder</a> to use them.</p>'
 )
 
 
