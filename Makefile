@@ -33,7 +33,7 @@ BOOK_VENV  := $(VENV)/book
 BOOK_STAMP := $(BOOK_VENV)/.installed
 BOOK_NPM_STAMP := book/npm/node_modules/.installed
 
-.PHONY: help venv lab lab-solutions test test-image unit nbval e2e nbtest execute bench release clean test-grading-unconfined docs book
+.PHONY: help venv lab lab-solutions test test-image unit nbval e2e nbtest execute bench release clean test-grading-unconfined docs book book-with-solutions
 
 help:
 	@echo "make lab      set up .venv and open JupyterLab on your own copy of the workbook, student/ (made on"
@@ -48,8 +48,11 @@ help:
 	@echo "make execute NB=notebooks/01_laplace_utility.ipynb  re-run a notebook, store its outputs (NB=notebooks/*.ipynb for all)"
 	@echo "make bench    run the benchmarks and rewrite benchmarks/RESULTS.md"
 	@echo "make docs     build the API reference from the docstrings into docs/_build/html (every warning an error)"
-	@echo "make book     build the course website (the notebooks with their stored outputs and the API reference,"
-	@echo "              readable offline) into book/_build/html; the first run installs .venv/book and book/npm"
+	@echo "make book     build the course website (the students' notebooks, no answer in them, with their stored outputs,"
+	@echo "              and the API reference, readable offline) into book/_build/html; the first run installs"
+	@echo "              .venv/book and book/npm"
+	@echo "make book-with-solutions   instructors: the same site from the solution notebooks, every answer shown,"
+	@echo "              into book/with-solutions/_build/html (never publish it to students)"
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -150,11 +153,12 @@ docs: $(STAMP) $(TEST_STAMP)
 bench: $(STAMP) $(TEST_STAMP)
 	$(BIN)/python -m benchmarks
 
-# The course website (issue 31): the notebooks with their stored outputs (nothing is executed) and the API
-# reference, built by jupyter-book 1.x into book/_build/html. jupyter-book 1.x needs Sphinx 7 and `make docs`
-# Sphinx 9, so the book has its own environment, .venv/book (requirements.txt + requirements-book.txt); the
-# scripts the site serves itself (MathJax, require.js, the widget manager) come from npm, pinned by
-# book/npm/package-lock.json. Both are installed on first use, like .venv.
+# The course website (issue 31): the student release of the notebooks (python -m dpcourse release: no solution, no
+# check's verdict; issue 39) with their stored outputs (nothing is executed) and the API reference, built by
+# jupyter-book 1.x into book/_build/html. book/build.py refuses a site that shows a solution line or a check's ✓.
+# jupyter-book 1.x needs Sphinx 7 and `make docs` Sphinx 9, so the book has its own environment, .venv/book
+# (requirements.txt + requirements-book.txt); the scripts the site serves itself (MathJax, require.js, the widget
+# manager) come from npm, pinned by book/npm/package-lock.json. Both are installed on first use, like .venv.
 
 $(BOOK_STAMP): requirements.txt requirements-book.txt pyproject.toml
 	$(PYTHON) -m venv $(BOOK_VENV)
@@ -171,5 +175,10 @@ $(BOOK_NPM_STAMP): book/npm/package.json book/npm/package-lock.json
 book: $(BOOK_STAMP) $(BOOK_NPM_STAMP)
 	$(BOOK_VENV)/bin/python book/build.py
 
+# The same site from the instructor's notebooks, every solution and check's verdict on its pages: built only on
+# purpose, into a folder of its own (book/with-solutions/_build/html), never by make book or the Pages workflow.
+book-with-solutions: $(BOOK_STAMP) $(BOOK_NPM_STAMP)
+	$(BOOK_VENV)/bin/python book/build.py --with-solutions
+
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info test-artifacts docs/_build book/_build book/npm/node_modules
+	rm -rf $(VENV) .pytest_cache build *.egg-info test-artifacts docs/_build book/_build book/with-solutions book/npm/node_modules

@@ -1,4 +1,4 @@
-"""The course website's Sphinx extension (book/_config.yml loads it): two things jupyter-book cannot be told.
+"""The course website's Sphinx extension (book/_config.yml loads it): what jupyter-book cannot be told.
 
 1. The API reference pages are ``docs/api/*.rst``, written for ``docs/conf.py`` (``make docs``). Their autodoc
    and numpydoc settings, and the hook that escapes ``|`` in docstrings before docutils reads them, are taken from
@@ -8,15 +8,26 @@
    host to load anything from. Pages with panels get two lines the widget manager needs: where its own files
    are (for require.js), and MathJax 2's ``Hub.Queue`` on top of MathJax 3.
 3. One style sheet (``static/dpcourse-book.css``): the notebooks' tables (``dpcourse.tables.Table``) laid out as
-   JupyterLab lays them out.
+   JupyterLab lays them out, the panels' snapshot notes, and the right column's long module names wrapped: the
+   page's contents are given a line break opportunity after each dot of a name (:func:`breakable_names`), so
+   ``dpcourse.mechanisms.calibration`` wraps at its dots instead of running past the column at 1280 px.
 4. The Binder button of a notebook's page opens that notebook of the **student copy**: postBuild makes it in
    ``student/`` when Binder builds the image, and README's badge opens ``student/01_laplace_utility.ipynb`` the
    same way (``labpath=student%2F<name>.ipynb``). sphinx-book-theme would open the solution notebook at the
    page's own path.
+5. Each panel (a stored view of a widget with the class ``dpcourse-panel``) is introduced by a line saying that
+   it is a snapshot, whose controls redraw nothing here, with a link to the same live notebook on Binder
+   (:func:`label_panels`).
+6. A site built with the solutions (``make book-with-solutions``: book/build.py sets :data:`WITH_SOLUTIONS_VARIABLE`)
+   says so on every page, in the theme's announcement banner.
 """
 
 from __future__ import annotations
 
+import html
+import json
+import os
+import re
 import runpy
 from pathlib import Path
 from typing import Any
@@ -31,6 +42,9 @@ DOCS_CONF = ROOT / "docs" / "conf.py"
 STUDENT_FOLDER = "student"
 # docs/conf.py's settings that shape how a docstring is rendered.
 _SETTING_PREFIXES = ("autodoc_", "numpydoc_")
+#: Set (to ``1``) in jupyter-book's environment by ``book/build.py --with-solutions``.
+WITH_SOLUTIONS_VARIABLE = "DPCOURSE_BOOK_WITH_SOLUTIONS"
+WITH_SOLUTIONS_BANNER = "Instructors' edition: every solution and check result is shown. Never publish it to students."
 
 
 def _docs_conf() -> dict[str, Any]:
@@ -49,6 +63,8 @@ def _take_docs_settings(docs: dict[str, Any]):
             if name.startswith(_SETTING_PREFIXES) and name in config:
                 setattr(config, name, value)
         config.html_static_path = [*config.html_static_path, str(STATIC)]
+        if os.environ.get(WITH_SOLUTIONS_VARIABLE) == "1":
+            config.html_theme_options = {**config.html_theme_options, "announcement": WITH_SOLUTIONS_BANNER}
 
     return take
 
@@ -62,6 +78,76 @@ def _point_binder_at_the_student_copy(
         for button in group.get("buttons", []):
             if button.get("text") == "Binder":
                 button["url"] = binder_url(button["url"], pagename.rsplit("/", 1)[-1])
+
+
+WIDGET_VIEW = re.compile(r'<script type="application/vnd\.jupyter\.widget-view\+json">(.*?)</script>', re.DOTALL)
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+#: The class :mod:`dpcourse.widgets` gives a panel's outer box (a plain box of figures is no panel: no sliders).
+PANEL_CLASS = "dpcourse-panel"
+SNAPSHOT_NOTE = (
+    '<p class="dpcourse-snapshot">Snapshot: this panel as the notebook was last run. Its sliders and menus '
+    'redraw nothing on this page: <a href="{url}">open this notebook live on Binder</a> to use them.</p>'
+)
+
+
+def panel_models(widget_state: dict[str, Any]) -> set[str]:
+    """The ids of the models in a notebook's widget state (``{"state": {id: model}}``) that are panels."""
+    return {
+        model_id
+        for model_id, model in widget_state.get("state", {}).items()
+        if PANEL_CLASS in model.get("state", {}).get("_dom_classes", [])
+    }
+
+
+def label_panels(body: str, binder: str, panels: set[str]) -> str:
+    """``body`` (a page's HTML) with :data:`SNAPSHOT_NOTE`, linking to ``binder``, before each stored view of a
+    model in ``panels``."""
+    note = SNAPSHOT_NOTE.format(url=html.escape(binder, quote=True))
+
+    def label(view: re.Match) -> str:
+        try:
+            model_id = json.loads(view.group(1)).get("model_id")
+        except (ValueError, AttributeError):
+            return view.group(0)
+        return note + view.group(0) if model_id in panels else view.group(0)
+
+    return WIDGET_VIEW.sub(label, body)
+
+
+def _widget_state(context: dict[str, Any]) -> dict[str, Any]:
+    """The page's widget state, which myst-nb adds as a script (its JSON with ``</`` escaped as ``<\\/``)."""
+    for script in context.get("script_files", []):
+        if getattr(script, "attributes", {}).get("type") == WIDGET_STATE:
+            return dict(json.loads(_body(script)))
+    return {}
+
+
+def _binder_button(context: dict[str, Any]) -> str | None:
+    for group in context.get("header_buttons", []):
+        if group.get("label") == "launch-buttons":
+            for button in group.get("buttons", []):
+                if button.get("text") == "Binder":
+                    return str(button["url"])
+    return None
+
+
+def _label_panels(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    binder = _binder_button(context)
+    if binder is not None and "body" in context:
+        context["body"] = label_panels(context["body"], binder, panel_models(_widget_state(context)))
+
+
+_CODE_NAME = re.compile(r'(<span class="pre">)([^<]*)(</span>)')
+
+
+def breakable_names(toc: str) -> str:
+    """``toc`` (a page's contents, HTML) with ``<wbr>`` after each dot of the names in code, where a line may break."""
+    return _CODE_NAME.sub(lambda name: name[1] + name[2].replace(".", ".<wbr>") + name[3], toc)
+
+
+def _let_names_wrap(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    if isinstance(context.get("toc"), str):
+        context["toc"] = breakable_names(context["toc"])
 
 
 # ipywidgets typesets a widget's description with MathJax 2's ``MathJax.Hub.Queue``; MathJax 3, which Sphinx
@@ -126,4 +212,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # After sphinx-book-theme adds its launch buttons (priority 501).
     app.connect("html-page-context", _point_binder_at_the_student_copy, priority=600)
     app.connect("html-page-context", _arrange_scripts, priority=600)
+    # After the Binder button points at the student copy: each panel's note links where the button does.
+    app.connect("html-page-context", _label_panels, priority=700)
+    # Before the themes read the page's contents (pydata-sphinx-theme caches what it makes of them on first use).
+    app.connect("html-page-context", _let_names_wrap, priority=100)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
