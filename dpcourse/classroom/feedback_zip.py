@@ -21,14 +21,15 @@ download (``anon_<id>``, no user id) and a quiz's (the user id glued to the name
 
 **How members are named.** Each member is the download's name of one of the student's files up to and including
 its file id, exactly as Canvas wrote it (``<sortable name>[_LATE]_<user id>_<file id>_``, read back by the
-collector's parser in :mod:`.exports`), followed by ``feedback.html``. The name part is Canvas's own (the sortable
-name lower-cased with everything but word characters removed: ``O'Brien, Seán`` is ``obrienseán``), copied from
-the download, never rebuilt from a roster; the uploaded file's name, the one part a student chose, is dropped.
-The file id is that of the student's kept notebook of the assignment (the first in the assignment's order; a
-resubmission's ``-1`` file has its own id, the one Canvas holds now), else of another file of hers in the
-download (a PDF handed in instead). A name over 255 bytes (what a file system takes, and Canvas unpacks the zip to
-disk) has its name part shortened. Every member's name is checked against Canvas's own reading (its first two
-all-digit tokens must be the user id and the file id) before it is written.
+collector's parser in :mod:`.exports`; NFC, as ``collected.csv`` holds it), followed by ``feedback.html``. The
+name part is Canvas's own (the sortable name lower-cased with everything but word characters removed:
+``O'Brien, Seán`` is ``obrienseán``), copied from the download, never rebuilt from a roster; the uploaded file's
+name, the one part a student chose, is dropped. The file id is that of the student's kept notebook of the
+assignment (the first in the assignment's order; a resubmission's ``-1`` file has its own id, the one Canvas
+holds now), else of another file of hers in the download (a PDF handed in instead). A name over 255 bytes (what
+a file system takes, and Canvas unpacks the zip to disk) has its name part shortened, or dropped if what is left
+would end in a number Canvas would read as an id. Every member's name is checked against Canvas's own reading
+(its first two all-digit tokens must be the user id and the file id) before it is written.
 
 **Who gets what.** One member per student in the download who has feedback for the assignment: the feedback
 files of its notebooks (``--notebook``, in that order; by default the notebooks ``collected.csv`` names, sorted)
@@ -46,6 +47,7 @@ import argparse
 import csv
 import os
 import re
+import stat
 import sys
 import zipfile
 from collections import defaultdict
@@ -188,7 +190,7 @@ def _download(row: dict[str, str]) -> _Download | None:
     """The Canvas part of a row's ``source_file`` (read by the collector's parser), or None for a member that has
     no attachment id (a text or URL submission) or that is not named as Canvas names a download's files."""
     source = row["source_file"]
-    found = _canvas_assignment(source)
+    found = _canvas_assignment(source) if "/" not in source else None  # Canvas's download is flat
     if found is None or not found.file_id:
         return None
     late = "_LATE" if found.late else ""
@@ -204,10 +206,8 @@ def _member_name(download: _Download) -> str | None:
     """The member's name for a student's file: the download's Canvas part, then :data:`FEEDBACK_MEMBER`, with the
     name part shortened when the whole is over 255 bytes; None when Canvas would not read it back as that file."""
     ids = f"{'_LATE' if download.late else ''}_{download.user_id}_{download.file_id}_{FEEDBACK_MEMBER}"
-    name = download.name
-    while name and len(f"{name}{ids}".encode()) > _MAX_MEMBER_BYTES:
-        name = name[:-1]
-    member = f"{name}{ids}"
+    room = max(_MAX_MEMBER_BYTES - len(ids.encode()), 0)
+    member = download.name.encode()[:room].decode("utf-8", errors="ignore") + ids
     if canvas_reads(member) != (download.user_id, download.file_id):  # a shortened name ending in a number
         member = ids
     return member if canvas_reads(member) == (download.user_id, download.file_id) else None
@@ -232,11 +232,15 @@ def _read_collected(path: Path) -> list[dict[str, str]]:
 
 
 def _read_feedback(path: Path) -> str:
-    """A feedback file's text; :class:`OSError` for a link (never followed) and :class:`ValueError` over the cap."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    """A feedback file's text; :class:`OSError` for a link (never followed) or anything but a regular file, and
+    :class:`ValueError` over the cap."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     if path.parent.is_symlink():
         raise OSError(f"{path.parent}: a link (links are not followed)")
-    fd = os.open(path, flags)
+    fd = os.open(path, flags)  # O_NONBLOCK: a FIFO put there cannot hang the command
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"{path.name}: not a regular file")
     with os.fdopen(fd, "rb") as handle:
         data = handle.read(MAX_FEEDBACK_BYTES + 1)
     if len(data) > MAX_FEEDBACK_BYTES:

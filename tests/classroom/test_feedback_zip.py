@@ -6,6 +6,7 @@ own rule, each holding only that student's feedback, hostile text inert."""
 from __future__ import annotations
 
 import html
+import os
 import re
 import zipfile
 from html.parser import HTMLParser
@@ -44,8 +45,16 @@ DOWNLOAD = {
     "zedann_104_9005_01_first.ipynb": ("01_first", "ann, not graded"),
     "evileve_105_9006_01_first_102_9003_x.ipynb": ("01_first", "eve, whose upload name mimics sean's ids"),
     "textonly_106_text.html": (None, "<p>a text entry</p>"),
+    "pdfonly_108_9200_answers.pdf": (None, "%PDF-1.4 a PDF instead of the notebook"),
 }
-FOLDERS = {"101": "doejane", "102": "obrienseán", "103": "müllerjosé", "104": "zedann", "105": "evileve"}
+FOLDERS = {
+    "101": "doejane",
+    "102": "obrienseán",
+    "103": "müllerjosé",
+    "104": "zedann",
+    "105": "evileve",
+    "108": "pdfonly",
+}
 
 
 def notebook(stem: str, marker: str) -> bytes:
@@ -130,6 +139,7 @@ def test_every_member_is_read_by_canvas_as_its_students_file_with_the_downloads_
             "evileve_105_9006_feedback.html",  # her upload's name (with sean's ids in it) is dropped
             "müllerjosé_103_9010_feedback.html",  # the resubmission's file, the one Canvas holds now
             "obrienseán_LATE_102_9003_feedback.html",  # Canvas's name part and LATE mark, as the download had them
+            "pdfonly_108_9200_feedback.html",  # no notebook collected: told why, on her PDF's submission
         ]
     )
     for name in names:
@@ -172,8 +182,11 @@ def test_each_member_is_that_students_feedback_rendered_one_page_per_assignment(
     for name, page in pages.items():  # nobody's page holds another student's feedback
         others = {s for s in FOLDERS.values() if not name.startswith(s)}
         assert not any(f"feedback for {s}" in page for s in others), name
+    pdf = text_of(pages["pdfonly_108_9200_feedback.html"])
+    assert "Files of pdfonly that were not graded" in pdf and "answers.pdf" in pdf
     result = pipeline["result"]
     assert {m.student: m.sections for m in result.members}["doejane"] == STEMS
+    assert {m.student: m.sections for m in result.members}["pdfonly"] == ("not-graded",)
     assert dict(result.left_out)["zedann"].startswith("no feedback")
 
 
@@ -203,9 +216,24 @@ def test_rows_giving_one_canvas_account_to_two_students_send_neither_anything(tm
     forged = table.replace("evileve_105_9006", "evileve_101_9006")  # eve's row now names jane's account
     (tmp_path / "forged.csv").write_text(forged, encoding="utf-8")
     result = canvas_feedback_zip(tmp_path / "forged.csv", pipeline["feedback"], tmp_path / "forged.zip")
-    assert {m.student for m in result.members} == {"obrienseán", "müllerjosé"}
+    assert {m.student for m in result.members} == {"obrienseán", "müllerjosé", "pdfonly"}
     left = dict(result.left_out)
     assert "also" in left["doejane"] and "also" in left["evileve"]
+
+
+def test_a_feedback_file_that_is_a_link_or_a_fifo_is_left_out_named_and_never_read(tmp_path, pipeline):
+    feedback = pipeline["feedback"]
+    eve = feedback / "evileve" / "01_first.md"
+    eve.unlink()
+    eve.symlink_to(feedback / "doejane" / "01_first.md")  # would send jane's feedback to eve
+    sean = feedback / gradebook.feedback_name("obrienseán") / "01_first.md"
+    sean.unlink()
+    os.mkfifo(sean)  # reading it would wait for a writer forever
+    result = canvas_feedback_zip(tmp_path / "collected" / "collected.csv", feedback, tmp_path / "links.zip")
+    left = dict(result.left_out)
+    sent = {m.student: m.sections for m in result.members}
+    assert sent["evileve"] == ("02_second",) and "01_first.md left out" in left["evileve"]  # jane's text not sent
+    assert sent["obrienseán"] == ("02_second",) and "not a regular file" in left["obrienseán"]
 
 
 def test_canvas_reads_names_as_its_reupload_does():
@@ -258,7 +286,7 @@ def test_the_command_writes_the_zip_and_prints_who_was_left_out(tmp_path, pipeli
     )
     printed = capsys.readouterr()
     assert status == 0, printed.err
-    assert "4 students' feedback" in printed.out and "zedann: no feedback" in printed.out
+    assert "5 students' feedback" in printed.out and "zedann: no feedback" in printed.out
     with zipfile.ZipFile(out) as archive:
         assert sorted(archive.namelist()) == sorted(pipeline["pages"])
     assert (
