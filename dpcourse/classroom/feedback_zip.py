@@ -18,6 +18,10 @@ the content type of **our member's extension** (``Attachment.mimetype``), so the
 ``analysis.ipynb``'s name on a ``text/html`` file (instructure/canvas-lms issue #2406 reports the same for a PDF).
 A text or URL submission has no attachment id in its name, so it cannot get a file this way; an anonymous
 download (``anon_<id>``, no user id) and a quiz's (the user id glued to the name) cannot either, and are refused.
+For a group assignment graded as a group, Canvas puts each user's comment on every member's submission
+(``group_students``), so each member would see every member's page: send such feedback another way. Canvas's
+guides describe the upload, not this rule; it is read from canvas-lms's source (the newest version of
+``infer_comment_context_from_filename`` the stored copies hold, and today's ``lib/file_in_context.rb``).
 
 **How members are named.** Each member is the download's name of one of the student's files up to and including
 its file id, exactly as Canvas wrote it (``<sortable name>[_LATE]_<user id>_<file id>_``, read back by the
