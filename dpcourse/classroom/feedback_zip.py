@@ -199,7 +199,8 @@ def _download(row: dict[str, str]) -> _Download | None:
         return None
     late = "_LATE" if found.late else ""
     file_id = source[len(f"{found.name}{late}_{found.user}_") :].split("_", 1)[0]
-    if not source.startswith(f"{found.name}{late}_{found.user}_{file_id}_") or int(file_id) != found.file_id:
+    head = f"{found.name}{late}_{found.user}_{file_id}_"
+    if not _DIGITS.fullmatch(file_id) or not source.startswith(head) or int(file_id) != found.file_id:
         return None
     return _Download(
         row["student"], row["notebook"], row["kept"] == "true", found.name, bool(found.late), found.user, file_id
@@ -224,14 +225,17 @@ def _read_collected(path: Path) -> list[dict[str, str]]:
     """``collected.csv``'s rows, cells as the collector meant them (the formula quote removed, ``kept`` checked)."""
     with open(path, newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
-        missing = [c for c in _COLLECTED if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ValueError(f"{path}: not a collector's list (no column {', '.join(missing)})")
-        rows = []
-        for number, line in enumerate(reader, start=2):
-            cell = {k: _unquoted(v) if isinstance(v, str) else "" for k, v in line.items() if k is not None}
-            kept = _flag(cell["kept"], "kept", f"{path}, line {number}", empty=False)
-            rows.append({**cell, "kept": "true" if kept else "false"})
+        try:
+            missing = [c for c in _COLLECTED if c not in (reader.fieldnames or [])]
+            if missing:
+                raise ValueError(f"{path}: not a collector's list (no column {', '.join(missing)})")
+            rows = []
+            for number, line in enumerate(reader, start=2):
+                cell = {k: _unquoted(v) if isinstance(v, str) else "" for k, v in line.items() if k is not None}
+                kept = _flag(cell["kept"], "kept", f"{path}, line {number}", empty=False)
+                rows.append({**cell, "kept": "true" if kept else "false"})
+        except csv.Error as err:
+            raise ValueError(f"{path}: not a CSV ({err})") from None
     return rows
 
 

@@ -304,3 +304,18 @@ def test_the_command_writes_the_zip_and_prints_who_was_left_out(tmp_path, pipeli
         == 2
     )
     assert "feedback:" in capsys.readouterr().err
+    for name, text in (("nul.csv", "student,notebook\0\n"), ("other.csv", "a,b\n1,2\n")):
+        (tmp_path / name).write_text(text)
+        argv = [
+            "feedback",
+            "canvas",
+            str(tmp_path / name),
+            "--feedback",
+            str(tmp_path),
+            "--out",
+            str(tmp_path / "y.zip"),
+        ]
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("feedback: ") and err.count("\n") == 1, err
+    assert not (tmp_path / "y.zip").exists()
