@@ -209,6 +209,10 @@ def test_anonymous_downloads_are_refused_and_a_second_run_needs_force(tmp_path, 
     assert not (tmp_path / "a.zip").exists()
     with pytest.raises(ValueError, match="exists"):
         canvas_feedback_zip(tmp_path / "collected" / "collected.csv", pipeline["feedback"], pipeline["out"])
+    again = canvas_feedback_zip(
+        tmp_path / "collected" / "collected.csv", pipeline["feedback"], pipeline["out"], force=True
+    )
+    assert again.members == pipeline["result"].members
 
 
 def test_rows_giving_one_canvas_account_to_two_students_send_neither_anything(tmp_path, pipeline):
