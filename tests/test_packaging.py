@@ -188,7 +188,7 @@ def _check_a_clean_install(source: Path, venv: Path, tmp_path: Path) -> None:
 
     for command in ([script, "--help"], [python, "-m", "dpcourse", "--help"]):
         helped = _run(command, tmp_path, 120)
-        assert helped.returncode == 0 and "{release,collect,grade,gradescope}" in helped.stdout, helped.stderr
+        assert helped.returncode == 0 and "{release,collect,grade,gradescope,feedback}" in helped.stdout, helped.stderr
     version = _run([script, "--version"], tmp_path, 120)
     assert (version.returncode, version.stdout) == (0, f"dpcourse {project()['version']}\n"), version.stderr
 

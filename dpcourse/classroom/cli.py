@@ -21,6 +21,7 @@ from . import gradebook
 from .autograder import add_gradescope_command
 from .collect import add_collect_command
 from .course import Course, CourseError, load_course
+from .feedback_zip import add_feedback_command
 from .grade import AS_ROOT, UNCONFINED, grade, parse_shard, submissions_root
 from .judging import INFRASTRUCTURE
 from .plan import read_outline, student_id, without_copy_number
@@ -364,6 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     add_collect_command(commands)
     add_grade_command(commands)
     add_gradescope_command(commands)
+    add_feedback_command(commands)
     args = parser.parse_args(argv)
     missing = missing_checkout_default(args)
     if missing:
