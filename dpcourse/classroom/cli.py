@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
+import threading
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -25,7 +27,7 @@ from .grade import AS_ROOT, UNCONFINED, grade, parse_shard, submissions_root
 from .judging import INFRASTRUCTURE
 from .plan import read_outline, student_id, without_copy_number
 from .release import PROJECT, add_release_command, missing_checkout_default
-from .reports import GradeRow, merge, summary_table, write_report
+from .reports import GradeRow, journal_path, merge, summary_table, write_report
 from .sandbox import MIN_MEMORY_BYTES, Limits, SandboxUnavailable
 
 __all__ = ["add_grade_command", "main"]
@@ -85,7 +87,9 @@ def add_grade_command(commands: Any) -> None:
         "--report",
         type=Path,
         required=True,
-        help="the CSV report to write; <name>_totals.csv and <name>_summary.html go beside it",
+        help="the CSV report to write; <name>_totals.csv and <name>_summary.html go beside it. While grading, "
+        "each submission's rows go to <report>.journal as soon as they are known: run the same command again "
+        "after an interruption and only the submissions missing from it are graded",
     )
     parser.add_argument(
         "--source",
@@ -263,11 +267,33 @@ def _refusal(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _interrupted(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
 def _run_grade(args: argparse.Namespace) -> int:
     refusal = _refusal(args)
     if refusal:
         print(f"grade: {refusal}", file=sys.stderr)
         return 2
+    # SIGTERM (a batch system's stop, kill) ends the runs in flight as Ctrl-C does, instead of leaving them behind
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupted) if main_thread else None
+    try:
+        return _grade_command(args)
+    except KeyboardInterrupt:
+        print(
+            f"grade: interrupted; the submissions graded so far are kept in {journal_path(args.report)}: run the "
+            "same command again to grade only the rest",
+            file=sys.stderr,
+        )
+        return 130
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _grade_command(args: argparse.Namespace) -> int:
     try:
         roster = gradebook.read_roster(args.roster) if args.roster is not None else []
         outline = read_outline(args.source)
@@ -295,6 +321,7 @@ def _run_grade(args: argparse.Namespace) -> int:
                 progress=True,
                 partial_credit=partial,
                 run_as_root=args.run_submissions_as_root,
+                journal=journal_path(args.report),
             )
             times = _collected(args.collected) if args.collected else _submission_times(list(args.submissions), outline)
         print(summary_table(rows))
@@ -303,6 +330,8 @@ def _run_grade(args: argparse.Namespace) -> int:
         if any(AS_ROOT in r.integrity for r in rows):
             print(f"AS ROOT: the submissions ran as root, able to do anything on this machine: {AS_ROOT}.")
         write_report(rows, args.report)
+        if not args.merge:
+            journal_path(args.report).unlink(missing_ok=True)  # the report holds every row now
         if args.shard is None:
             _write_gradebook(args, rows, roster, course, times)
     except SandboxUnavailable as err:
