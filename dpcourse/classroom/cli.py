@@ -27,7 +27,7 @@ from .grade import AS_ROOT, UNCONFINED, grade, parse_shard, submissions_root
 from .judging import INFRASTRUCTURE
 from .plan import read_outline, student_id, without_copy_number
 from .release import PROJECT, add_release_command, missing_checkout_default
-from .reports import GradeRow, journal_path, merge, summary_table, write_report
+from .reports import GradeRow, journal_path, merge, printable, summary_table, write_report
 from .sandbox import MIN_MEMORY_BYTES, Limits, SandboxUnavailable
 
 __all__ = ["add_grade_command", "main"]
@@ -135,7 +135,9 @@ def add_grade_command(commands: Any) -> None:
         nargs="+",
         type=Path,
         metavar="CSV",
-        help="merge these reports into --report instead of grading (every row checked against --source)",
+        help="merge these reports into --report (every row checked against --source); with submissions, this run's "
+        "rows are merged after them (a regrade: with --replace they replace the earlier rows of each student and "
+        "notebook they hold), so the LMS files and feedback cover every notebook of an assignment",
     )
     parser.add_argument(
         "--replace",
@@ -254,8 +256,8 @@ def _write_gradebook(
 
 
 def _refusal(args: argparse.Namespace) -> str | None:
-    if args.merge and args.submissions:
-        return "give either submissions or --merge, not both"
+    if args.merge and args.submissions and (args.shards or args.shard is not None):
+        return "--shard and --shards do not go with submissions and --merge together"
     if args.run_submissions_as_root and args.sandbox != "none":
         return "--run-submissions-as-root goes with --sandbox none"
     if not args.merge and (args.replace or args.shards):
@@ -299,8 +301,9 @@ def _grade_command(args: argparse.Namespace) -> int:
         outline = read_outline(args.source)
         course = load_course(args.course, outline) if args.course is not None else None
         times = None
-        if args.merge:
+        if args.merge:  # read and checked before anything is graded
             merged = merge(args.merge, outline=outline, replace=args.replace, shards=args.shards)
+        if args.merge and not args.submissions:
             rows = merged.rows
             times = _collected(args.collected) if args.collected else None
             for student, notebook, winner in merged.replaced:
@@ -324,13 +327,18 @@ def _grade_command(args: argparse.Namespace) -> int:
                 journal=journal_path(args.report),
             )
             times = _collected(args.collected) if args.collected else _submission_times(list(args.submissions), outline)
+            if args.merge:  # this run's rows after the earlier reports' (a regrade)
+                merged = merge(args.merge, outline=outline, replace=args.replace, last=("this run", rows))
+                for student, notebook, _ in merged.replaced:
+                    print(f"replaced: {printable(student)}/{printable(notebook)} by this run's rows")
+                rows = merged.rows
         print(summary_table(rows))
         if any(UNCONFINED in r.integrity for r in rows):
             print("UNCONFINED: these submissions ran without a sandbox (--sandbox none); every row says so.")
         if any(AS_ROOT in r.integrity for r in rows):
             print(f"AS ROOT: the submissions ran as root, able to do anything on this machine: {AS_ROOT}.")
         write_report(rows, args.report)
-        if not args.merge:
+        if args.submissions:
             journal_path(args.report).unlink(missing_ok=True)  # the report holds every row now
         if args.shard is None:
             _write_gradebook(args, rows, roster, course, times)

@@ -576,6 +576,7 @@ def merge(
     outline: Mapping[str, Mapping[str, float]] | None = None,
     replace: bool = False,
     shards: int | None = None,
+    last: tuple[str, Sequence[GradeRow]] | None = None,
 ) -> Merged:
     """Merge reports, checking every row; ``ValueError`` with one line naming the file for anything wrong.
 
@@ -596,6 +597,9 @@ def merge(
         Whether a later report's rows replace an earlier report's for the same (student, notebook).
     shards : int or None, optional
         The number of shards (≥ 1) when the files are the shard reports of one batch.
+    last : tuple of (str, sequence of GradeRow) or None, optional
+        A name and rows merged after the files as one more report (``grade``'s own run, when it is given
+        ``--merge``), checked the same way; not with ``shards``.
 
     Returns
     -------
@@ -611,6 +615,11 @@ def merge(
     """
     files = [Path(p) for p in paths]
     per_file = [read_report(p) for p in files]
+    if last is not None:
+        if shards is not None:
+            raise ValueError("shards merges shard reports only; it does not go with the rows of a run")
+        files.append(Path(last[0]))
+        per_file.append(list(last[1]))
     if outline is not None:
         for path, rows in zip(files, per_file, strict=True):
             for number, row in enumerate(rows, start=2):
