@@ -245,7 +245,8 @@ def _grading_context(
 
 
 def _file_key(item: _Item) -> str:
-    return os.path.abspath(item.path)
+    """The submission as the journal knows it: the file (absolute path) and the student it was graded as."""
+    return f"{item.student}:{os.path.abspath(item.path)}"
 
 
 def _job(plan: Plan, limits: Limits) -> dict[str, Any]:
@@ -358,10 +359,11 @@ def grade(
         root can do anything on the machine.
     journal : str or pathlib.Path or None, optional
         A :class:`~.reports.ReportJournal` (the CLI's is :func:`~.reports.journal_path` of the report): a
-        submission whose file (absolute path) and notebook content it holds, graded under the same sources,
-        limits and options, is not run again and gets its recorded rows; every other one's rows are appended
-        to it, whole and synced, as soon as they are known. A batch stopped by a signal or killed therefore
-        loses only the submissions in flight, and the same call again grades only the rest. None keeps nothing.
+        submission whose file (absolute path, as the same student) and notebook content (a SHA-256 of its cells
+        as read) it holds, graded under the same sources, limits and options, is not run again and gets its
+        recorded rows; every other one's rows are appended to it, whole and synced, as soon as they are known.
+        A batch stopped by a signal or killed therefore loses only the submissions in flight, and the same call
+        again grades only the rest. None keeps nothing.
 
     Returns
     -------
