@@ -9,6 +9,7 @@ Every submission's code appends its name to a marker file, which counts its runs
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -152,3 +153,33 @@ def test_a_batch_stopped_halfway_and_run_again_ends_with_every_row_each_graded_o
     runs = Path(marker).read_text().split()
     assert {s: runs.count(s) for s in students} == {"alice": 1, "bob": 1, "carol": 2, "dave": 1}
     assert not journal_path(report).exists()  # the report holds every row: a later run grades afresh
+
+
+# --------------------------------------------------------------------------- which submissions a rerun takes from it
+
+
+def test_a_rerun_takes_only_unchanged_files_of_the_same_student_under_the_same_sources(tmp_path):
+    from dpcourse.classroom import grade as batch
+    from dpcourse.classroom.plan import load_sources
+    from dpcourse.classroom.sandbox import Limits
+
+    paths = write_course(tmp_path, {"alice": {NAME: right()}, "bob": {NAME: right()}, "carol": {NAME: right()}})
+    sources, _ = load_sources(tmp_path / "source")
+    context = batch._grading_context(sources, Limits(), "none", "", {})
+    with ReportJournal(tmp_path / "grades.csv.journal", context) as journal:
+        for item in batch._prepare(paths, sources, ""):
+            journal.record(batch._file_key(item), item.digest, _rows(item.student))
+    # bob's answer changes; carol's file is rewritten with the same cells (a new time, other whitespace)
+    paths[1].write_text(paths[1].read_text().replace("K_max = 538", "K_max = 539"))
+    paths[2].write_text(paths[2].read_text().replace("\n", "\n  "))
+    items = batch._prepare(paths, sources, "")
+    with ReportJournal(tmp_path / "grades.csv.journal", context) as journal:
+        assert batch._resume(items, journal) == 2
+    assert [item.rows is not None for item in items] == [True, False, True]
+    # the same file under other sources, or graded as another student, is not taken
+    changed = {**sources, "small": {**sources["small"], "metadata": {"changed": True}}}
+    assert batch._grading_context(changed, Limits(), "none", "", {}) != context
+    assert batch._grading_context(sources, Limits(cell_timeout=5), "none", "", {}) != context
+    other = dataclasses.replace(batch._prepare(paths[:1], sources, "")[0], student="mallory")
+    with ReportJournal(tmp_path / "grades.csv.journal", context) as journal:
+        assert batch._resume([other], journal) == 0 and other.rows is None
