@@ -2,7 +2,9 @@
 
 ``grade`` exit status: 0 when grading worked (whatever the students scored, and whatever their kernels
 did), 2 for bad arguments, an unreadable source or course file, or no working sandbox (then nothing ran
-and nothing was written), 1 when the grader itself failed on some submission (those rows say so).
+and nothing was written), 1 when the grader itself failed on some submission (those rows say so), 130 when
+stopped by SIGINT or SIGTERM (the runs in flight are ended; ``<report>.journal`` keeps every submission graded,
+and the same command again grades only the rest).
 """
 
 from __future__ import annotations
