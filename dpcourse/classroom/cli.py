@@ -235,12 +235,40 @@ def _submission_times(paths: list[Path], outline: dict[str, dict[str, float]]) -
     return {key: gradebook.SubmissionTime(datetime.fromtimestamp(t, tz=UTC), None) for key, t in times.items()}
 
 
+#: The most entries of one student's folder :func:`_left_out` looks at (a folder is the student's hostile input).
+_MAX_FOLDER_ENTRIES = 10_000
+
+
+def _left_out(paths: list[Path], outline: dict[str, dict[str, float]]) -> dict[str, frozenset[str]]:
+    """Per student, the course notebooks in their folder that this run was not given (a regrade of one file):
+    ``.ipynb`` names at the top of the folder, copy numbers dropped, links not followed."""
+    root = submissions_root(paths)
+    given = {os.path.abspath(p) for p in paths}
+    folders: dict[str, Path] = {}
+    for path in paths:
+        relative = Path(os.path.abspath(path)).relative_to(root).parts
+        if len(relative) > 1:
+            folders[student_id(relative[0])] = root / relative[0]
+    found: dict[str, frozenset[str]] = {}
+    for student, folder in folders.items():
+        try:
+            with os.scandir(folder) as entries:
+                names = [e.path for e, _ in zip(entries, range(_MAX_FOLDER_ENTRIES), strict=False)]
+        except OSError:
+            continue
+        stems = {without_copy_number(Path(n).stem) for n in names if n.endswith(".ipynb") and n not in given}
+        if stems & outline.keys():
+            found[student] = frozenset(stems & outline.keys())
+    return found
+
+
 def _write_gradebook(
     args: argparse.Namespace,
     rows: list[GradeRow],
     roster: list[gradebook.RosterEntry],
     course: Course | None,
     times: Any,
+    left_out: dict[str, frozenset[str]] | None = None,
 ) -> None:
     """Totals over the whole course, the class summary, the LMS imports and feedback asked for."""
     written, text = gradebook.write_gradebook(
@@ -252,6 +280,7 @@ def _write_gradebook(
         feedback=args.feedback,
         course=course,
         submissions=times,
+        left_out=left_out,
     )
     print(text)
     print("also written: " + ", ".join(str(p) for p in written))
@@ -303,6 +332,7 @@ def _grade_command(args: argparse.Namespace) -> int:
         outline = read_outline(args.source)
         course = load_course(args.course, outline) if args.course is not None else None
         times = None
+        left_out: dict[str, frozenset[str]] = {}
         if args.merge:  # read and checked before anything is graded
             merged = merge(args.merge, outline=outline, replace=args.replace, shards=args.shards)
         if args.merge and not args.submissions:
@@ -329,6 +359,7 @@ def _grade_command(args: argparse.Namespace) -> int:
                 journal=journal_path(args.report),
             )
             times = _collected(args.collected) if args.collected else _submission_times(list(args.submissions), outline)
+            left_out = _left_out(list(args.submissions), outline)
             if args.merge:  # this run's rows after the earlier reports' (a regrade)
                 merged = merge(args.merge, outline=outline, replace=args.replace, last=("this run", rows))
                 for student, notebook, _ in merged.replaced:
@@ -343,7 +374,7 @@ def _grade_command(args: argparse.Namespace) -> int:
         if args.submissions:
             journal_path(args.report).unlink(missing_ok=True)  # the report holds every row now
         if args.shard is None:
-            _write_gradebook(args, rows, roster, course, times)
+            _write_gradebook(args, rows, roster, course, times, left_out)
     except SandboxUnavailable as err:
         print(f"grade: {err}", file=sys.stderr)
         return 2

@@ -87,6 +87,38 @@ def test_a_run_of_one_notebook_of_an_assignment_writes_no_lms_cell_or_feedback_f
     assert f"--merge EARLIER.csv {report} --replace --report FINAL.csv" in line
 
 
+def test_a_notebook_of_hers_the_run_was_not_given_is_part_of_an_assignment_too(course_folder):
+    """Alice's and bob's regrades together hold both notebooks; alice's other notebook is in her folder, not in
+    the run: no LMS cell or feedback for her assignment. Bob's folder holds nothing else: his counts."""
+    from dpcourse.classroom.cli import _left_out
+
+    for student, names in {"alice": ["second.ipynb", "small.ipynb", "notes.txt"], "bob": ["small.ipynb"]}.items():
+        (course_folder / "submissions" / student).mkdir(parents=True)
+        for name in names:
+            (course_folder / "submissions" / student / name).write_text("{}")
+    given = [
+        course_folder / "submissions" / "alice" / "second.ipynb",
+        course_folder / "submissions" / "bob" / "small.ipynb",
+    ]
+    left_out = _left_out(given, read_outline(course_folder / "source"))
+    assert left_out == {"alice": frozenset({"small"})}
+    outline = read_outline(course_folder / "source")
+    rows = [*_rows("alice", "second", "passed"), *_rows("bob", "small", "passed")]
+    _, text = gradebook.write_gradebook(
+        rows,
+        outline,
+        report=course_folder / "regrade.csv",
+        roster=gradebook.read_roster(course_folder / "roster.csv"),
+        lms=["canvas"],
+        feedback=course_folder / "feedback",
+        course=load_course(course_folder / "source" / "course.toml", outline),
+        left_out=left_out,
+    )
+    scores = {line[0]: line[-1] for line in _table(course_folder / "regrade_canvas.csv")[2:]}
+    assert scores == {"Bob Jones": "3"} and not (course_folder / "feedback" / "alice").exists()
+    assert "alice" in next(line for line in text.splitlines() if "part of an assignment" in line)
+
+
 def test_a_full_batch_still_counts_a_notebook_a_student_did_not_hand_in(course_folder):
     rows = [*_rows("alice", "small", "passed"), *_rows("alice", "second", "passed"), *_rows("bob", "small", "passed")]
     _, text = _write(course_folder, rows, course_folder / "grades.csv")
