@@ -296,8 +296,10 @@ class _Batch:
         self.unrecorded: list[str] = []
 
     def graded(self, item: _Item, rows: list[GradeRow]) -> list[GradeRow]:
-        """Record ``item``'s rows in the journal, unless the batch was stopped (its run was cut short)."""
-        if self.journal is not None and not self.stop.is_set():
+        """Record ``item``'s rows in the journal, unless the batch was stopped (its run was cut short) or the
+        grader itself failed on it (a rerun tries it again)."""
+        failed = any(r.message.startswith(INFRASTRUCTURE) for r in rows)
+        if self.journal is not None and not self.stop.is_set() and not failed:
             try:
                 self.journal.record(_file_key(item), item.digest, rows)
             except OSError as err:
@@ -358,12 +360,13 @@ def grade(
         Python (every row then says so). Off by default: such a run is refused, since a submission run as
         root can do anything on the machine.
     journal : str or pathlib.Path or None, optional
-        A :class:`~.reports.ReportJournal` (the CLI's is :func:`~.reports.journal_path` of the report): a
-        submission whose file (absolute path, as the same student) and notebook content (a SHA-256 of its cells
-        as read) it holds, graded under the same sources, limits and options, is not run again and gets its
-        recorded rows; every other one's rows are appended to it, whole and synced, as soon as they are known.
-        A batch stopped by a signal or killed therefore loses only the submissions in flight, and the same call
-        again grades only the rest. None keeps nothing.
+        Where to keep a :class:`~.reports.ReportJournal` (the CLI's is :func:`~.reports.journal_path` of the
+        report): a submission whose file (absolute path, as the same student) and notebook content (a SHA-256
+        of its cells as read) it holds, graded under the same sources, limits and options, is not run again and
+        gets its recorded rows; every other one's rows are appended to it, whole and synced, as soon as they are
+        known (not those of a submission the grader itself failed on, which a rerun tries again). A batch
+        stopped by a signal or killed therefore loses only the submissions in flight, and the same call again
+        grades only the rest. None keeps nothing.
 
     Returns
     -------

@@ -183,3 +183,21 @@ def test_a_rerun_takes_only_unchanged_files_of_the_same_student_under_the_same_s
     other = dataclasses.replace(batch._prepare(paths[:1], sources, "")[0], student="mallory")
     with ReportJournal(tmp_path / "grades.csv.journal", context) as journal:
         assert batch._resume([other], journal) == 0 and other.rows is None
+
+
+def test_rows_of_a_stopped_run_or_of_the_graders_own_failure_are_not_kept(tmp_path):
+    from dpcourse.classroom import grade as batch
+    from dpcourse.classroom.judging import INFRASTRUCTURE
+
+    item = batch._Item(tmp_path / "s" / "alice" / NAME, "alice", tmp_path / "s" / "alice", digest="d")
+    failed = [
+        dataclasses.replace(row, status="errored", message=f"{INFRASTRUCTURE}: OSError") for row in _rows("alice")
+    ]
+    with ReportJournal(tmp_path / "grades.csv.journal", "c") as journal:
+        shared = batch._Batch(journal)
+        assert shared.graded(item, failed) == failed and len(journal) == 0  # a rerun tries it again
+        shared.graded(item, _rows("alice"))
+        assert journal.rows_of(batch._file_key(item), "d") == _rows("alice")
+        shared.stop.set()  # what a run ended by the stop left is not its grade
+        shared.graded(dataclasses.replace(item, digest="e"), _rows("alice", 0.5))
+        assert len(journal) == 1
