@@ -838,7 +838,9 @@ class _ControlGroup:
     RLIMIT_NPROC does not bind processes whose real user is root, which is what bubblewrap's user
     namespace maps the sandbox to when the grader runs as root; a cgroup's ``pids.max`` does, and its
     memory limit counts the tmpfs's pages too. Where no cgroup can be made (an ordinary user, a
-    read-only cgroupfs in a container), the rlimits alone apply: RLIMIT_NPROC then binds.
+    read-only cgroupfs in a container), the rlimits alone apply: RLIMIT_NPROC then binds. Every process the
+    run starts stays in the group whatever it does (a double fork, ``setsid``), so :meth:`end_processes` ends
+    them all; on cgroup v1 the group has a freezer too, for that.
     """
 
     def __init__(self, limits: Limits):
