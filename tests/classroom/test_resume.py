@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -112,8 +113,9 @@ def _records(journal: Path) -> int:
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGKILL])
-def test_a_batch_stopped_halfway_and_run_again_ends_with_every_row_each_graded_once(tmp_path, stop):
+def test_a_batch_stopped_halfway_and_run_again_ends_with_every_row_each_graded_once(tmp_path, stop, request):
     marks = Path(tempfile.mkdtemp(prefix="dpcourse-resume-"))  # the run may be nobody's: a folder it can write
+    request.addfinalizer(lambda: shutil.rmtree(marks, ignore_errors=True))
     marks.chmod(0o777)
     marker = str(marks / "runs")
     Path(marker).touch()
