@@ -2,7 +2,9 @@
 
 ``grade`` exit status: 0 when grading worked (whatever the students scored, and whatever their kernels
 did), 2 for bad arguments, an unreadable source or course file, or no working sandbox (then nothing ran
-and nothing was written), 1 when the grader itself failed on some submission (those rows say so).
+and nothing was written), 1 when the grader itself failed on some submission (those rows say so), 130 when
+stopped by SIGINT or SIGTERM (the runs in flight are ended; ``<report>.journal`` keeps every submission graded,
+and the same command again grades only the rest).
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
+import threading
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -26,7 +30,7 @@ from .grade import AS_ROOT, UNCONFINED, grade, parse_shard, submissions_root
 from .judging import INFRASTRUCTURE
 from .plan import read_outline, student_id, without_copy_number
 from .release import PROJECT, add_release_command, missing_checkout_default
-from .reports import GradeRow, merge, summary_table, write_report
+from .reports import GradeRow, journal_path, merge, printable, summary_table, write_report
 from .sandbox import MIN_MEMORY_BYTES, Limits, SandboxUnavailable
 
 __all__ = ["add_grade_command", "main"]
@@ -86,7 +90,9 @@ def add_grade_command(commands: Any) -> None:
         "--report",
         type=Path,
         required=True,
-        help="the CSV report to write; <name>_totals.csv and <name>_summary.html go beside it",
+        help="the CSV report to write; <name>_totals.csv and <name>_summary.html go beside it. While grading, "
+        "each submission's rows go to <report>.journal as soon as they are known: run the same command again "
+        "after an interruption and only the submissions missing from it are graded",
     )
     parser.add_argument(
         "--source",
@@ -132,7 +138,9 @@ def add_grade_command(commands: Any) -> None:
         nargs="+",
         type=Path,
         metavar="CSV",
-        help="merge these reports into --report instead of grading (every row checked against --source)",
+        help="merge these reports into --report (every row checked against --source); with submissions, this run's "
+        "rows are merged after them (a regrade: with --replace they replace the earlier rows of each student and "
+        "notebook they hold), so the LMS files and feedback cover every notebook of an assignment",
     )
     parser.add_argument(
         "--replace",
@@ -228,12 +236,40 @@ def _submission_times(paths: list[Path], outline: dict[str, dict[str, float]]) -
     return {key: gradebook.SubmissionTime(datetime.fromtimestamp(t, tz=UTC), None) for key, t in times.items()}
 
 
+#: The most entries of one student's folder :func:`_left_out` looks at (a folder is the student's hostile input).
+_MAX_FOLDER_ENTRIES = 10_000
+
+
+def _left_out(paths: list[Path], outline: dict[str, dict[str, float]]) -> dict[str, frozenset[str]]:
+    """Per student, the course notebooks in their folder that this run was not given (a regrade of one file):
+    ``.ipynb`` names at the top of the folder, copy numbers dropped, links not followed."""
+    root = submissions_root(paths)
+    given = {os.path.abspath(p) for p in paths}
+    folders: dict[str, Path] = {}
+    for path in paths:
+        relative = Path(os.path.abspath(path)).relative_to(root).parts
+        if len(relative) > 1:
+            folders[student_id(relative[0])] = root / relative[0]
+    found: dict[str, frozenset[str]] = {}
+    for student, folder in folders.items():
+        try:
+            with os.scandir(folder) as entries:
+                names = [e.path for e, _ in zip(entries, range(_MAX_FOLDER_ENTRIES), strict=False)]
+        except OSError:
+            continue
+        stems = {without_copy_number(Path(n).stem) for n in names if n.endswith(".ipynb") and n not in given}
+        if stems & outline.keys():
+            found[student] = frozenset(stems & outline.keys())
+    return found
+
+
 def _write_gradebook(
     args: argparse.Namespace,
     rows: list[GradeRow],
     roster: list[gradebook.RosterEntry],
     course: Course | None,
     times: Any,
+    left_out: dict[str, frozenset[str]] | None = None,
 ) -> None:
     """Totals over the whole course, the class summary, the LMS imports and feedback asked for."""
     written, text = gradebook.write_gradebook(
@@ -245,14 +281,15 @@ def _write_gradebook(
         feedback=args.feedback,
         course=course,
         submissions=times,
+        left_out=left_out,
     )
     print(text)
     print("also written: " + ", ".join(str(p) for p in written))
 
 
 def _refusal(args: argparse.Namespace) -> str | None:
-    if args.merge and args.submissions:
-        return "give either submissions or --merge, not both"
+    if args.merge and args.submissions and (args.shards or args.shard is not None):
+        return "--shard and --shards do not go with submissions and --merge together"
     if args.run_submissions_as_root and args.sandbox != "none":
         return "--run-submissions-as-root goes with --sandbox none"
     if not args.merge and (args.replace or args.shards):
@@ -264,19 +301,43 @@ def _refusal(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _interrupted(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
 def _run_grade(args: argparse.Namespace) -> int:
     refusal = _refusal(args)
     if refusal:
         print(f"grade: {refusal}", file=sys.stderr)
         return 2
+    # SIGTERM (a batch system's stop, kill) ends the runs in flight as Ctrl-C does, instead of leaving them behind
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupted) if main_thread else None
+    try:
+        return _grade_command(args)
+    except KeyboardInterrupt:
+        print(
+            f"grade: interrupted; the submissions graded so far are kept in {journal_path(args.report)}: run the "
+            "same command again to grade only the rest",
+            file=sys.stderr,
+        )
+        return 130
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _grade_command(args: argparse.Namespace) -> int:
     try:
         roster = gradebook.read_roster(args.roster) if args.roster is not None else []
         outline = read_outline(args.source)
         students = [e.student for e in roster] if roster else None
         course = load_course(args.course, outline, students=students) if args.course is not None else None
         times = None
-        if args.merge:
+        left_out: dict[str, frozenset[str]] = {}
+        if args.merge:  # read and checked before anything is graded
             merged = merge(args.merge, outline=outline, replace=args.replace, shards=args.shards)
+        if args.merge and not args.submissions:
             rows = merged.rows
             times = _collected(args.collected) if args.collected else None
             for student, notebook, winner in merged.replaced:
@@ -297,16 +358,25 @@ def _run_grade(args: argparse.Namespace) -> int:
                 progress=True,
                 partial_credit=partial,
                 run_as_root=args.run_submissions_as_root,
+                journal=journal_path(args.report),
             )
             times = _collected(args.collected) if args.collected else _submission_times(list(args.submissions), outline)
+            left_out = _left_out(list(args.submissions), outline)
+            if args.merge:  # this run's rows after the earlier reports' (a regrade)
+                merged = merge(args.merge, outline=outline, replace=args.replace, last=("this run", rows))
+                for student, notebook, _ in merged.replaced:
+                    print(f"replaced: {printable(student)}/{printable(notebook)} by this run's rows")
+                rows = merged.rows
         print(summary_table(rows))
         if any(UNCONFINED in r.integrity for r in rows):
             print("UNCONFINED: these submissions ran without a sandbox (--sandbox none); every row says so.")
         if any(AS_ROOT in r.integrity for r in rows):
             print(f"AS ROOT: the submissions ran as root, able to do anything on this machine: {AS_ROOT}.")
         write_report(rows, args.report)
+        if args.submissions:
+            journal_path(args.report).unlink(missing_ok=True)  # the report holds every row now
         if args.shard is None:
-            _write_gradebook(args, rows, roster, course, times)
+            _write_gradebook(args, rows, roster, course, times, left_out)
     except SandboxUnavailable as err:
         print(f"grade: {err}", file=sys.stderr)
         return 2

@@ -19,15 +19,20 @@ is no working sandbox and ``sandbox="none"`` was not asked for.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import os
 import sys
+import threading
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import __version__
 from .._validation import check_integer
 from .judge import JudgePool
 from .judging import INFRASTRUCTURE, judge_run, rows_for_failure
@@ -43,7 +48,7 @@ from .plan import (
     student_of,
 )
 from .release import SOURCE
-from .reports import GradeRow, in_shard
+from .reports import GradeRow, ReportJournal, in_shard
 from .sandbox import (
     Limits,
     SandboxUnavailable,
@@ -74,6 +79,7 @@ class _Item:
     notes: list[str] = field(default_factory=list)
     stem: str | None = None
     rows: list[GradeRow] | None = None
+    digest: str = ""  # of the notebook as read (its cells): a changed file is graded again
 
 
 def submissions_root(paths: Sequence[Path]) -> Path:
@@ -183,10 +189,12 @@ def _prepare(
         items = [item for item in items if in_shard(item.student, shard)]
     for item in items:
         try:
-            stem = source_for(item.path, _read(item), sources)
+            notebook = _read(item)
+            stem = source_for(item.path, notebook, sources)
             if stem is None:
                 raise SubmissionError("not one of this workbook's notebooks")
             item.stem = stem
+            item.digest = _digest(notebook)
         except SubmissionError as err:
             item.rows = [_invalid(item, f"not a gradable notebook: {err}", integrity)]
         except Exception as err:  # noqa: BLE001 - whatever the file does, it is this submission's row
@@ -214,6 +222,33 @@ def _prepare(
     return items
 
 
+def _digest(data: Any) -> str:
+    """SHA-256 of ``data`` as canonical JSON (sorted keys): the same for the same content, whatever its layout."""
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _grading_context(
+    sources: dict[str, Any], limits: Limits, mode: str, note: str, partial_credit: Mapping[str, frozenset[str]]
+) -> str:
+    """What a submission's rows depend on besides the submission itself: the journal keeps rows only under it."""
+    return _digest(
+        {
+            "version": __version__,
+            "sources": sources,
+            "limits": asdict(limits),
+            "sandbox": mode,
+            "note": note,
+            "partial_credit": {stem: sorted(ids) for stem, ids in partial_credit.items()},
+        }
+    )
+
+
+def _file_key(item: _Item) -> str:
+    """The submission as the journal knows it: the file (absolute path) and the student it was graded as."""
+    return f"{item.student}:{os.path.abspath(item.path)}"
+
+
 def _job(plan: Plan, limits: Limits) -> dict[str, Any]:
     return {
         "notebook": plan.built,
@@ -233,6 +268,7 @@ def _run_and_judge(
     note: str,
     judges: JudgePool,
     partial_credit: frozenset[str],
+    stop: threading.Event | None = None,
 ) -> list[GradeRow]:
     assert item.stem is not None
     try:
@@ -243,12 +279,32 @@ def _run_and_judge(
         return [_invalid(item, f"not a gradable notebook ({type(err).__name__})", note)]
     integrity = _joined([*item.notes, *plan.integrity], note)
     try:
-        outcome = run_job(_job(plan, limits), sandbox=sandbox, limits=limits)
+        outcome = run_job(_job(plan, limits), sandbox=sandbox, limits=limits, stop=stop)
         if outcome.result is None:
             return rows_for_failure(plan, outcome.failure, integrity)
         return judge_run(plan, outcome.result, integrity, judges, partial_credit)
     except Exception as err:  # noqa: BLE001 - one submission's failure is its rows, never the batch's
         return rows_for_failure(plan, f"{INFRASTRUCTURE}: {type(err).__name__}: {str(err)[:200]}", integrity)
+
+
+class _Batch:
+    """What the grading threads share: the journal (or None), the signal to stop, and journal failures."""
+
+    def __init__(self, journal: ReportJournal | None):
+        self.journal = journal
+        self.stop = threading.Event()
+        self.unrecorded: list[str] = []
+
+    def graded(self, item: _Item, rows: list[GradeRow]) -> list[GradeRow]:
+        """Record ``item``'s rows in the journal, unless the batch was stopped (its run was cut short) or the
+        grader itself failed on it (a rerun tries it again)."""
+        failed = any(r.message.startswith(INFRASTRUCTURE) for r in rows)
+        if self.journal is not None and not self.stop.is_set() and not failed:
+            try:
+                self.journal.record(_file_key(item), item.digest, rows)
+            except OSError as err:
+                self.unrecorded.append(f"{item.path}: {err}")
+        return rows
 
 
 def _refused_as_root(why: str) -> str:
@@ -273,6 +329,7 @@ def grade(
     progress: bool = False,
     partial_credit: Mapping[str, frozenset[str]] | None = None,
     run_as_root: bool = False,
+    journal: Path | str | None = None,
 ) -> list[GradeRow]:
     """Grade every submission; rows in the order of ``submissions``, exercises in notebook order.
 
@@ -302,6 +359,14 @@ def grade(
         With ``sandbox="none"`` as root, run the submissions as root when no unprivileged user can run this
         Python (every row then says so). Off by default: such a run is refused, since a submission run as
         root can do anything on the machine.
+    journal : str or pathlib.Path or None, optional
+        Where to keep a :class:`~.reports.ReportJournal` (the CLI's is :func:`~.reports.journal_path` of the
+        report): a submission whose file (absolute path, as the same student) and notebook content (a SHA-256
+        of its cells as read) it holds, graded under the same sources, limits and options, is not run again and
+        gets its recorded rows; every other one's rows are appended to it, whole and synced, as soon as they are
+        known (not those of a submission the grader itself failed on, which a rerun tries again). A batch
+        stopped by a signal or killed therefore loses only the submissions in flight, and the same call again
+        grades only the rest. None keeps nothing.
 
     Returns
     -------
@@ -325,6 +390,11 @@ def grade(
         If ``jobs`` or a part of ``shard`` is not an integer.
     FileNotFoundError
         If ``source`` holds no notebook.
+    OSError
+        If ``journal`` cannot be opened or another batch holds it (``BlockingIOError``).
+    KeyboardInterrupt
+        On SIGINT (or what the caller turns into it): the runs in flight are ended, nothing more starts, and
+        the journal keeps what was graded.
     """
     check_sandbox_name(sandbox)
     if jobs is not None:
@@ -346,31 +416,79 @@ def grade(
     if jobs is not None and jobs > runs:
         raise ValueError(f"--jobs {jobs}: {why}")
     workers = max(1, min(jobs or os.cpu_count() or 1, runs))
-    with JudgePool(workers) as judges, ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {
-            i: pool.submit(
-                _run_and_judge,
-                item,
-                sources,
-                released,
-                limits,
-                mode,
-                note,
-                judges,
-                (partial_credit or {}).get(item.stem or "", frozenset()),
-            )
-            for i, item in enumerate(items)
-            if item.rows is None
-        }
-        if progress and futures:
-            from concurrent.futures import as_completed
-
-            from tqdm.auto import tqdm
-
-            for _ in tqdm(
-                as_completed(futures.values()), total=len(futures), unit="submission", desc="grading", file=sys.stderr
-            ):
-                pass
-        for i, future in futures.items():
-            items[i].rows = future.result()
+    context = _grading_context(sources, limits, mode, note, partial_credit or {})
+    opened = ReportJournal(journal, context) if journal is not None else contextlib.nullcontext()
+    with opened as book:
+        batch = _Batch(book)
+        resumed = _resume(items, book) if book is not None else 0
+        if progress and book is not None and (resumed or book.discarded):
+            print(_resumed_line(book, resumed), file=sys.stderr)
+        _grade_items(items, batch, workers, progress, sources, released, limits, mode, note, partial_credit or {})
+    if progress and batch.unrecorded:
+        print(
+            f"grade: {len(batch.unrecorded)} submissions' rows could not be kept in the journal "
+            f"(first: {batch.unrecorded[0]}); the report has them",
+            file=sys.stderr,
+        )
     return [row for item in items for row in item.rows or []]
+
+
+def _resume(items: Sequence[_Item], journal: ReportJournal) -> int:
+    """Give each item the journal holds (same file, same content) its recorded rows; how many."""
+    resumed = 0
+    for item in items:
+        if item.rows is None and (rows := journal.rows_of(_file_key(item), item.digest)) is not None:
+            item.rows = rows
+            resumed += 1
+    return resumed
+
+
+def _resumed_line(journal: ReportJournal, resumed: int) -> str:
+    if journal.discarded:
+        return f"grade: {journal.path} was written under other sources or options: every submission is graded again"
+    return f"grade: {resumed} submissions already graded are taken from {journal.path}; grading the rest"
+
+
+def _grade_items(
+    items: Sequence[_Item],
+    batch: _Batch,
+    workers: int,
+    progress: bool,
+    sources: dict[str, Any],
+    released: dict[str, Any],
+    limits: Limits,
+    mode: str,
+    note: str,
+    partial_credit: Mapping[str, frozenset[str]],
+) -> None:
+    """Run and judge every item without rows, ``workers`` at once; on any exception (SIGINT's included) the
+    runs in flight are ended, nothing more starts, and the exception propagates."""
+    with JudgePool(workers) as judges, ThreadPoolExecutor(max_workers=workers) as pool:
+
+        def graded(item: _Item) -> list[GradeRow]:
+            credit = partial_credit.get(item.stem or "", frozenset())
+            rows = _run_and_judge(item, sources, released, limits, mode, note, judges, credit, batch.stop)
+            return batch.graded(item, rows)
+
+        futures = {i: pool.submit(graded, item) for i, item in enumerate(items) if item.rows is None}
+        try:
+            if progress and futures:
+                from concurrent.futures import as_completed
+
+                from tqdm.auto import tqdm
+
+                for _ in tqdm(
+                    as_completed(futures.values()),
+                    total=len(futures),
+                    unit="submission",
+                    desc="grading",
+                    file=sys.stderr,
+                ):
+                    pass
+            for i, future in futures.items():
+                items[i].rows = future.result()
+        except BaseException:
+            batch.stop.set()
+            for future in futures.values():
+                future.cancel()
+            raise

@@ -40,7 +40,7 @@ import io
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -67,6 +67,8 @@ __all__ = [
     "course_totals",
     "feedback_name",
     "hand_in_notes",
+    "partial_assignments",
+    "partial_line",
     "markdown_text",
     "printable",
     "read_collected",
@@ -716,24 +718,105 @@ def write_totals(totals: CourseTotals, path: Path | str) -> Path:
     )
 
 
+def partial_assignments(
+    totals: CourseTotals, left_out: Mapping[str, Collection[str]] | None = None
+) -> dict[tuple[str, str], tuple[str, ...]]:
+    """The students whose rows hold only part of an assignment: ``(student, assignment key)`` → its notebooks
+    this run did not grade for them, for a student with rows of its other notebooks.
+
+    A notebook nobody's row is about was not graded in this run (a regrade of one notebook, a week graded
+    alone), nor was one of the student's own that the run was not given (``left_out``): it is unknown what
+    she scored on it, so her score on the assignment cannot be told, and no LMS cell or feedback is written
+    for it (:func:`write_canvas`, :func:`write_gradescope`, :func:`write_feedback`). A notebook some
+    classmate's row is about, of which she handed in nothing, counts 0, as it should.
+
+    Parameters
+    ----------
+    totals : CourseTotals
+        The course's scores (:func:`course_totals`): which (student, notebook) pairs this run holds.
+    left_out : mapping or None, optional
+        Student → the course notebooks among their files that this run was not given.
+
+    Returns
+    -------
+    dict
+        ``(student, assignment key)`` → the assignment's notebooks not graded for the student here, in course
+        order.
+    """
+    in_run = {notebook for _, notebook in totals.handed_in}
+    left_out = left_out or {}
+    found: dict[tuple[str, str], tuple[str, ...]] = {}
+    for student, notebook in totals.handed_in:
+        assignment = totals.course.assignment_of(notebook)
+        if assignment is None:
+            continue
+        absent = tuple(
+            nb
+            for nb in assignment.notebooks
+            if nb not in in_run or (nb in left_out.get(student, ()) and (student, nb) not in totals.handed_in)
+        )
+        if absent:
+            found[(student, assignment.key)] = absent
+    return found
+
+
+def partial_line(partial: Mapping[tuple[str, str], tuple[str, ...]], report: Path | str) -> str:
+    """One line: which LMS cells and feedback were not written for part of an assignment, and the merge that
+    writes them (:func:`partial_assignments`).
+
+    Parameters
+    ----------
+    partial : mapping
+        What :func:`partial_assignments` returned (not empty).
+    report : pathlib.Path or str
+        This run's report, named in the command to run.
+
+    Returns
+    -------
+    str
+        The line, without a line break; student ids through :func:`~.reports.printable`.
+    """
+    students = sorted({student for student, _ in partial})
+    absent = sorted({nb for notebooks in partial.values() for nb in notebooks})
+    more = f" and {len(students) - 5} more" if len(students) > 5 else ""
+    named = ", ".join(printable(s) for s in students[:5]) + more
+    return (
+        f"not written for part of an assignment: no LMS cell or feedback for {named}, whose assignment also has "
+        f"{', '.join(absent)}, which this run did not grade for them (it would count as not handed in); merge with the "
+        f"report that holds it: python -m dpcourse grade --merge EARLIER.csv {report} --replace --report FINAL.csv "
+        "with every week's --collected and this run's --course, --roster, --gradebook and --feedback"
+    )
+
+
 def _roster_by_student(roster: Sequence[RosterEntry], students: Iterable[str]) -> list[RosterEntry]:
     known = {e.student: e for e in roster}
     return [known.get(s, RosterEntry(s)) for s in students]
 
 
-def _graded_students(totals: CourseTotals, keys: Sequence[str]) -> list[str]:
-    return [s for s in totals.students if any(totals.scores[s][k].handed_in for k in keys)]
+def _counted(totals: CourseTotals, partial: Mapping[tuple[str, str], object], student: str, key: str) -> bool:
+    """Whether an LMS file holds ``student``'s score on assignment ``key``: handed in, and not only in part here."""
+    return totals.scores[student][key].handed_in and (student, key) not in partial
 
 
-def write_canvas(totals: CourseTotals, roster: Sequence[RosterEntry], path: Path | str) -> Path:
+def _graded_students(totals: CourseTotals, keys: Sequence[str], partial: Mapping[tuple[str, str], object]) -> list[str]:
+    return [s for s in totals.students if any(_counted(totals, partial, s, k) for k in keys)]
+
+
+def write_canvas(
+    totals: CourseTotals,
+    roster: Sequence[RosterEntry],
+    path: Path | str,
+    *,
+    partial: Mapping[tuple[str, str], object] | None = None,
+) -> Path:
     """Canvas's gradebook import, one column per assignment graded in this run, and the ``Points Possible`` row.
 
     The student columns are ``Student, ID, SIS User ID, SIS Login ID, Section``: Canvas's importer
     (canvas-lms ``GradebookImporter``) refuses a header whose student columns do not end with
     ``Section``, and reads ``SIS User ID`` only followed by ``SIS Login ID``. It matches a student by
     ``ID`` (the Canvas user id), then the SIS ids, then the name. Only students who handed something in
-    are rows, and a cell is empty for an assignment they did not hand in: Canvas replaces what it holds
-    with what the file says.
+    are rows, and a cell is empty for an assignment they did not hand in, or of which this run holds only
+    part (:func:`partial_assignments`): Canvas replaces what it holds with what the file says.
 
     Parameters
     ----------
@@ -743,6 +826,9 @@ def write_canvas(totals: CourseTotals, roster: Sequence[RosterEntry], path: Path
         Where the Canvas ids, SIS ids, sections and names come from (empty for a student not on it).
     path : pathlib.Path or str
         The CSV to write (atomically; every cell through :func:`~.reports.safe_cell`).
+    partial : mapping or None, optional
+        The (student, assignment key) pairs held only in part (default: :func:`partial_assignments` of
+        ``totals``).
 
     Returns
     -------
@@ -750,6 +836,7 @@ def write_canvas(totals: CourseTotals, roster: Sequence[RosterEntry], path: Path
         ``path``.
     """
     assignments = [totals.course.assignment(k) for k in totals.graded]
+    partial = partial_assignments(totals) if partial is None else partial
     header = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *(a.name for a in assignments)]
     possible = ["Points Possible", "", "", "", "", *(points_text(a.maximum) for a in assignments)]
     rows = [
@@ -760,19 +847,26 @@ def write_canvas(totals: CourseTotals, roster: Sequence[RosterEntry], path: Path
             e.sis_login_id,
             e.section,
             *(
-                points_text(score.points) if (score := totals.scores[e.student][a.key]).handed_in else ""
+                points_text(totals.points(e.student, a.key)) if _counted(totals, partial, e.student, a.key) else ""
                 for a in assignments
             ),
         ]
-        for e in _roster_by_student(roster, _graded_students(totals, totals.graded))
+        for e in _roster_by_student(roster, _graded_students(totals, totals.graded, partial))
     ]
     return atomic_csv(Path(path), header, [possible, *rows])
 
 
-def write_gradescope(totals: CourseTotals, roster: Sequence[RosterEntry], report: Path | str) -> list[Path]:
+def write_gradescope(
+    totals: CourseTotals,
+    roster: Sequence[RosterEntry],
+    report: Path | str,
+    *,
+    partial: Mapping[tuple[str, str], object] | None = None,
+) -> list[Path]:
     """Gradescope's score import, ``Name, SID, Email, Score``, for each assignment graded in this run: beside
     ``report`` as ``<report>_gradescope.csv`` when there is one, ``<report>_gradescope_<assignment>.csv`` each
-    when there are several. Only students who handed the assignment in are rows. Gradescope matches a student
+    when there are several. Only students who handed the assignment in are rows, and not those of whose
+    assignment this run holds only part (:func:`partial_assignments`). Gradescope matches a student
     by ``Email`` (or ``SID``); the course fills them in through the roster.
 
     Parameters
@@ -783,6 +877,9 @@ def write_gradescope(totals: CourseTotals, roster: Sequence[RosterEntry], report
         Where the names, SIDs and e-mail addresses come from.
     report : pathlib.Path or str
         The grade report the files are written beside.
+    partial : mapping or None, optional
+        The (student, assignment key) pairs held only in part (default: :func:`partial_assignments` of
+        ``totals``).
 
     Returns
     -------
@@ -790,12 +887,13 @@ def write_gradescope(totals: CourseTotals, roster: Sequence[RosterEntry], report
         The files written, one per assignment graded in this run.
     """
     report = Path(report)
+    partial = partial_assignments(totals) if partial is None else partial
     written = []
     for key in totals.graded:
         suffix = "gradescope.csv" if len(totals.graded) == 1 else f"gradescope_{feedback_name(key)}.csv"
         rows = [
             [e.name or e.student, e.sid, e.email, points_text(totals.points(e.student, key))]
-            for e in _roster_by_student(roster, _graded_students(totals, [key]))
+            for e in _roster_by_student(roster, _graded_students(totals, [key], partial))
         ]
         written.append(atomic_csv(_beside(report, suffix), ["Name", "SID", "Email", "Score"], rows))
     return written
@@ -1263,6 +1361,8 @@ def write_feedback(
     totals: CourseTotals,
     folder: Path | str,
     submissions: Mapping[tuple[str, str], SubmissionTime] | None = None,
+    *,
+    partial: Mapping[tuple[str, str], object] | None = None,
 ) -> list[Path]:
     """Markdown feedback, ``<folder>/<student>/<notebook>.md``, for what this run graded.
 
@@ -1270,7 +1370,8 @@ def write_feedback(
     assignment (saying nothing was handed in), and for a notebook whose files were all set aside; files
     not graded that belong to no notebook are named in every file of the student, or in
     ``<student>/not-graded.md`` when there is none. Nothing else is written, so feedback already sent
-    for other assignments stays as it was.
+    for other assignments stays as it was; nor for an assignment of which this run holds only part
+    (:func:`partial_assignments`), whose score it cannot tell.
 
     Each file is the template ``templates/feedback.md.j2`` (``not-graded.md.j2``), written atomically: the
     points for the notebook and the assignment, what lateness cost, each exercise's status, message and hint,
@@ -1287,6 +1388,9 @@ def write_feedback(
         Where the students' folders go (named by :func:`feedback_name`).
     submissions : mapping or None, optional
         ``(student, notebook)`` → :class:`SubmissionTime`, for the files the collector set aside.
+    partial : mapping or None, optional
+        The (student, assignment key) pairs held only in part (default: :func:`partial_assignments` of
+        ``totals``).
 
     Returns
     -------
@@ -1303,6 +1407,7 @@ def write_feedback(
         if r.status not in _NOT_GRADED:
             by_key[(r.student, r.notebook)].append(r)
     not_graded = _not_graded_files(rows, submissions, notebooks)
+    partial = partial_assignments(totals) if partial is None else partial
     targets: dict[str, set[str]] = defaultdict(set)
     for student, notebook in totals.handed_in:
         assignment = course.assignment_of(notebook)
@@ -1317,7 +1422,7 @@ def write_feedback(
         unplaced = not_graded.get((student, None), [])
         for notebook in sorted(targets.get(student, ()), key=notebooks.index):
             assignment = course.assignment_of(notebook)
-            if assignment is None:
+            if assignment is None or (student, assignment.key) in partial:
                 continue
             text = _feedback_markdown(
                 student,
@@ -1348,6 +1453,7 @@ def write_gradebook(
     feedback: Path | None = None,
     course: Course | None = None,
     submissions: Mapping[tuple[str, str], SubmissionTime] | None = None,
+    left_out: Mapping[str, Collection[str]] | None = None,
 ) -> tuple[list[Path], str]:
     """Every gradebook file of a run, beside ``report``; returns the paths written and the terminal summary.
 
@@ -1375,6 +1481,9 @@ def write_gradebook(
         The course (:func:`~.course.load_course`); None: one assignment per notebook, no due time.
     submissions : mapping or None, optional
         ``(student, notebook)`` → :class:`SubmissionTime`.
+    left_out : mapping or None, optional
+        Student → the course notebooks among their files that this run was not given
+        (:func:`partial_assignments`).
 
     Returns
     -------
@@ -1405,12 +1514,15 @@ def write_gradebook(
     if strangers:  # load_course cannot know the students: a misspelt name would otherwise go unnoticed
         names = ", ".join(printable(s) for s in strangers)
         text += f"\n  extensions for students with no row here and not on the roster (misspelt?): {names}"
+    partial = partial_assignments(totals, left_out)
+    if partial and (lms or feedback is not None):
+        text += "\n  " + partial_line(partial, report)
     if lms and not totals.graded:
         text += "\n  no assignment was graded in this run: no LMS file written"
     elif "canvas" in lms:
-        written.append(write_canvas(totals, roster, _beside(report, "canvas.csv")))
+        written.append(write_canvas(totals, roster, _beside(report, "canvas.csv"), partial=partial))
     if "gradescope" in lms and totals.graded:
-        written += write_gradescope(totals, roster, report)
+        written += write_gradescope(totals, roster, report, partial=partial)
     if feedback is not None:
-        written += write_feedback(rows, totals, feedback, submissions)
+        written += write_feedback(rows, totals, feedback, submissions, partial=partial)
     return written, text

@@ -10,14 +10,17 @@ file or the new one, never half of one, and no temporary file.
 from __future__ import annotations
 
 import csv
+import fcntl
 import hashlib
+import json
 import os
 import re
 import tempfile
+import threading
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -26,10 +29,12 @@ __all__ = [
     "STATUSES",
     "GradeRow",
     "Merged",
+    "ReportJournal",
     "atomic_csv",
     "atomic_text",
     "atomic_write",
     "in_shard",
+    "journal_path",
     "merge",
     "merge_reports",
     "printable",
@@ -287,6 +292,132 @@ def write_report(rows: Sequence[GradeRow], path: Path | str) -> Path:
     return path
 
 
+def journal_path(report: Path | str) -> Path:
+    """Where a batch writing ``report`` keeps each graded submission's rows until the report is written.
+
+    Parameters
+    ----------
+    report : pathlib.Path or str
+        The report's path.
+
+    Returns
+    -------
+    pathlib.Path
+        ``<report>.journal`` beside it (``grades.csv.journal``: no ``*.csv`` glob picks it up).
+    """
+    report = Path(report)
+    return report.with_name(report.name + ".journal")
+
+
+class ReportJournal:
+    """An append-only file of graded submissions: each one's rows, written as soon as they are known.
+
+    Each record is one line of JSON (``{"file", "digest", "rows"}``), written with a single ``write`` on a
+    descriptor opened with ``O_APPEND`` and then synced to the disk, so a record is either whole or is the
+    file's unterminated last line, which :meth:`rows_of` ignores and opening for the next run cuts off. JSON
+    escapes a newline inside a cell, so one line is one record (a CSV row may span lines). The first line names
+    what the rows were graded under (``context``: the sources, limits and options); a journal written under
+    another context is started afresh. One batch at a time may hold a journal (an exclusive ``flock``).
+
+    Appending a line costs one write and one sync whatever the batch's size; rewriting the report by rename
+    after each submission would rewrite every earlier row each time.
+
+    Parameters
+    ----------
+    path : pathlib.Path or str
+        The journal (:func:`journal_path` of the report).
+    context : str
+        What the rows depend on besides the submission (a digest of the sources and options).
+
+    Raises
+    ------
+    OSError
+        If the journal cannot be opened, or another process holds it (``BlockingIOError``: another batch is
+        writing the same report).
+    """
+
+    def __init__(self, path: Path | str, context: str):
+        self.path = Path(path)
+        self.context = context
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        self._fd = os.open(self.path, flags, 0o666)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self._records, self.discarded = self._load()
+        except BlockingIOError:
+            os.close(self._fd)
+            raise OSError(f"{self.path}: another grade run is writing this report now") from None
+        except BaseException:
+            os.close(self._fd)
+            raise
+        self._lock = threading.Lock()
+
+    def _load(self) -> tuple[dict[tuple[str, str], list[GradeRow]], bool]:
+        """The whole records under this context (the torn last line cut off); whether older ones were dropped."""
+        size = os.fstat(self._fd).st_size
+        data = os.pread(self._fd, size, 0) if size else b""
+        whole = data[: data.rfind(b"\n") + 1]
+        lines = whole.splitlines()
+        header = _json_line(lines[0]) if lines else None
+        if not isinstance(header, dict) or header.get("context") != self.context:
+            os.ftruncate(self._fd, 0)
+            self._append({"journal": "dpcourse grade", "context": self.context})
+            return {}, bool(lines)
+        if len(whole) != len(data):
+            os.ftruncate(self._fd, len(whole))
+        records: dict[tuple[str, str], list[GradeRow]] = {}
+        for line in lines[1:]:
+            record = _json_line(line)
+            try:
+                rows = [GradeRow(*cells) for cells in record["rows"]]
+                records[(str(record["file"]), str(record["digest"]))] = rows
+            except (TypeError, KeyError, ValueError):
+                continue
+        return records, False
+
+    def _append(self, record: dict[str, Any]) -> None:
+        line = (json.dumps(record, ensure_ascii=False) + "\n").encode()
+        written = os.write(self._fd, line)
+        if written != len(line):  # a full disk: cut the partial record off again so no later one joins it
+            os.ftruncate(self._fd, os.fstat(self._fd).st_size - written)
+            raise OSError(f"{self.path}: could not write a whole record (disk full?)")
+        os.fsync(self._fd)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def rows_of(self, file: str, digest: str) -> list[GradeRow] | None:
+        """The rows recorded for ``file`` with this content ``digest``, or None when it was not graded yet."""
+        return self._records.get((file, digest))
+
+    def record(self, file: str, digest: str, rows: Sequence[GradeRow]) -> None:
+        """Append one submission's rows (whole, synced) before returning."""
+        entry = {"file": file, "digest": digest, "rows": [list(astuple(r)) for r in rows]}
+        with self._lock:
+            self._append(entry)
+            self._records[(file, digest)] = list(rows)
+
+    def close(self) -> None:
+        """Release the journal (it stays on disk)."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self) -> ReportJournal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _json_line(line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
 def totals(rows: Iterable[GradeRow]) -> dict[str, dict[str, float]]:
     """Per student, over the rows given: points, max points, passed exercises, exercises.
 
@@ -445,6 +576,7 @@ def merge(
     outline: Mapping[str, Mapping[str, float]] | None = None,
     replace: bool = False,
     shards: int | None = None,
+    last: tuple[str, Sequence[GradeRow]] | None = None,
 ) -> Merged:
     """Merge reports, checking every row; ``ValueError`` with one line naming the file for anything wrong.
 
@@ -465,6 +597,9 @@ def merge(
         Whether a later report's rows replace an earlier report's for the same (student, notebook).
     shards : int or None, optional
         The number of shards (≥ 1) when the files are the shard reports of one batch.
+    last : tuple of (str, sequence of GradeRow) or None, optional
+        A name and rows merged after the files as one more report (``grade``'s own run, when it is given
+        ``--merge``), checked the same way; not with ``shards``.
 
     Returns
     -------
@@ -480,6 +615,11 @@ def merge(
     """
     files = [Path(p) for p in paths]
     per_file = [read_report(p) for p in files]
+    if last is not None:
+        if shards is not None:
+            raise ValueError("shards merges shard reports only; it does not go with the rows of a run")
+        files.append(Path(last[0]))
+        per_file.append(list(last[1]))
     if outline is not None:
         for path, rows in zip(files, per_file, strict=True):
             for number, row in enumerate(rows, start=2):

@@ -31,13 +31,17 @@ all runs together against the grader's own limit. As root, the kernel holds no p
 hoards processes therefore fails its own forks, never a classmate's run nor the grader's, as long as
 the runs together stay under the grader's own limit (:func:`max_parallel_runs`). A deadline for the
 whole run, after which the process group is killed (with ``--die-with-parent`` and the pid
-namespace, everything inside dies with it).
+namespace, everything inside dies with it). **Nothing outlives its run** where it has a control group: when
+the run ends, every process in the group is killed, one that left the process group (a double fork,
+``setsid``) included, and the grader waits until the group is empty (:meth:`_ControlGroup.end_processes`).
 
 **Unconfined** (``--sandbox none``): the worker runs in its own session and process group,
 detached (its parent is not the grader), with the same resource limits; a stopped worker is
 continued; when the grader runs as root and ``nobody`` can run this Python, it runs as ``nobody``.
 It can read and write whatever its user can. Each submission's result still comes back signed over
-a pipe, and the grader reads it with a size cap and a deadline.
+a pipe, and the grader reads it with a size cap and a deadline. Its processes are ended with the run by its
+control group (as root), and by its user id of its own (as root, dropped to ``nobody``); as an ordinary user
+there is neither, and a process that left the session can outlive the run.
 """
 
 from __future__ import annotations
@@ -834,7 +838,9 @@ class _ControlGroup:
     RLIMIT_NPROC does not bind processes whose real user is root, which is what bubblewrap's user
     namespace maps the sandbox to when the grader runs as root; a cgroup's ``pids.max`` does, and its
     memory limit counts the tmpfs's pages too. Where no cgroup can be made (an ordinary user, a
-    read-only cgroupfs in a container), the rlimits alone apply: RLIMIT_NPROC then binds.
+    read-only cgroupfs in a container), the rlimits alone apply: RLIMIT_NPROC then binds. Every process the
+    run starts stays in the group whatever it does (a double fork, ``setsid``), so :meth:`end_processes` ends
+    them all; on cgroup v1 the group has a freezer too, for that.
     """
 
     def __init__(self, limits: Limits):
@@ -850,6 +856,7 @@ class _ControlGroup:
         for controller, settings in (
             ("pids", {"pids.max": limits.processes}),
             ("memory", {"memory.limit_in_bytes": limits.memory_bytes}),
+            ("freezer", {}),  # v1 has no cgroup.kill: end_processes freezes the run while it kills it
         ):
             self._make(unified / controller / name, settings)
 
@@ -882,6 +889,65 @@ class _ControlGroup:
                 (path / "cgroup.procs").write_text(str(os.getpid()))
             except OSError:
                 pass
+
+    def pids(self) -> set[int]:
+        """The processes in the group now (every hierarchy's; a zombie is listed by none)."""
+        found: set[int] = set()
+        for path in self.paths:
+            found.update(int(pid) for pid in _read(path / "cgroup.procs").split() if pid.isdigit())
+        return found
+
+    def _freeze(self, frozen: bool) -> None:
+        for path in self.paths:
+            states = (("cgroup.freeze", "1" if frozen else "0"), ("freezer.state", "FROZEN" if frozen else "THAWED"))
+            for name, value in states:
+                if (path / name).exists():
+                    try:
+                        (path / name).write_text(value)
+                    except OSError:
+                        pass
+
+    def end_processes(self, *, rounds: int = 250) -> int:
+        """Kill every process of the run, however it detached, until the group is empty; how many survived.
+
+        ``cgroup.kill`` (cgroup v2, Linux 5.14) where there is one; else, round after round, the group is frozen
+        (``cgroup.freeze``, or v1's ``freezer.state``), each process in ``cgroup.procs`` is stopped and sent
+        SIGKILL, and the group is thawed so the kills take effect: nothing forks a replacement meanwhile, and
+        ``pids.max`` bounds what there is to kill. Without a group (an ordinary user, no writable cgroupfs)
+        there is nothing to do and 0 is returned.
+
+        Parameters
+        ----------
+        rounds : int, optional
+            How many times to look and kill, 20 ms apart.
+
+        Returns
+        -------
+        int
+            The processes still in the group after ``rounds`` rounds (0: none is left).
+        """
+        if not self.paths:
+            return 0
+        for path in self.paths:
+            if (path / "cgroup.kill").exists():
+                try:
+                    (path / "cgroup.kill").write_text("1")
+                except OSError:
+                    pass
+        for _ in range(rounds):
+            pids = self.pids()
+            if not pids:
+                return 0
+            self._freeze(True)
+            for signum in (signal.SIGSTOP, signal.SIGKILL):
+                for pid in pids:
+                    try:
+                        os.kill(pid, signum)
+                    except (ProcessLookupError, PermissionError):
+                        continue
+            self._freeze(False)
+            time.sleep(0.02)
+        return len(self.pids())
 
     def remove(self) -> None:
         for path in self.paths:
@@ -963,7 +1029,7 @@ def _verified(data: bytes, key: bytes) -> dict[str, Any] | str:
     return result if isinstance(result, dict) else "its result could not be read"
 
 
-def run_job(job: dict[str, Any], *, sandbox: str, limits: Limits) -> RunResult:
+def run_job(job: dict[str, Any], *, sandbox: str, limits: Limits, stop: threading.Event | None = None) -> RunResult:
     """Run one worker job in the sandbox (``"bwrap"``) or unconfined (``"none"``); never raises for the submission.
 
     The job (without the key, which is added here) goes to the worker's standard input; the result
@@ -980,6 +1046,8 @@ def run_job(job: dict[str, Any], *, sandbox: str, limits: Limits) -> RunResult:
         returned).
     limits : Limits
         The run's limits; the whole run is ended ``notebook_timeout`` + 30 s after it starts.
+    stop : threading.Event or None, optional
+        Set by the caller to end the run early (the grader is being stopped); looked at every second.
 
     Returns
     -------
@@ -1017,7 +1085,7 @@ def run_job(job: dict[str, Any], *, sandbox: str, limits: Limits) -> RunResult:
             user = _with_an_id_of_its_own(unconfined_user())
             if user is not None:
                 os.chown(tmp, user.pw_uid, user.pw_gid)
-        outcome = _run(command, env, cwd, payload, key, limits, sandbox, user)
+        outcome = _run(command, env, cwd, payload, key, limits, sandbox, user, stop)
         if user is not None:
             # the id is this run's alone (fixed ones run one at a time: max_parallel_runs): whatever still runs
             # under it (a daemon that left the process group) is the submission's, and so is what it left in
@@ -1068,12 +1136,18 @@ def _run(
     limits: Limits,
     sandbox: str,
     user: Any,
+    stop: threading.Event | None = None,
 ) -> RunResult:
     group = _ControlGroup(limits)
     try:
-        return _run_in(group, command, env, cwd, payload, key, limits, sandbox, user)
+        outcome = _run_in(group, command, env, cwd, payload, key, limits, sandbox, user, stop)
     finally:
+        # whatever left the process group (a double fork, setsid) is still in the run's control group
+        survivors = group.end_processes()
         group.remove()
+    if survivors:
+        return RunResult(None, f"the grader could not stop every process of this submission ({survivors} survived)")
+    return outcome
 
 
 def _run_in(
@@ -1086,6 +1160,7 @@ def _run_in(
     limits: Limits,
     sandbox: str,
     user: Any,
+    stop: threading.Event | None = None,
 ) -> RunResult:
     try:
         process = subprocess.Popen(
@@ -1105,7 +1180,7 @@ def _run_in(
     errors.start()
     threading.Thread(target=_feed, args=(process.stdin, payload), daemon=True).start()
     deadline = time.monotonic() + limits.notebook_timeout + _GRACE_SECONDS
-    while out.is_alive() and time.monotonic() < deadline:
+    while out.is_alive() and time.monotonic() < deadline and not (stop is not None and stop.is_set()):
         out.join(1.0)
         if sandbox == "none":  # a submission that stopped its worker (SIGSTOP) only delays it
             _signal_group(process.pid, signal.SIGCONT)
@@ -1117,6 +1192,8 @@ def _run_in(
         pass
     out.join(5)
     errors.join(5)
+    if timed_out and stop is not None and stop.is_set():
+        return RunResult(None, "the grader was stopped before this run finished")
     if timed_out:
         return RunResult(
             None,
