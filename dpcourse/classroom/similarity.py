@@ -305,8 +305,12 @@ def fingerprints(source: str) -> frozenset[str]:
     frozenset of str
         At most :data:`MAX_FINGERPRINTS` of them; a statement shorter than :data:`NGRAM` tokens is one.
     """
+    return _runs(normalised_statements(source))
+
+
+def _runs(statements: Iterable[tuple[str, ...]]) -> frozenset[str]:
     found: set[str] = set()
-    for tokens in normalised_statements(source):
+    for tokens in statements:
         for start in range(max(1, len(tokens) - NGRAM + 1)):
             found.add(" ".join(tokens[start : start + NGRAM]))
             if len(found) >= MAX_FINGERPRINTS:
@@ -390,8 +394,9 @@ def common_limit(answers: int) -> int:
     return min(COMMON_CAP, max(COMMON_FLOOR, math.ceil(COMMON_SHARE * answers)))
 
 
-def _explanation(first: str, second: str, shared: int, either: int) -> str:
-    a, b = normalised_statements(first), normalised_statements(second)
+def _explanation(
+    first: str, second: str, a: list[tuple[str, ...]], b: list[tuple[str, ...]], shared: int, either: int
+) -> str:
     said = [f"{shared} of the {either} normalised {NGRAM}-token runs in their answers are the same"]
     if " ".join(first.split()) == " ".join(second.split()):
         said.append("the text is the same but for spacing")
@@ -437,18 +442,19 @@ def compare_exercise(
     """
     if check_positive(threshold, "threshold") > 1:
         raise ValueError(f"threshold must be more than 0 and at most 1; got {threshold!r}")
-    excluded = fingerprints(stub)
-    prints = {s: p for s, text in answers.items() if (p := fingerprints(text) - excluded)}
+    statements = {s: normalised_statements(text) for s, text in answers.items()}
+    stub_statements = normalised_statements(stub)
+    excluded, given = _runs(stub_statements), set(stub_statements)
+    prints = {s: p for s, st in statements.items() if (p := _runs(st) - excluded)}
     limit = common_limit(len(prints))
     counts = Counter(g for p in prints.values() for g in p)
     weight = {gram: 1 / count for gram, count in counts.items()}
     mass = {s: sum(weight[g] for g in p) for s, p in prints.items()}
-    stub_statements = set(normalised_statements(stub))
     compared = sorted(
         s
         for s, p in prints.items()
         if sum(counts[g] <= limit for g in p) >= MIN_FINGERPRINTS
-        and sum(len(t) for t in normalised_statements(answers[s]) if t not in stub_statements) >= MIN_TOKENS
+        and sum(len(t) for t in statements[s] if t not in given) >= MIN_TOKENS
     )
     holders: defaultdict[str, list[str]] = defaultdict(list)
     for student in compared:
@@ -464,7 +470,7 @@ def compare_exercise(
         if score >= threshold:
             first, second = answers[a][:MAX_ANSWER_CHARS], answers[b][:MAX_ANSWER_CHARS]
             either = len(prints[a] | prints[b])
-            explanation = _explanation(first, second, len(both), either)
+            explanation = _explanation(first, second, statements[a], statements[b], len(both), either)
             pairs.append(SimilarPair(notebook, exercise, a, b, score, len(both), either, first, second, explanation))
     pairs.sort(key=lambda p: (-p.score, p.first, p.second))
     return ExerciseSimilarity(notebook, exercise, len(prints), len(compared), limit, pairs)

@@ -3,6 +3,7 @@ showing the pairs side by side as text, the course file's threshold, hostile ans
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 from html.parser import HTMLParser
@@ -517,14 +518,15 @@ def test_a_hostile_answer_never_breaks_the_comparison(hostile, stubs):
     assert len(fingerprints(hostile)) <= similarity.MAX_FINGERPRINTS
 
 
+def distinct_answer(i: int) -> str:
+    """An answer of five lines whose numbers are its own."""
+    return f"v = {i}\nw = v * {i + 0.5}\nu = np.sqrt(w + {i * 3})\nz = u - {i * 7}\nprint(z, w / {i + 2}, {i * 5})"
+
+
 def test_pairs_are_found_without_comparing_every_pair_of_a_large_class():
     # 3,000 distinct answers: each pair compared would be 4.5 million Jaccard indices; the inverted index visits
     # only pairs that share an uncommon fingerprint (here the one planted copy).
-    answers = {
-        f"s{i}": f"v = {i}\nw = v * {i + 0.5}\nu = np.sqrt(w + {i * 3})\nz = u - {i * 7}\n"
-        f"print(z, w / {i + 2}, {i * 5})"
-        for i in range(3_000)
-    }
+    answers = {f"s{i}": distinct_answer(i) for i in range(3_000)}
     answers["copy"] = answers["s1234"].replace("v", "q")
     result = compare_exercise(answers)
     assert [(p.first, p.second) for p in result.pairs] == [("copy", "s1234")]
@@ -665,3 +667,39 @@ def test_the_page_uses_the_course_threshold_and_says_when_nothing_was_compared(t
     assert "similar answers: 1 pairs at or above 80%" in text
     page, _ = summary_page(tmp_path, None)
     assert "Not compared in this run" in page
+
+
+def test_answers_are_read_as_the_grader_reads_them_and_a_bad_file_is_left_out(tmp_path):
+    source = tmp_path / "source"
+    source.mkdir()
+    shutil.copy(SOURCE, source)
+    original = ORIGINALS[("honest-29", "workload-sensitivity")]
+    root = tmp_path / "submissions"
+    paths = write_submissions(root, {"ada": {"workload-sensitivity": original}, "bob": {}})
+    older = root / "ada" / f"{NOTEBOOK} (1).ipynb"  # the browser's copy number: the later download, graded
+    nb = release_notebook(released_source())
+    index = {ex.exercise: ex.solution for ex in source_exercises(released_source())}["workload-sensitivity"]
+    nb.cells[index].source = "def workload_l1_sensitivity(W):\n    return 7"
+    nbformat.write(nb, older)
+    (root / "cy").mkdir()
+    (root / "cy" / f"{NOTEBOOK}.ipynb").write_text("{ not json")
+    (root / "dee").mkdir()
+    (root / "dee" / f"{NOTEBOOK}.ipynb").symlink_to(paths[0])  # a link out of her folder: never read
+    files = [*paths, older, root / "cy" / f"{NOTEBOOK}.ipynb", root / "dee" / f"{NOTEBOOK}.ipynb"]
+    for path in files:
+        os.utime(path, (1_000_000_000, 1_000_000_000))  # the same time: the copy number decides, as in grade
+    read = read_answers(files, source=source)
+    assert read.answers == {
+        (NOTEBOOK, "workload-sensitivity"): {"ada": "def workload_l1_sensitivity(W):\n    return 7"}
+    }
+    assert "raise NotImplementedError" in read.stubs[(NOTEBOOK, "workload-sensitivity")]  # bob's stub: no answer
+
+
+def test_the_page_shows_at_most_100_pairs_and_says_how_many_more(tmp_path):
+    answers = {f"s{i:03d}{side}": distinct_answer(i) for i in range(103) for side in "ab"}
+    report = ClassAnswers({(NOTEBOOK, "max-queries"): answers}, {})
+    assert len(similarity_report(report).pairs) == 103
+    page, text = summary_page(tmp_path, report)
+    assert page.count("<pre>") == 2 * similarity.MAX_PAIRS_SHOWN
+    assert "3 more pairs are at or above the threshold and not shown (the 100 most alike are)" in page
+    assert "similar answers: 103 pairs at or above 80%" in text
