@@ -327,10 +327,14 @@ class SimilarPair:
 
     Attributes
     ----------
-    notebook, exercise : str
-        The course notebook and the exercise.
-    first, second : str
-        The two students, in sorted order.
+    notebook : str
+        The course notebook.
+    exercise : str
+        The exercise.
+    first : str
+        One student (the first in sorted order).
+    second : str
+        The other.
     score : float
         The weighted Jaccard index of their fingerprints (each weighs one over the number of answers holding it),
         0 to 1.
@@ -338,8 +342,10 @@ class SimilarPair:
         How many fingerprints the two answers share (the stub's left out).
     either : int
         How many the two have between them.
-    first_answer, second_answer : str
-        Their answer cells as handed in (cut to :data:`MAX_ANSWER_CHARS`).
+    first_answer : str
+        The first student's answer cell as handed in (cut to :data:`MAX_ANSWER_CHARS`).
+    second_answer : str
+        The second student's.
     explanation : str
         One sentence on what is alike.
     """
@@ -362,8 +368,10 @@ class ExerciseSimilarity:
 
     Attributes
     ----------
-    notebook, exercise : str
-        The course notebook and the exercise.
+    notebook : str
+        The course notebook.
+    exercise : str
+        The exercise.
     answers : int
         Answers other than the stub.
     compared : int
@@ -385,6 +393,16 @@ class ExerciseSimilarity:
 
 def common_limit(answers: int) -> int:
     """How many answers may share a fingerprint before it is common: 5 % of them, at least 5, at most 50.
+
+    Parameters
+    ----------
+    answers : int
+        The number of answers to the exercise (other than the stub).
+
+    Returns
+    -------
+    int
+        A fingerprint held by more answers than this is common.
 
     Examples
     --------
@@ -479,7 +497,15 @@ def compare_exercise(
 def shown_answer(text: str) -> str:
     """An answer as the summary page shows it: tabs as spaces, cut to 4,000 characters, saying how many more.
 
-    The page escapes it (HTML, control characters); this only keeps it short.
+    Parameters
+    ----------
+    text : str
+        An answer cell's source.
+
+    Returns
+    -------
+    str
+        The text to show; the page escapes it (HTML, control characters), this only keeps it short.
     """
     text = text.expandtabs(4)
     if len(text) <= _SHOWN_CHARS:
@@ -528,7 +554,13 @@ class SimilarityReport:
         return sorted(every, key=lambda p: (-p.score, p.notebook, p.exercise, p.first, p.second))
 
     def shown(self) -> list[SimilarPair]:
-        """The pairs the page shows: the :data:`MAX_PAIRS_SHOWN` highest."""
+        """The pairs the page shows.
+
+        Returns
+        -------
+        list of SimilarPair
+            The :data:`MAX_PAIRS_SHOWN` highest of :attr:`pairs`.
+        """
         return self.pairs[:MAX_PAIRS_SHOWN]
 
 
