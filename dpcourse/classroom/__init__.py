@@ -13,6 +13,7 @@
 - :mod:`dpcourse.classroom.reports`: grade rows, the CSV report, totals and merging;
 - :mod:`dpcourse.classroom.course`: the course file (assignments, due times, points, late policy);
 - :mod:`dpcourse.classroom.gradebook`: course totals, LMS imports, the class summary and feedback;
+- :mod:`dpcourse.classroom.similarity`: answers that are suspiciously alike, for the class summary;
 - :mod:`dpcourse.classroom.autograder`: the same grader as a Gradescope autograder
   (``python -m dpcourse gradescope build``);
 - :mod:`dpcourse.classroom.cli`: the ``release``, ``collect``, ``grade`` and ``gradescope`` commands.

@@ -32,6 +32,7 @@ from .plan import read_outline, student_id, without_copy_number
 from .release import PROJECT, add_release_command, missing_checkout_default
 from .reports import GradeRow, journal_path, merge, printable, summary_table, write_report
 from .sandbox import MIN_MEMORY_BYTES, Limits, SandboxUnavailable
+from .similarity import read_answers
 
 __all__ = ["add_grade_command", "main"]
 
@@ -282,6 +283,7 @@ def _write_gradebook(
         course=course,
         submissions=times,
         left_out=left_out,
+        answers=None if args.merge else read_answers(args.submissions, source=args.source),
     )
     print(text)
     print("also written: " + ", ".join(str(p) for p in written))

@@ -23,6 +23,9 @@ Beside the instructor's notebooks, one TOML file says how the notebooks are grad
     [extensions.bob]
     week1 = 2                                       # or extra days, on the course's calendar
 
+    [similarity]
+    threshold = 0.8             # answer pairs this alike or more are listed in the class summary (0 to 1)
+
 An exercise is named by its id, or ``"<notebook>/<exercise>"`` when two notebooks of one
 assignment share the id. :func:`load_course` checks every key against the outline of the
 notebooks (:func:`~.plan.read_outline`) and refuses anything it does not know, with
@@ -45,6 +48,9 @@ due time costs ``penalty_per_day`` of the assignment's points, at most ``max_pen
 ``accept_late = false`` late work scores 0. A late mark without a time (Canvas's zip) costs one started
 day, except for a student whose due time is an extension: that costs nothing and says to check.
 
+``[similarity] threshold`` (more than 0, at most 1; :data:`~.similarity.DEFAULT_THRESHOLD` without it) is
+the lowest score at which the class summary lists two students' answers as alike (:mod:`.similarity`).
+
 Every number is finite and bounded: an exercise's points (the course file's or the notebook's) more than 0
 and at most :data:`MAX_POINTS`, ``grace_minutes`` at most :data:`MAX_GRACE_MINUTES` (a year), extra days
 at most 365, so that totals, the summary's figure and due times stay ordinary numbers.
@@ -63,6 +69,7 @@ from pathlib import Path
 from typing import Any
 
 from .plan import student_id
+from .similarity import DEFAULT_THRESHOLD
 
 __all__ = [
     "COURSE_FILE",
@@ -80,9 +87,10 @@ __all__ = [
 COURSE_FILE = "course.toml"
 MAX_POINTS = 10_000.0  # an exercise's points, at most
 MAX_GRACE_MINUTES = 365 * 24 * 60.0  # a year, as for extra days
-_TOP = ("assignments", "extensions", "late", "timezone")
+_TOP = ("assignments", "extensions", "late", "similarity", "timezone")
 _ASSIGNMENT = ("due", "extra_credit", "name", "notebooks", "partial_credit", "points")
 _LATE = ("accept_late", "grace_minutes", "max_penalty", "penalty_per_day")
+_SIMILARITY = ("threshold",)
 _KEY = re.compile(r"[A-Za-z0-9_-]+")
 _DAY = timedelta(days=1)
 
@@ -206,12 +214,15 @@ class Course:
     timezone : zoneinfo.ZoneInfo or None
         The course's time zone (``timezone = "America/New_York"``): offset-less due times are read in it and
         extra days are added on its calendar; None when the course file gives none.
+    similarity_threshold : float
+        ``[similarity] threshold``: answer pairs at least this alike (0 to 1) are listed in the class summary.
     """
 
     assignments: tuple[Assignment, ...]
     late: LatePolicy = LatePolicy()
     extensions: Mapping[str, Mapping[str, datetime]] = field(default_factory=dict)
     timezone: zoneinfo.ZoneInfo | None = None
+    similarity_threshold: float = DEFAULT_THRESHOLD
 
     @classmethod
     def from_outline(cls, outline: Mapping[str, Mapping[str, float]]) -> Course:
@@ -555,7 +566,11 @@ def load_course(
         assignments.append(_assignment(reader, key, value, assignments))
     course = Course(tuple(assignments), late, timezone=reader.zone)
     extensions = _extensions(reader, data.get("extensions", {}), course, students)
-    return Course(course.assignments, late, extensions, reader.zone)
+    similarity = reader.table(data.get("similarity", {}), ["similarity"], _SIMILARITY)
+    threshold = reader.number(
+        similarity.get("threshold", DEFAULT_THRESHOLD), ["similarity", "threshold"], 0, 1, open_low=True
+    )
+    return Course(course.assignments, late, extensions, reader.zone, threshold)
 
 
 def _late_policy(reader: _Reader, value: object) -> LatePolicy:

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from .course import Assignment, Course, Lateness, duration_text
 from .reports import GradeRow, _unquoted, atomic_csv, atomic_text, points_text, printable
+from .similarity import MAX_PAIRS_SHOWN, ClassAnswers, SimilarityReport, shown_answer, similarity_report
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -1176,6 +1177,7 @@ def summary_html(
     totals: CourseTotals,
     notes: Sequence[HandInNote] = (),
     common: Iterable[str] = (),
+    similarity: SimilarityReport | None = None,
 ) -> str:
     """The class summary page: self-contained (inline CSS, the figure as a data URI), every string escaped.
 
@@ -1184,7 +1186,9 @@ def summary_html(
     student text it shows (ids, file names, the checks' named mistakes) is data, never template source.
     It has the class size and course maximum, a histogram of course totals, the mean per assignment, a
     table of who handed what in (and a line per note), and per exercise the pass rate, the named mistakes
-    with their counts, and how many did not attempt it, did not hand it in, or errored.
+    with their counts, and how many did not attempt it, did not hand it in, or errored; then the similar
+    answers (:mod:`.similarity`): per exercise how many answers were compared, and the pairs at or above the
+    threshold, highest first, each with both answers side by side and why they are alike.
 
     Parameters
     ----------
@@ -1196,6 +1200,9 @@ def summary_html(
         :func:`hand_in_notes`'s: counted per notebook and kind, and listed.
     common : iterable of str, optional
         Integrity notes on every submission of the run, said once.
+    similarity : SimilarityReport or None, optional
+        :func:`~.similarity.similarity_report`'s; None when this run read no answers (``--merge``), and the page
+        says so.
 
     Returns
     -------
@@ -1225,6 +1232,11 @@ def summary_html(
             notes=notes,
             exercises=summaries,
             not_handed_in=NOT_HANDED_IN,
+            similarity=similarity,
+            pairs=[(p, shown_answer(p.first_answer), shown_answer(p.second_answer)) for p in similarity.shown()]
+            if similarity is not None
+            else [],
+            more_pairs=max(0, len(similarity.pairs) - MAX_PAIRS_SHOWN) if similarity is not None else 0,
         )
     )
 
@@ -1235,6 +1247,7 @@ def write_summary_html(
     path: Path | str,
     notes: Sequence[HandInNote] = (),
     common: Iterable[str] = (),
+    similarity: SimilarityReport | None = None,
 ) -> Path:
     """Write :func:`summary_html` atomically, with the umask's mode.
 
@@ -1250,13 +1263,15 @@ def write_summary_html(
         :func:`hand_in_notes`'s.
     common : iterable of str, optional
         Integrity notes on every submission of the run.
+    similarity : SimilarityReport or None, optional
+        The similar answers (:func:`~.similarity.similarity_report`).
 
     Returns
     -------
     pathlib.Path
         ``path``.
     """
-    return atomic_text(path, summary_html(summaries, totals, notes, common))
+    return atomic_text(path, summary_html(summaries, totals, notes, common, similarity))
 
 
 # --------------------------------------------------------------------------- feedback for students
@@ -1454,6 +1469,7 @@ def write_gradebook(
     course: Course | None = None,
     submissions: Mapping[tuple[str, str], SubmissionTime] | None = None,
     left_out: Mapping[str, Collection[str]] | None = None,
+    answers: ClassAnswers | None = None,
 ) -> tuple[list[Path], str]:
     """Every gradebook file of a run, beside ``report``; returns the paths written and the terminal summary.
 
@@ -1461,7 +1477,8 @@ def write_gradebook(
     Gradescope file(s) for each of ``lms`` (``canvas``, ``gradescope``) when some assignment was graded;
     the feedback into ``feedback`` when given. ``course`` is :func:`~.course.load_course`'s (None: one
     assignment per notebook of ``outline``, no due time); ``submissions`` says when each (student,
-    notebook) was handed in (:func:`read_collected`).
+    notebook) was handed in (:func:`read_collected`); ``answers`` are the answer cells the summary page compares
+    for similar answers (:func:`~.similarity.read_answers`), at the course's ``[similarity] threshold``.
 
     Parameters
     ----------
@@ -1484,6 +1501,8 @@ def write_gradebook(
     left_out : mapping or None, optional
         Student → the course notebooks among their files that this run was not given
         (:func:`partial_assignments`).
+    answers : ClassAnswers or None, optional
+        The answer cells of this run's submissions; None: the page says similarity was not compared.
 
     Returns
     -------
@@ -1505,11 +1524,20 @@ def write_gradebook(
     summaries = class_summary(rows, totals)
     notes = hand_in_notes(rows, totals, submissions)
     common = _common_notes(rows)
+    similar = None
+    if answers is not None:
+        order = [key for k in totals.graded for key in totals.course.assignment(k).points]
+        similar = similarity_report(answers, threshold=totals.course.similarity_threshold, order=order)
     written = [
         write_totals(totals, _beside(report, "totals.csv")),
-        write_summary_html(summaries, totals, _beside(report, "summary.html"), notes, common),
+        write_summary_html(summaries, totals, _beside(report, "summary.html"), notes, common, similar),
     ]
     text = terminal_summary(summaries, totals, notes)
+    if similar is not None and similar.pairs:
+        text += (
+            f"\n  similar answers: {len(similar.pairs)} pairs at or above {similar.threshold:.0%} (listed in the "
+            "summary page: a reason to look at two answers, not a penalty)"
+        )
     strangers = sorted(set(totals.course.extensions) - set(totals.students))
     if strangers:  # load_course cannot know the students: a misspelt name would otherwise go unnoticed
         names = ", ".join(printable(s) for s in strangers)

@@ -95,7 +95,10 @@ due = 2026-10-05T23:59:00-04:00
 
 # (what replaces VALID, or text added after it; the exact line the instructor reads)
 MALFORMED = [
-    (VALID + "[lates]\n", "course.toml: lates: unknown key (allowed: assignments, extensions, late, timezone)"),
+    (
+        VALID + "[lates]\n",
+        "course.toml: lates: unknown key (allowed: assignments, extensions, late, similarity, timezone)",
+    ),
     (
         VALID.replace("notebooks", "nootbooks"),
         "course.toml: assignments.week1.nootbooks: unknown key "
