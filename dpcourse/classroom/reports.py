@@ -388,11 +388,34 @@ class ReportJournal:
         return len(self._records)
 
     def rows_of(self, file: str, digest: str) -> list[GradeRow] | None:
-        """The rows recorded for ``file`` with this content ``digest``, or None when it was not graded yet."""
+        """The rows recorded for ``file`` with this content ``digest``, or None when it was not graded yet.
+
+        Parameters
+        ----------
+        file : str
+            The submission as the journal knows it (the student and the file's absolute path).
+        digest : str
+            SHA-256 of the notebook's content as read: a changed file has no rows here.
+
+        Returns
+        -------
+        list of GradeRow or None
+            The rows recorded for exactly this file and content; None when there are none.
+        """
         return self._records.get((file, digest))
 
     def record(self, file: str, digest: str, rows: Sequence[GradeRow]) -> None:
-        """Append one submission's rows (whole, synced) before returning."""
+        """Append one submission's rows (whole, synced) before returning.
+
+        Parameters
+        ----------
+        file : str
+            The submission as the journal knows it (the student and the file's absolute path).
+        digest : str
+            SHA-256 of the notebook's content as read.
+        rows : sequence of GradeRow
+            Every row of that submission, written in one append and synced to disk.
+        """
         entry = {"file": file, "digest": digest, "rows": [list(astuple(r)) for r in rows]}
         with self._lock:
             self._append(entry)
