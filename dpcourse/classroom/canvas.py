@@ -46,7 +46,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from .collect import CollectResult, _check_out, _check_roster, _Course, _make_out, _pipeline
 from .course import Assignment, Course, CourseError, load_course
@@ -164,6 +164,10 @@ def _adapter() -> Any:
     from urllib3.util import Retry
 
     class _CanvasRetry(Retry):
+        def get_retry_after(self, response: Any) -> float | None:
+            wait = super().get_retry_after(response)
+            return None if wait is None else min(wait, RETRY_AFTER_MAX)  # a bounded wait, whatever Canvas asks
+
         def is_retry(self, method: str, status_code: int, has_retry_after: bool = False) -> bool:
             if status_code == 403 and self._is_method_retryable(method):
                 return True  # increment() lets only a throttle through
@@ -177,7 +181,7 @@ def _adapter() -> Any:
             error: Exception | None = None,
             _pool: Any = None,
             _stacktrace: Any = None,
-        ) -> Retry:
+        ) -> Self:
             if response is not None and response.status == 403 and not _throttled(response.headers):
                 # A real 403: no retry; with raise_on_status off, urllib3 hands the answer on as it is.
                 raise MaxRetryError(_pool, url or "", None)
@@ -198,7 +202,6 @@ def _adapter() -> Any:
         allowed_methods=frozenset({"GET", "PUT", "POST", "DELETE", "HEAD"}),
         backoff_factor=BACKOFF,
         backoff_max=RETRY_AFTER_MAX,
-        retry_after_max=RETRY_AFTER_MAX,
         respect_retry_after_header=True,
         raise_on_status=False,
     )
@@ -264,9 +267,11 @@ def _error_line(err: BaseException, site: str) -> str:
 
 def _canvas_errors() -> tuple[type[BaseException], ...]:
     """What canvasapi and requests raise for Canvas's answers (requests' errors are OSErrors: caught first)."""
-    from canvasapi.exceptions import CanvasException
-    from requests import RequestException
-
+    try:
+        from canvasapi.exceptions import CanvasException
+        from requests import RequestException
+    except ImportError:  # not installed: connect() said so before anything was asked of Canvas
+        return ()
     return (CanvasException, RequestException)
 
 

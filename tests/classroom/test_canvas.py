@@ -18,6 +18,7 @@ import json
 import logging
 import re
 import threading
+import time
 import urllib.parse
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -759,6 +760,17 @@ def test_rate_limits_are_waited_out_within_bounds_and_a_lasting_one_is_one_line(
     status, _, err = push_week1(capsys, source, course_path, roster, grades, feedback)
     assert status == 2 and err.count("\n") == 1 and "rate limit" in err
     assert len(server.requests("GET", r"/submissions$")) == canvas_module.RATE_LIMIT_RETRIES + 1
+
+
+def test_a_long_retry_after_is_waited_only_up_to_the_bound(setup, server, tmp_path, capsys, monkeypatch):
+    source, course_path = setup
+    roster, grades, feedback = graded(source, course_path, tmp_path, capsys)
+    monkeypatch.setattr(canvas_module, "RETRY_AFTER_MAX", 0.2)
+    server.failures.append(Failure("PUT", r"/submissions/102$", 429, {"Retry-After": "3600"}))
+    started = time.monotonic()
+    status, _, err = push_week1(capsys, source, course_path, roster, grades, feedback)
+    assert (status, err) == (0, "") and time.monotonic() - started < 60
+    assert server.submissions[(WEEK1, 102)]["score"] == 0.8
 
 
 def test_a_real_403_is_not_retried_and_a_bad_token_or_id_is_one_line_without_the_token(
