@@ -772,7 +772,7 @@ def add_canvas_command(commands: Any) -> None:
         if name == "pull":
             sub.add_argument("--out", type=Path, required=True, metavar="DIR", help="the folder to write (empty)")
             sub.add_argument(
-                "--roster", type=Path, default=None, help=f"where the roster goes (default DIR/{ROSTER_FILE})"
+                "--roster-out", type=Path, default=None, help=f"where the roster goes (default DIR/{ROSTER_FILE})"
             )
             sub.add_argument("--force", action="store_true", help="pull into a non-empty --out")
             sub.set_defaults(run=_run_pull)
@@ -820,10 +820,10 @@ def _run_pull(args: argparse.Namespace) -> int:
         at(site.url)
         canvas = connect(site.url, read_token(args.token_file))
         result, roster = pull(
-            canvas, course, assignment, args.out, notebooks=args.source, force=args.force, roster_path=args.roster
+            canvas, course, assignment, args.out, notebooks=args.source, force=args.force, roster_path=args.roster_out
         )
         print(result.summary())
-        print(f"roster of {len(roster)} students written to {args.roster or args.out / ROSTER_FILE}")
+        print(f"roster of {len(roster)} students written to {args.roster_out or args.out / ROSTER_FILE}")
         return 0
 
     return _run("pull", work)

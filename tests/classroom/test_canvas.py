@@ -41,7 +41,7 @@ from dpcourse.classroom.cli import main
 from dpcourse.classroom.course import CourseError, load_course
 from dpcourse.classroom.gradebook import read_collected, read_roster, write_gradebook
 from dpcourse.classroom.plan import read_outline
-from dpcourse.classroom.reports import GradeRow
+from dpcourse.classroom.reports import GradeRow, write_report
 
 TOKEN = "7~s3cr3t-t0ken-never-printed"
 COURSE_ID = 1
@@ -614,28 +614,39 @@ def test_roster_ids_fall_back_to_the_sis_id_then_the_canvas_id_when_unsafe_or_ta
 
 
 def graded(source: Path, course_path: Path, tmp_path: Path, capsys) -> tuple[Path, Path, Path]:
-    """Pull week 1, grade it from a small hand-made report (Bob misses a2), write the Canvas file and feedback."""
+    """Pull week 1 and grade it as the commands do: the grader's report (hand-made here, Bob missing a2, instead
+    of running the kernels) through ``grade --merge`` with the pulled roster and times, Canvas file and feedback."""
     out = tmp_path / "submissions"
     assert pull_week1(source, course_path, out, capsys)[0] == 0
-    roster = read_roster(out / "roster.csv")
-    course = load_course(course_path, read_outline(source), students=[e.student for e in roster])
     rows = [
-        GradeRow(s, "01_alpha", ex, "failed" if (s, ex) == ("bob", "a2") else "passed", 1, 1)
+        GradeRow(s, "01_alpha", ex, *(("failed", 0, 1) if (s, ex) == ("bob", "a2") else ("passed", 1, 1)))
         for s in ("ada", "bob", "chloe", "dan")
         for ex in ("a1", "a2")
     ]
+    write_report(rows, tmp_path / "graded.csv")
     feedback = tmp_path / "feedback"
-    written, _ = write_gradebook(
-        rows,
-        read_outline(source),
-        report=tmp_path / "g.csv",
-        roster=roster,
-        lms=["canvas"],
-        feedback=feedback,
-        course=course,
-        submissions=read_collected(out / "collected.csv"),
+    status, _, err = run(
+        capsys,
+        "grade",
+        "--merge",
+        str(tmp_path / "graded.csv"),
+        "--report",
+        str(tmp_path / "g.csv"),
+        "--source",
+        str(source),
+        "--course",
+        str(course_path),
+        "--roster",
+        str(out / "roster.csv"),
+        "--collected",
+        str(out / "collected.csv"),
+        "--gradebook",
+        "canvas",
+        "--feedback",
+        str(feedback),
     )
-    return out / "roster.csv", next(p for p in written if p.name == "g_canvas.csv"), feedback
+    assert (status, err) == (0, "")
+    return out / "roster.csv", tmp_path / "g_canvas.csv", feedback
 
 
 def push_week1(capsys, source: Path, course_path: Path, roster: Path, grades: Path, feedback: Path, *extra: str):
