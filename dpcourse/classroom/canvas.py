@@ -283,7 +283,8 @@ def roster_entries(users: Iterable[Mapping[str, Any]], sections: Mapping[int, st
 
     A student's id is her login id (``login_id``, Canvas's SIS Login ID), else her ``sis_user_id``, else her
     Canvas user id, as :func:`~.gradebook.read_roster` reads Canvas's gradebook export; an id that is no safe
-    folder name (:func:`~.exports.safe_student`) or that another student has (in any case) falls to the next.
+    folder name (:func:`~.exports.safe_student`), that another student has (in any case) or that is the name of a
+    file ``pull`` writes beside the students' folders falls to the next.
 
     Parameters
     ----------
@@ -299,13 +300,13 @@ def roster_entries(users: Iterable[Mapping[str, Any]], sections: Mapping[int, st
         One per user, with ``canvas_id``, the SIS ids, the name and the sections (``; ``-joined).
     """
     entries: list[RosterEntry] = []
-    taken: set[str] = set()
+    taken = {ROSTER_FILE, SUBMISSIONS_FILE}
     for user in users:
         canvas_id = str(int(user["id"]))
         login, sis = str(user.get("login_id") or ""), str(user.get("sis_user_id") or "")
         student = next(
             (s for c in (login, sis, canvas_id) if (s := safe_student(c)) and s.casefold() not in taken), canvas_id
-        )
+        )  # (taken holds the files pull writes beside the students' folders too)
         taken.add(student.casefold())
         ids = sorted({int(e["course_section_id"]) for e in user.get("enrollments") or [] if e.get("course_section_id")})
         section = "; ".join(sections.get(i, str(i)) for i in ids)
@@ -732,9 +733,12 @@ def push(
             submission.edit(comment={"text_comment": post.text, "file_ids": [answer["id"]]})
         say(f"{verb} comment: {printable(post.student)} (canvas {post.user_id}): {post.path.name}")
     say(
-        f"canvas push {assignment.key}: {len(plan.grades)} grades {verb.split()[-1] if dry_run else 'set'}, "
-        f"{plan.unchanged} already right, {len(plan.comments)} comments"
-        + (" to post" if dry_run else " posted")
+        f"canvas push {assignment.key}"
+        + (" (dry run: nothing sent)" if dry_run else "")
+        + f": {len(plan.grades)} grades "
+        + ("to set" if dry_run else "set")
+        + f", {plan.unchanged} already right, {len(plan.comments)} comments "
+        + ("to post" if dry_run else "posted")
         + (f", {len(plan.skipped)} skipped" if plan.skipped else "")
     )
     return plan

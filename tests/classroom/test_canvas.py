@@ -606,8 +606,9 @@ def test_roster_ids_fall_back_to_the_sis_id_then_the_canvas_id_when_unsafe_or_ta
         {"id": 1, "name": "A", "login_id": "../a", "sis_user_id": "S1"},
         {"id": 2, "name": "B", "login_id": "S1", "sis_user_id": None},
         {"id": 3, "name": "C", "login_id": "", "sis_user_id": ""},
+        {"id": 4, "name": "D", "login_id": "Roster.CSV", "sis_user_id": "s1"},
     ]
-    assert [e.student for e in roster_entries(users, {})] == ["S1", "2", "3"]
+    assert [e.student for e in roster_entries(users, {})] == ["S1", "2", "3", "4"]
 
 
 # --------------------------------------------------------------------------- push
@@ -690,6 +691,7 @@ def test_push_sets_only_this_assignments_changed_grades_and_posts_each_feedback_
     assert (status, err) == (0, "")
     assert "would set grade: bob (canvas 102): no score → 0.8" in printed
     assert "would post comment: ada (canvas 101): 01_alpha.md" in printed
+    assert "canvas push week1 (dry run: nothing sent): 3 grades to set, 1 already right, 4 comments to post" in printed
     assert not server.requests("PUT") and not server.requests("POST")  # a dry run sends nothing
     status, printed, err = push_week1(capsys, source, course_path, roster, grades, feedback)
     assert (status, err) == (0, "")
