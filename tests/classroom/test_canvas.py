@@ -131,6 +131,7 @@ class Failure:
     status: int
     headers: dict[str, str] = field(default_factory=dict)
     times: int = 1
+    sent: str = ""  # a form field the request must carry (a comment's PUT, not a grade's)
 
 
 class FakeCanvas:
@@ -150,6 +151,7 @@ class FakeCanvas:
         self.file_meta: dict[int, dict[str, Any]] = {}
         self.submissions: dict[tuple[int, int], dict[str, Any]] = {}
         self.failures: list[Failure] = []
+        self.slow: dict[str, float] = {}  # path pattern → seconds to wait before answering
         self.log: list[tuple[str, str, dict[str, list[str]]]] = []
         self.tokens_seen: set[str] = set()
         self.lock = threading.Lock()
@@ -324,13 +326,17 @@ class Handler(BaseHTTPRequestHandler):
         path, query = parsed.path, urllib.parse.parse_qs(parsed.query, keep_blank_values=True)
         self.upload: tuple[str, bytes] | None = None
         form = self.form() if method in ("POST", "PUT") else {}
+        for pattern, seconds in list(server.slow.items()):
+            if re.search(pattern, path):
+                time.sleep(seconds)
         with server.lock:
             server.log.append((method, path, {**query, **form}))
             auth = self.headers.get("Authorization", "")
             if auth:
                 server.tokens_seen.add(auth)
             for failure in server.failures:
-                if failure.times > 0 and failure.method == method and re.search(failure.path, path):
+                matches = failure.method == method and re.search(failure.path, path)
+                if failure.times > 0 and matches and (not failure.sent or failure.sent in form):
                     failure.times -= 1
                     body = {"errors": [{"message": f"failure {failure.status}"}]}
                     if failure.status == 403:  # Canvas's two 403s: its throttle, and a permission refused
@@ -588,6 +594,18 @@ def test_lateness_from_a_pull_is_charged_by_the_minute_and_not_to_the_extended_s
     assert grades == {"101": "2", "102": "1.8", "103": "2", "104": "2"}
 
 
+def test_a_download_that_stalls_times_out_as_that_files_row(setup, server, tmp_path, capsys, monkeypatch):
+    source, course_path = setup
+    monkeypatch.setattr(canvas_module, "TIMEOUT", (2.0, 0.3))
+    server.slow[r"^/files/2101/"] = 1.5
+    started = time.monotonic()
+    status, _, err = pull_week1(source, course_path, tmp_path / "out", capsys)
+    assert (status, err) == (0, "") and time.monotonic() - started < 30
+    [ada] = [r for r in rows_of(tmp_path / "out" / "collected.csv") if r["student"] == "ada"]
+    assert ada["kept"] == "false" and ada["note"].startswith("unreadable (")
+    assert not (tmp_path / "out" / "ada").exists() and (tmp_path / "out" / "bob" / "01_alpha.ipynb").is_file()
+
+
 def test_pull_refuses_a_non_empty_out_and_names_a_missing_canvas_id(setup, tmp_path, capsys):
     source, course_path = setup
     out = tmp_path / "submissions"
@@ -731,16 +749,24 @@ def test_push_sets_only_this_assignments_changed_grades_and_posts_each_feedback_
     assert final_state(server) == before
 
 
-@pytest.mark.parametrize("failing", [r"/submissions/103$", r"/submissions/103/comments/files$"])
+@pytest.mark.parametrize(
+    "failure",
+    [
+        Failure("PUT", r"/submissions/103$", 500, sent="submission[posted_grade]"),  # among the grades
+        Failure("POST", r"/submissions/103/comments/files$", 500),  # an upload's first step
+        Failure("PUT", r"/submissions/103$", 502, sent="comment[text_comment]"),  # uploaded, not yet a comment
+    ],
+    ids=["grade", "upload", "comment"],
+)
 def test_a_push_that_fails_midway_says_so_in_one_line_and_a_rerun_resumes_without_duplicates(
-    setup, server, tmp_path, capsys, failing
+    setup, server, tmp_path, capsys, failure
 ):
     source, course_path = setup
     roster, grades, feedback = graded(source, course_path, tmp_path, capsys)
-    method = "PUT" if failing.endswith("103$") else "POST"
-    server.failures.append(Failure(method, failing, 500))
+    server.failures.append(failure)
     status, printed, err = push_week1(capsys, source, course_path, roster, grades, feedback)
-    assert status == 2 and err.count("\n") == 1 and "500" in err and "rerun" in err
+    assert status == 2 and err.count("\n") == 1 and str(failure.status) in err and "rerun" in err
+    assert failure.times == 0
     assert TOKEN not in err + printed
     status, _, err = push_week1(capsys, source, course_path, roster, grades, feedback)
     assert (status, err) == (0, "")
