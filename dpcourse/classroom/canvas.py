@@ -1,9 +1,9 @@
 """Canvas's REST API, through ``canvasapi``: ``dpcourse canvas pull`` and ``dpcourse canvas push``.
 
-``dpcourse canvas pull ASSIGNMENT --course course.toml --out DIR`` asks Canvas for the course's students
-(``GET /api/v1/courses/:id/users`` with their enrollments, and the sections) and every submission of the
-assignment with its history (``GET …/assignments/:id/submissions?include[]=submission_history``), and writes
-what ``dpcourse collect`` writes: ``DIR/<student>/<notebook>.ipynb`` and ``DIR/collected.csv`` (the same
+``dpcourse canvas pull ASSIGNMENT --course course.toml --out DIR [--roster-out F]`` asks Canvas for the
+course's students (``GET /api/v1/courses/:id/search_users`` with their enrollments, and the sections) and every
+submission of the assignment with its history (``GET …/assignments/:id/submissions?include[]=submission_history``),
+and writes what ``dpcourse collect`` writes: ``DIR/<student>/<notebook>.ipynb`` and ``DIR/collected.csv`` (the same
 pipeline, :func:`~.collect._pipeline`, so the same columns, matching and notes), plus the roster
 (``DIR/roster.csv``, :func:`~.gradebook.read_roster`'s CSV) and the submissions' JSON
 (``DIR/canvas_submissions.json``, what ``collect --canvas-submissions`` reads). Each file's ``submitted_at`` is
@@ -26,9 +26,11 @@ Who a file is from is Canvas's user id, matched to the roster Canvas gave.
 **The client.** ``canvasapi`` makes every request (pagination by the ``Link`` header included); a rate-limited
 request (Canvas's 403 with ``X-Rate-Limit-Remaining`` spent, or a 429 with ``Retry-After``) is retried by
 urllib3's :class:`~urllib3.util.Retry` at most :data:`RATE_LIMIT_RETRIES` times, waiting at most
-:data:`RETRY_AFTER_MAX` seconds each. Any other error (401,
-403, 404, a 5xx) stops the command with one line (:class:`CanvasError`); what was done is done, and a rerun
-does the rest. The token is read from :data:`TOKEN_VARIABLE` or a file, never a flag, and never printed.
+:data:`RETRY_AFTER_MAX` seconds each. Any other error (401, 403, 404, a 5xx) stops the command with one line
+and exit status 2; what was done is done, and a rerun does the rest. The token is read from
+:data:`TOKEN_VARIABLE` or a file, never a flag, and never printed. canvasapi keeps its ``requests`` session
+private: :func:`connect` mounts the adapter on it (canvasapi is pinned in ``requirements.txt`` and the tests
+check the adapter is there); its ``File`` and ``Uploader`` get the ``_requester`` its own objects carry.
 """
 
 from __future__ import annotations
@@ -232,8 +234,8 @@ def connect(url: str, token: str) -> Any:
     with warnings.catch_warnings():  # http:// reaches here only for a server on this machine (the course file's rule)
         warnings.filterwarnings("ignore", "Canvas may respond unexpectedly", UserWarning)
         canvas = canvasapi.Canvas(url, token)
-    # canvasapi keeps its requests.Session on its private Requester and offers no hook for an adapter: the one
-    # place this module reaches inside it (checked by the tests at the pinned version).
+    # canvasapi keeps its requests.Session on its private Requester and offers no hook for an adapter (checked by
+    # the tests at the pinned version).
     session = canvas._Canvas__requester._session
     adapter = _adapter()
     session.mount("https://", adapter)

@@ -19,8 +19,10 @@ import logging
 import re
 import threading
 import time
+import traceback
 import urllib.parse
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,7 @@ from dpcourse.classroom.canvas import (
 )
 from dpcourse.classroom.cli import main
 from dpcourse.classroom.course import CourseError, load_course
+from dpcourse.classroom.exports import CollectLimits, _read_canvas_submissions
 from dpcourse.classroom.gradebook import read_collected, read_roster, write_gradebook
 from dpcourse.classroom.plan import read_outline
 from dpcourse.classroom.reports import GradeRow, write_report
@@ -152,6 +155,7 @@ class FakeCanvas:
         self.submissions: dict[tuple[int, int], dict[str, Any]] = {}
         self.failures: list[Failure] = []
         self.slow: dict[str, float] = {}  # path pattern → seconds to wait before answering
+        self.errors: list[str] = []  # tracebacks of handlers that failed (a client that hung up, say)
         self.log: list[tuple[str, str, dict[str, list[str]]]] = []
         self.tokens_seen: set[str] = set()
         self.lock = threading.Lock()
@@ -458,11 +462,22 @@ class Handler(BaseHTTPRequestHandler):
         self.handle_any("PUT")
 
 
+class Server(ThreadingHTTPServer):
+    """The HTTP server; an error in a handler is kept (``FakeCanvas.errors``), not printed on the stderr the tests
+    read (a handler's bug shows as the client's failure; a client hanging up on a busy machine is no error)."""
+
+    canvas: FakeCanvas
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        self.canvas.errors.append(traceback.format_exc())
+
+
 @pytest.fixture
 def server():
     state = FakeCanvas()
     handler = type("BoundHandler", (Handler,), {"canvas": state})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd = Server(("127.0.0.1", 0), handler)
+    httpd.canvas = state
     state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -566,6 +581,9 @@ def test_pull_writes_the_roster_and_every_attempt_as_collect_does_with_canvas_ti
         (104, 2, False, 0),
         (105, None, False, 0),
     }
+    assert _read_canvas_submissions([out / "canvas_submissions.json"], CollectLimits())["102"] == datetime(
+        2026, 10, 6, 1, 9, tzinfo=UTC
+    )
     assert "eve: nothing in the input" in printed
     assert server.requests("GET", r"/search_users$")[-1][2]["page"] == ["3"]  # all three pages were read
     assert server.tokens_seen == {f"Bearer {TOKEN}"}
