@@ -556,9 +556,12 @@ def read_canvas_grades(path: Path | str, assignment: Assignment) -> dict[str, st
     """
     with open(path, newline="", encoding="utf-8-sig") as handle:
         rows = list(csv.reader(handle))
-    header = [c.strip() for c in rows[0]] if rows else []
+    header = [_unquoted(c.strip()) for c in rows[0]] if rows else []  # as safe_cell wrote them
     if "ID" not in header or assignment.name not in header:
-        raise ValueError(f"--grades {path}: not a Canvas import with the column {assignment.name!r} (and ID)")
+        raise ValueError(
+            f"--grades {path}: no column {assignment.name!r} and ID (grade --gradebook canvas writes a column for "
+            "each assignment graded in that run)"
+        )
     at, id_at = header.index(assignment.name), header.index("ID")
     grades: dict[str, str] = {}
     for number, row in enumerate(rows[1:], start=2):

@@ -852,6 +852,30 @@ def test_a_real_403_is_not_retried_and_a_bad_token_or_id_is_one_line_without_the
     assert "wrong-token-0000" not in logged + printed + err and TOKEN not in logged
 
 
+def test_push_refuses_a_grades_file_without_the_assignments_column_before_asking_canvas(
+    setup, server, tmp_path, capsys
+):
+    source, course_path = setup
+    roster, grades, feedback = graded(source, course_path, tmp_path, capsys)
+    server.log.clear()
+    status, _, err = run(
+        capsys,
+        "canvas",
+        "push",
+        "week2",
+        "--course",
+        str(course_path),
+        "--source",
+        str(source),
+        "--roster",
+        str(roster),
+        "--grades",
+        str(grades),
+    )
+    assert status == 2 and err.startswith(f"canvas push: --grades {grades}: no column 'Week 2' and ID")
+    assert server.log == []
+
+
 def test_the_token_comes_from_the_environment_or_a_file_never_a_flag(tmp_path, capsys, setup):
     source, course_path = setup
     assert read_token(None, {"CANVAS_TOKEN": " abc \n"}) == "abc"
