@@ -23,6 +23,7 @@ from typing import Any
 from .. import __version__
 from . import gradebook
 from .autograder import add_gradescope_command
+from .canvas import add_canvas_command
 from .collect import add_collect_command
 from .course import Course, CourseError, load_course
 from .feedback_zip import add_feedback_command
@@ -438,6 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     add_grade_command(commands)
     add_gradescope_command(commands)
     add_feedback_command(commands)
+    add_canvas_command(commands)
     args = parser.parse_args(argv)
     missing = missing_checkout_default(args)
     if missing:

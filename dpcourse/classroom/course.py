@@ -18,6 +18,11 @@ Beside the instructor's notebooks, one TOML file says how the notebooks are grad
     extra_credit = ["better-mechanism"]             # counts above the assignment's maximum
     partial_credit = ["exact-tail-level"]           # the share of grading inputs passed counts
 
+    [canvas]                    # for `dpcourse canvas pull|push` (optional)
+    url = "https://canvas.example.edu"
+    course_id = 12345
+    # and in an assignment's table: canvas_id = 67890 (the number in its Canvas address)
+
     [extensions.ada]
     week1 = 2026-10-07T23:59:00-04:00               # a new due time
     [extensions.bob]
@@ -61,6 +66,7 @@ from __future__ import annotations
 import math
 import re
 import tomllib
+import urllib.parse
 import zoneinfo
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -73,6 +79,7 @@ from .similarity import DEFAULT_THRESHOLD
 
 __all__ = [
     "COURSE_FILE",
+    "CanvasSite",
     "MAX_GRACE_MINUTES",
     "MAX_POINTS",
     "Assignment",
@@ -87,8 +94,11 @@ __all__ = [
 COURSE_FILE = "course.toml"
 MAX_POINTS = 10_000.0  # an exercise's points, at most
 MAX_GRACE_MINUTES = 365 * 24 * 60.0  # a year, as for extra days
-_TOP = ("assignments", "extensions", "late", "similarity", "timezone")
-_ASSIGNMENT = ("due", "extra_credit", "name", "notebooks", "partial_credit", "points")
+_TOP = ("assignments", "canvas", "extensions", "late", "similarity", "timezone")
+_ASSIGNMENT = ("canvas_id", "due", "extra_credit", "name", "notebooks", "partial_credit", "points")
+_CANVAS = ("course_id", "url")
+_LOOPBACK = ("127.0.0.1", "localhost", "[::1]")  # http:// is allowed only for a local server (the tests')
+_MAX_CANVAS_ID = 2**63 - 1  # Canvas's ids are 64-bit integers
 _LATE = ("accept_late", "grace_minutes", "max_penalty", "penalty_per_day")
 _SIMILARITY = ("threshold",)
 _KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -97,6 +107,22 @@ _DAY = timedelta(days=1)
 
 class CourseError(ValueError):
     """A course file that cannot be used: the message is one line naming the key and what is allowed."""
+
+
+@dataclass(frozen=True)
+class CanvasSite:
+    """Where the course lives on Canvas (``[canvas]``): the instance's address and the course's id.
+
+    Attributes
+    ----------
+    url : str
+        The instance's base address, ``https://canvas.example.edu`` (no trailing slash, no path).
+    course_id : int
+        The number in the course's address (``/courses/<course_id>``).
+    """
+
+    url: str
+    course_id: int
 
 
 @dataclass(frozen=True)
@@ -183,6 +209,8 @@ class Assignment:
         The ``(notebook, exercise)`` pairs that count above :attr:`maximum`.
     partial_credit : frozenset of tuple of str
         The ``(notebook, exercise)`` pairs whose share of grading inputs passed counts.
+    canvas_id : int or None
+        The assignment's id on Canvas (``canvas_id``, the number in its address), for ``dpcourse canvas``.
     """
 
     key: str
@@ -192,6 +220,7 @@ class Assignment:
     points: Mapping[tuple[str, str], float]
     extra_credit: frozenset[tuple[str, str]] = frozenset()
     partial_credit: frozenset[tuple[str, str]] = frozenset()
+    canvas_id: int | None = None
 
     @property
     def maximum(self) -> float:
@@ -216,6 +245,8 @@ class Course:
         extra days are added on its calendar; None when the course file gives none.
     similarity_threshold : float
         ``[similarity] threshold``: answer pairs at least this alike (0 to 1) are listed in the class summary.
+    canvas : CanvasSite or None
+        The course on Canvas (``[canvas]``), for ``dpcourse canvas``; None when the course file gives none.
     """
 
     assignments: tuple[Assignment, ...]
@@ -223,6 +254,7 @@ class Course:
     extensions: Mapping[str, Mapping[str, datetime]] = field(default_factory=dict)
     timezone: zoneinfo.ZoneInfo | None = None
     similarity_threshold: float = DEFAULT_THRESHOLD
+    canvas: CanvasSite | None = None
 
     @classmethod
     def from_outline(cls, outline: Mapping[str, Mapping[str, float]]) -> Course:
@@ -570,7 +602,8 @@ def load_course(
     threshold = reader.number(
         similarity.get("threshold", DEFAULT_THRESHOLD), ["similarity", "threshold"], 0, 1, open_low=True
     )
-    return Course(course.assignments, late, extensions, reader.zone, threshold)
+    site = _canvas_site(reader, data["canvas"]) if "canvas" in data else None
+    return Course(course.assignments, late, extensions, reader.zone, threshold, site)
 
 
 def _late_policy(reader: _Reader, value: object) -> LatePolicy:
@@ -619,10 +652,47 @@ def _assignment(reader: _Reader, key: str, value: object, earlier: Sequence[Assi
     extra = _exercise_list(reader, table.get("extra_credit", []), exercises, [*parts, "extra_credit"])
     partial = _exercise_list(reader, table.get("partial_credit", []), exercises, [*parts, "partial_credit"])
     _check_function_exercises(reader, partial, exercises, [*parts, "partial_credit"])
-    assignment = Assignment(key, name, notebooks, due, points, extra, partial)
+    canvas_id = _canvas_id(reader, table["canvas_id"], [*parts, "canvas_id"]) if "canvas_id" in table else None
+    used = {a.canvas_id: a.key for a in earlier if a.canvas_id is not None}
+    if canvas_id in used:
+        raise reader.fail(
+            [*parts, "canvas_id"], f"{canvas_id} is already the canvas_id of assignments.{used[canvas_id]}"
+        )
+    assignment = Assignment(key, name, notebooks, due, points, extra, partial, canvas_id)
     if assignment.maximum <= 0:
         raise reader.fail([*parts, "extra_credit"], "leaves the assignment no points that are not extra credit")
     return assignment
+
+
+def _canvas_id(reader: _Reader, value: object, parts: list[str]) -> int:
+    """A Canvas id: a whole number from 1 (as its address shows it)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _MAX_CANVAS_ID:
+        raise reader.fail(parts, f"must be a whole number from 1 (the number in Canvas's address), got {_shown(value)}")
+    return value
+
+
+def _canvas_site(reader: _Reader, value: object) -> CanvasSite:
+    """``[canvas]``: ``url`` (https, or http on this machine for a local server) and ``course_id``."""
+    table = reader.table(value, ["canvas"], _CANVAS)
+    for key in _CANVAS:
+        if key not in table:
+            raise reader.fail(["canvas", key], f"missing: [canvas] needs both {' and '.join(_CANVAS)}")
+    url = table["url"]
+    allowed = "the instance's address, like https://canvas.example.edu (https; http only for 127.0.0.1 or localhost)"
+    parsed = urllib.parse.urlsplit(url) if isinstance(url, str) else None
+    loopback = parsed is not None and parsed.scheme == "http" and parsed.netloc.rsplit(":", 1)[0] in _LOOPBACK
+    if (
+        parsed is None
+        or not (parsed.scheme == "https" or loopback)
+        or not parsed.hostname
+        or parsed.username is not None
+        or parsed.password is not None
+        or parsed.path.strip("/")
+        or parsed.query
+        or parsed.fragment
+    ):
+        raise reader.fail(["canvas", "url"], f"{_shown(url)} is not allowed (allowed: {allowed})")
+    return CanvasSite(url.rstrip("/"), _canvas_id(reader, table["course_id"], ["canvas", "course_id"]))
 
 
 def _notebooks(reader: _Reader, value: object, parts: list[str], earlier: Sequence[Assignment]) -> tuple[str, ...]:

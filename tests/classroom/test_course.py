@@ -97,12 +97,12 @@ due = 2026-10-05T23:59:00-04:00
 MALFORMED = [
     (
         VALID + "[lates]\n",
-        "course.toml: lates: unknown key (allowed: assignments, extensions, late, similarity, timezone)",
+        "course.toml: lates: unknown key (allowed: assignments, canvas, extensions, late, similarity, timezone)",
     ),
     (
         VALID.replace("notebooks", "nootbooks"),
         "course.toml: assignments.week1.nootbooks: unknown key "
-        "(allowed: due, extra_credit, name, notebooks, partial_credit, points)",
+        "(allowed: canvas_id, due, extra_credit, name, notebooks, partial_credit, points)",
     ),
     (
         VALID.replace("-04:00", ""),
