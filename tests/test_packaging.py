@@ -152,7 +152,7 @@ def _environment_with_the_declared_dependencies(scratch: Path) -> Iterator[Path]
     """
     home = ROOT / ".venv" / "packaging-check"
     if not (ROOT / ".venv").is_dir():
-        home = scratch
+        home = scratch / "packaging-check"
     home.mkdir(parents=True, exist_ok=True)
     with open(home / "lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a second make test here waits for a half-made one
