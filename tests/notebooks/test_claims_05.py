@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from dpcourse import svt
+from dpcourse.checks.svt_variants import COUNTEREXAMPLE
 from tests.notebooks.notebook_claims import StoredNotebook, numbers
 
 
@@ -101,6 +102,12 @@ def test_counterexamples_exceed_the_claim(nb):
     assert [row[0] for row in rows] == ["alg3", "alg4", "alg5", "alg6"]
     assert all(row[5] == "inf" or float(row[5]) > 1.0 for row in rows)
     assert sum(row[5] == "inf" for row in rows) == 1 and float(rows[2][4]) == 0.0  # Alg. 5's event is impossible on D′
+    # the table teaches the point without Exercise 2's answer: no row has counterexample-loss's setting, and no
+    # printed loss spells its accepted value
+    spec = COUNTEREXAMPLE
+    assert [spec["variant"], str(spec["num_queries"]), str(spec["c"])] not in [row[:3] for row in rows]
+    answer = svt.exact_variant_loss(spec["variant"], spec["num_queries"], epsilon=spec["epsilon"], c=spec["c"])[0]
+    assert f"{answer:.3f}" not in {row[5] for row in rows}
 
 
 def test_svt_s_lemmas_cost_epsilon_1(nb):
