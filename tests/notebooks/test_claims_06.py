@@ -114,7 +114,9 @@ def test_mw_potential(out, stored):
     assert 3.5 < drop_l / drop_s < 4.5
     # each line's smallest drop is the smallest (below the mean, above α²/4: "every drop is above α²/4 …
     # about twice it"), recomputed from the runs the notebook made
-    stored.states("c31ab764-after", "every drop is above $\\alpha^2/4$: even the smallest, printed above, is about twice it")
+    stored.states(
+        "c31ab764-after", "every drop is above $\\alpha^2/4$: even the smallest, printed above, is about twice it"
+    )
     x_small = pmw.product_histogram(100_000, 8, rng=1)
     queries = np.vstack([pmw.conjunction_workload(400, 8, width=2, rng=2).matrix(), np.eye(256)])
     for adversary in ("largest", "smallest"):
