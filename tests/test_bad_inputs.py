@@ -271,6 +271,7 @@ SKIP = {
     "widgets.int_slider",
     "widgets.log_slider",
     "widgets.format_numbers",
+    "widgets.format_settings",
     "plotting.apply_style",
     "plotting.fast_log_axes",
     "plotting.few_ticks",

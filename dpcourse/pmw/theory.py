@@ -243,8 +243,9 @@ def pmw_dwork_roth_requirement(
 
     Caveat (δ > 0): the released values' noise is larger than this level by up to √8
     (see :func:`numeric_sparse_accuracy_bound`), so a released answer errs by less than
-    √8·α < 3α: the 3α level still covers every released answer, but the update-count argument,
-    which wants released answers within α, is not covered by Theorem 4.15 as stated.
+    √8·α < 3α: the 3α level still covers every answer released while the c updates last, but the
+    update-count argument, which wants released answers within α, is not covered by Theorem 4.15 as
+    stated, so nothing guarantees the c updates outlast the stream (once spent, no query is answered).
 
     Parameters
     ----------

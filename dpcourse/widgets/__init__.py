@@ -10,7 +10,16 @@ scipy.integrate and scipy.stats, for instance).
 from importlib import import_module
 from typing import Any
 
-from ._panel import Panel, delta_slider, float_slider, format_delta, format_numbers, int_slider, log_slider
+from ._panel import (
+    Panel,
+    delta_slider,
+    float_slider,
+    format_delta,
+    format_numbers,
+    format_settings,
+    int_slider,
+    log_slider,
+)
 
 _LAZY = {
     "above_threshold_panel": "above_threshold",
@@ -29,6 +38,7 @@ __all__ = [
     "float_slider",
     "format_delta",
     "format_numbers",
+    "format_settings",
     "int_slider",
     "laplace_tail_panel",
     "log_slider",

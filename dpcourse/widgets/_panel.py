@@ -14,14 +14,19 @@ draw function says so through ``slow(values, changed)``, or the same control was
 last time), a "computing…" line appears above the figure before the work begins.
 
 Because ``slider.value = x`` runs the observers synchronously, a test can set a value and
-assert on ``panel.numbers`` or on the data of ``panel.figure`` straight after. The key
-numbers are also what a notebook prints under a panel, so that nbval, which does not
-compare images, checks what the plot shows.
+assert on ``panel.numbers`` or on the data of ``panel.figure`` straight after.
+
+The key numbers are shown **in** the panel, under its figure, and rewritten on every redraw
+with the settings they belong to (``At ε = 1, k = 103, …:``), so that what a student reads
+beside the plot is always the plot's. A notebook also prints them under the panel
+(:meth:`Panel.summary`), for nbval, which does not compare images: that printout is made
+once, so it names itself as the numbers at the panel's defaults.
 """
 
 from __future__ import annotations
 
 import base64
+import html
 import io
 import time
 from collections.abc import Callable, Mapping
@@ -44,6 +49,7 @@ __all__ = [
     "format_delta",
     "float_slider",
     "format_numbers",
+    "format_settings",
     "int_slider",
     "log_slider",
 ]
@@ -142,6 +148,42 @@ def format_numbers(numbers: Mapping[str, object]) -> str:
     return "\n".join(f"{key}: {fmt(value)}" for key, value in numbers.items())
 
 
+def _control_value(control: widgets.ValueWidget) -> str:
+    """A control's value as a student reads it: a menu's or selection slider's label, a check box's on/off, a
+    range's ends, a group of boxes' labels, a number in the slider's own readout format."""
+    value = control.value
+    label = getattr(control, "label", None)
+    if isinstance(label, str):
+        return label
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, tuple):
+        names = getattr(control, "options", None)
+        if isinstance(names, Mapping):
+            return ", ".join(str(names[key]) for key in value) or "none"
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        number = float(value)
+        if number.is_integer() and abs(number) >= 1000:  # n = 10,000 (not 1e+04)
+            return f"{number:,.0f}"
+        form = getattr(control, "readout_format", ".4g")
+        try:
+            return format(number, form)
+        except ValueError:  # a d3 format Python does not know
+            return f"{number:.4g}"
+    return str(value)
+
+
+def format_settings(controls: Mapping[str, widgets.ValueWidget]) -> str:
+    """The controls' current settings, ``description = value`` each, comma-separated (``ε = 1, k = 100``)."""
+    return ", ".join(
+        f"{getattr(control, 'description', '') or name} = {_control_value(control)}"
+        for name, control in controls.items()
+    )
+
+
 class Panel:
     """Controls plus one figure, updated by ``draw(fig, **values)`` whenever a control changes.
 
@@ -175,6 +217,11 @@ class Panel:
         The panel's figure (the same object for the panel's life).
     numbers : dict
         The key numbers of the last draw.
+    readout : ipywidgets.HTML
+        The key numbers of the last draw and the settings they are at, shown under the figure
+        and rewritten on every redraw (CSS class ``dpcourse-panel-numbers``).
+    defaults : dict
+        The controls' values when the panel was made.
     redraws : int
         How many times the figure was drawn.
     last_redraw_seconds : float
@@ -224,10 +271,13 @@ class Panel:
         self.image.add_class("dpcourse-panel-image")
         self.status = widgets.HTML(value="", layout=widgets.Layout(height="1.5em", margin="0 0 0 8px"))
         self.status.add_class("dpcourse-panel-status")
+        self.readout = widgets.HTML(value="")
+        self.readout.add_class("dpcourse-panel-numbers")
+        self.defaults = self.values()
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
         box = widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
-        self.widget = widgets.VBox([box, self.status, self.image])
+        self.widget = widgets.VBox([box, self.status, self.image, self.readout])
         self.widget.add_class("dpcourse-panel")
         self.redraw()
 
@@ -254,6 +304,10 @@ class Panel:
             fig.clear()
             fig.subplots_adjust(**self.margins)
         self.numbers = dict(self.draw(fig, **self.values()))
+        self.readout.value = (
+            "<pre style='margin: 4px 0 0 8px; font-size: 12px; line-height: 1.35'>"
+            f"{html.escape(self.settings_line())}\n{html.escape(format_numbers(self.numbers))}</pre>"
+        )
         if self.render:
             self._png = self.png()
             self.image.value = self._png
@@ -278,9 +332,16 @@ class Panel:
                 raise ValueError(f"unknown control {name!r}; this panel has {sorted(self.controls)}")
             self.controls[name].value = value
 
+    def settings_line(self) -> str:
+        """The line that heads the key numbers: the settings they are at, and whether these are the defaults
+        (``At the panel's defaults (ε = 1, k = 100):`` or ``At ε = 1, k = 103:``)."""
+        settings = format_settings(self.controls)
+        return f"At the panel's defaults ({settings}):" if self.values() == self.defaults else f"At {settings}:"
+
     def summary(self) -> str:
-        """The key numbers of the current figure, one per line (what a notebook prints under it)."""
-        return format_numbers(self.numbers)
+        """The key numbers of the current figure under the line that names their settings (what a notebook
+        prints under the panel, where it stays as the defaults' while the panel follows its controls)."""
+        return f"{self.settings_line()}\n{format_numbers(self.numbers)}"
 
     def _on_change(self, change: Mapping[str, Any]) -> None:
         changed = next((name for name, control in self.controls.items() if control is change["owner"]), None)

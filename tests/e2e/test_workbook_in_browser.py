@@ -7,14 +7,17 @@ end) and measures, in the page's own clock, the time from the key press to the n
 (``.dpcourse-panel-image``) being swapped in. The medians are written to
 ``test-artifacts/browser_latency.json`` (``python -m benchmarks bench_browser`` turns them into a
 table of ``benchmarks/RESULTS.md``, running this file alone so that no other test competes for the
-cores); they are recorded, not asserted, since wall time depends on the machine. A screenshot of each panel is
-saved in ``test-artifacts/``.
+cores); they are recorded, not asserted, since wall time depends on the machine. After the presses the key numbers
+shown in the panel (``.dpcourse-panel-numbers``) must have changed from the defaults' and name the slider's new
+value, as its readout shows it (issue 39: the numbers a student reads beside a panel follow the panel). A
+screenshot of each panel is saved in ``test-artifacts/``.
 """
 
 from __future__ import annotations
 
 import fcntl
 import json
+import re
 import statistics
 from pathlib import Path
 
@@ -58,6 +61,23 @@ def _record(name: str, index: int, latencies: list[float], busy: bool) -> None:
             "computing_shown": busy,
         }
         out.write_text(json.dumps(data, indent=1, sort_keys=True))
+
+
+def _check_numbers_follow_the_slider(page, numbers, slider, at_defaults: str) -> None:
+    """The key numbers shown in the panel are no longer the defaults', and their heading names the slider's value
+    as its readout shows it (``At ε = 1.12, k = 100, …:`` beside a readout of 1.12)."""
+    page.wait_for_function("([el, old]) => el.innerText !== old", arg=[numbers.element_handle(), at_defaults])
+    shown = numbers.inner_text()
+    heading = shown.splitlines()[0]
+    assert heading.startswith("At ") and "defaults" not in heading and len(shown.splitlines()) > 1, shown
+    label = slider.locator(".widget-label").first.inner_text().strip()
+    readout = slider.locator(".widget-readout").first.inner_text().strip()
+    named = re.search(rf"{re.escape(label)} = ([^,:]+)", heading)
+    assert named, (label, heading)
+    assert float(named.group(1).replace(",", "")) == pytest.approx(float(readout.replace(",", "")), rel=0.01), (
+        heading,
+        readout,
+    )
 
 
 @pytest.mark.e2e
@@ -104,7 +124,11 @@ def test_notebook_runs_and_its_panels_react(lab, browser, artifacts, name):
             page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=image.element_handle())
             shown = image.bounding_box()
             assert shown["width"] >= 900, f"panel {index + 1} is shown only {shown['width']:.0f} px wide"
-            handle = panel.locator(".widget-slider .noUi-handle").first
+            slider = panel.locator(".widget-slider").first
+            handle = slider.locator(".noUi-handle").first
+            numbers = panel.locator(".dpcourse-panel-numbers").first
+            at_defaults = numbers.inner_text()
+            assert at_defaults.startswith("At the panel's defaults ("), at_defaults
             handle.focus()
             # towards the far end of the slider, so that every press moves it (a δ slider may start near its top)
             low, now, high = (float(handle.get_attribute(f"aria-value{a}") or "nan") for a in ("min", "now", "max"))
@@ -120,6 +144,7 @@ def test_notebook_runs_and_its_panels_react(lab, browser, artifacts, name):
                 page.wait_for_timeout(300)
             _record(name, index, latencies, busy)
             page.wait_for_timeout(300)
+            _check_numbers_follow_the_slider(page, numbers, slider, at_defaults)
             shot = artifacts / f"{Path(name).stem}_panel{index + 1}.png"
             panel.screenshot(path=str(shot))
             from PIL import Image

@@ -5,6 +5,7 @@ notebook's own results, read from the stored outputs (nbval keeps them equal to 
 prints). Tolerances for sampled numbers come from their sampling error, as each comment says.
 """
 
+import re
 from itertools import pairwise
 
 import numpy as np
@@ -123,6 +124,32 @@ def test_the_attack(nb):
     nb.states("2e1eda35", "(about 0.73 at $\\varepsilon = 1$, $\\delta = 0$)")
     guess = number_after(lines[-1], "at most")
     assert round(guess, 2) == 0.73 and guess == pytest.approx(mechanisms.dp_bit_guess_bound(epsilon=1.0), abs=5e-4)
+    # "Small here means a small constant times √n, not o(√n)": at E = 0.3√n and E = √n the attack beats what any 1-DP
+    # release allows, so the lecture's table (§11) cannot mark c/√n with k = O(n) as reachable
+    nb.states(
+        "c13a0001",
+        "Small here means a small constant times $\\sqrt n$, not $o(\\sqrt n)$: at $E = 0.3\\sqrt n$ and $E = \\sqrt n$ "
+        "it recovers 0.996 and 0.773 of the bits, more than the 0.731 any 1-DP release allows",
+    )
+    assert (recovered[0.3], recovered[1.0], round(guess, 3)) == (0.996, 0.773, 0.731)
+    assert min(recovered[0.3], recovered[1.0]) > guess
+
+
+def test_the_lecture_table_agrees_with_the_attack(nb):
+    # §11's table: with k = O(n) queries, a row is reachable (✓) only at an accuracy above what §7's attack beats
+    # (a small constant times 1/√n, test_the_attack); randomized response reaches √(log n)/√n (§2)
+    text = "".join(nb.cells["c13a0024"]["outputs"][0]["data"]["text/plain"])
+    lines = text.splitlines()
+    rule = next(i for i, line in enumerate(lines) if line and set(line) <= {"-", " "})
+    rows = {row[0]: row[1:] for row in (re.split(r"\s{2,}", line.strip()) for line in lines[rule + 1 :])}
+    reachable_with_k_linear = [accuracy for accuracy, cells in rows.items() if cells[1].startswith("✓")]
+    assert reachable_with_k_linear == ["√(log n)/√n", "o(1) but ≫ 1/√n", "Θ(1)"]
+    assert rows["c/√n, small constant c"][1] == "✗ LP: 0.773 of the bits at c = 1 (§7)"
+    nb.states(
+        "c13a0011",
+        "§7's attack already beats what a 1-DP release allows at a small constant times $1/\\sqrt n$",
+        "while randomized response reaches $O(\\sqrt{\\log n}/\\sqrt n)$",
+    )
 
 
 def test_gaussian_at_root_n_queries_beats_one_over_root_n(nb):

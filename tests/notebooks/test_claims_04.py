@@ -172,7 +172,13 @@ def test_corollary_charges_are_not_the_cost(out, prose):
     ]
     assert len(composed) == 3 and np.allclose(composed, 0.51, atol=0.01)
     assert "refused:" in out["at-charges-check"]
-    # "passes ε only from about ε = 5 at δ = 0.1 and ε = 19 at δ = 10⁻⁶ (later for larger c)"
+    # "passes ε only from about ε = 5 at δ = 0.1 and ε = 19 at δ = 10⁻⁶ (later for larger c)": large ε alone suffices,
+    # whatever δ (the section's claim once read "only for large ε with large δ")
+    assert (
+        "Only for large $\\varepsilon$ does the second term push the total past $\\varepsilon$, whatever $\\delta$ "
+        "(from about $\\varepsilon = 5$ at $\\delta = 0.1$ and $\\varepsilon = 19$ at $\\delta = 10^{-6}$, below)"
+        in prose["at-charges-md"]
+    )
     crossing = {
         (line.split(",")[0], int(numbers(line, "c =")[0])): numbers(line, "from ε ≈")[0]
         for line in out["at-charges-fig"].splitlines()
