@@ -299,7 +299,7 @@ def roster_entries(users: Iterable[Mapping[str, Any]], sections: Mapping[int, st
     Returns
     -------
     list of RosterEntry
-        One per user, with ``canvas_id``, the SIS ids, the name and the sections (``; ``-joined).
+        One per user, with ``canvas_id``, the SIS ids, the name and the sections (joined by semicolons).
     """
     entries: list[RosterEntry] = []
     taken = {ROSTER_FILE, SUBMISSIONS_FILE}
@@ -504,7 +504,19 @@ def _where(course: Course, assignment: Assignment) -> tuple[Any, int]:
 
 @dataclass(frozen=True)
 class GradeChange:
-    """A grade to set on Canvas: the student, her Canvas user id, the score Canvas has and the new one."""
+    """A grade to set on Canvas: the student, her Canvas user id, the score Canvas has and the new one.
+
+    Attributes
+    ----------
+    student : str
+        The roster's student id.
+    user_id : str
+        Her Canvas user id.
+    old : float or None
+        The score Canvas has now; None when it has none.
+    new : str
+        The score to set, as the gradebook's Canvas file writes it.
+    """
 
     student: str
     user_id: str
@@ -514,7 +526,21 @@ class GradeChange:
 
 @dataclass(frozen=True)
 class CommentPost:
-    """A feedback file to post as a comment: whose, which notebook, the file, and the comment's text."""
+    """A feedback file to post as a comment: whose, which notebook, the file, and the comment's text.
+
+    Attributes
+    ----------
+    student : str
+        The roster's student id.
+    user_id : str
+        Her Canvas user id.
+    notebook : str
+        The notebook the feedback is about.
+    path : pathlib.Path
+        The feedback file, attached to the comment.
+    text : str
+        The comment's text, with the marker that keeps a rerun from posting it twice.
+    """
 
     student: str
     user_id: str
@@ -525,7 +551,19 @@ class CommentPost:
 
 @dataclass(frozen=True)
 class PushPlan:
-    """What a push sends: the grades that differ, the comments not yet on Canvas, and what is skipped (why)."""
+    """What a push sends: the grades that differ, the comments not yet on Canvas, and what is skipped (why).
+
+    Attributes
+    ----------
+    grades : tuple of GradeChange
+        The grades that differ from Canvas's.
+    comments : tuple of CommentPost
+        The feedback comments Canvas does not hold yet.
+    unchanged : int
+        How many grades Canvas already has.
+    skipped : tuple of str
+        One line per student or file left out, saying why.
+    """
 
     grades: tuple[GradeChange, ...]
     comments: tuple[CommentPost, ...]

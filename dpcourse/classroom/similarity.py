@@ -17,7 +17,7 @@ never span two statements, reordering independent statements changes nothing. A 
 syntax error, an IPython magic) is read with :mod:`tokenize` instead, as far as it goes; it never breaks the
 report.
 
-Answers to one exercise are naturally alike: the textbook one-liner, ``K_max = 538``, the lecture's loop. So, as
+Answers to one exercise are naturally alike: the textbook one-liner, a lone number, the lecture's loop. So, as
 MOSS does, what many answers share counts little: each fingerprint weighs one over the number of answers holding
 it, and a pair's score is the weighted Jaccard index of their fingerprints (the weight they share over the weight
 either has), 1 for answers identical after normalisation. A fingerprint more than :func:`common_limit` answers hold
