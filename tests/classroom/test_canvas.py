@@ -7,6 +7,9 @@ File objects; pages linked by the ``Link`` header; the three-step file upload (`
 ``upload_params``, a multipart POST without the token, the File answered with 201); 401 with
 ``WWW-Authenticate`` for a bad token; Canvas's throttle (403 with ``X-Rate-Limit-Remaining`` spent) and a 429
 with ``Retry-After``; and any answer made to fail once, midway.
+
+One test goes the whole way, as an instructor does: two assignments pulled, graded by the grader (its kernels
+run the pulled notebooks), and pushed, with a failure midway and a rerun.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ from dpcourse.classroom.exports import CollectLimits, _read_canvas_submissions
 from dpcourse.classroom.gradebook import read_collected, read_roster, write_gradebook
 from dpcourse.classroom.plan import read_outline
 from dpcourse.classroom.reports import GradeRow, write_report
+from tests.classroom.grading_scenarios import WRONG, jobs_for, released, right, source_notebook, with_answers
+from tests.classroom.ordinary_python import grade_command
 
 TOKEN = "7~s3cr3t-t0ken-never-printed"
 COURSE_ID = 1
@@ -896,6 +901,194 @@ def test_connect_retries_through_canvasapis_session_and_says_which_extra_is_miss
     monkeypatch.setitem(__import__("sys").modules, "canvasapi", None)
     with pytest.raises(CanvasError, match=r"pip install 'dpcourse\[canvas\]'"):
         connect(server.url, TOKEN)
+
+
+# --------------------------------------------------------------------------- pulled, graded, pushed
+
+FLOW_COURSE = """
+[late]
+grace_minutes = 15
+penalty_per_day = 0.25
+max_penalty = 0.5
+
+[canvas]
+url = "{url}"
+course_id = 1
+
+[assignments.week1]
+name = "Week 1"
+notebooks = ["small"]
+due = 2026-10-05T23:59:00+00:00
+canvas_id = 10
+
+[assignments.week2]
+name = "Week 2"
+notebooks = ["second"]
+due = 2026-10-12T23:59:00+00:00
+canvas_id = 11
+
+[extensions.chloe]
+week1 = 2026-10-08T23:59:00+00:00
+"""
+
+
+def flow_course(server: FakeCanvas) -> None:
+    """Two assignments of the small workbook (three exercises of 1 point), handed in as Canvas holds them.
+
+    Week 1 (due 5 October 23:59): Ada right, on time; Bob right, 1 day 2 h 1 min late (two started days);
+    Chloé right, late for Canvas but within her extension; Dan wrong, then right 10 minutes after the due time
+    (within the 15 minutes' grace), as ``small-1.ipynb``; Eve nothing. Week 2: Ada right (Canvas already has her
+    3), Bob wrong, the others nothing.
+    """
+
+    def upload(file_id: int, name: str, notebook: Any) -> dict[str, Any]:
+        return server.attachment(file_id, name, nbformat.writes(notebook).encode())
+
+    def attempt(when: str, seconds_late: int, *files: dict[str, Any]) -> dict[str, Any]:
+        return {"submitted_at": when, "late": seconds_late > 0, "seconds_late": seconds_late, "attachments": files}
+
+    wrong = with_answers(released(), **WRONG)
+    server.submission(WEEK1, 101, [attempt("2026-10-05T21:00:00Z", 0, upload(3101, "small.ipynb", right()))])
+    server.submission(WEEK1, 102, [attempt("2026-10-07T02:00:00Z", 93660, upload(3201, "small.ipynb", right()))])
+    server.submission(WEEK1, 103, [attempt("2026-10-07T12:00:00Z", 130860, upload(3301, "small.ipynb", right()))])
+    server.submission(
+        WEEK1,
+        104,
+        [
+            attempt("2026-10-04T10:00:00Z", 0, upload(3401, "small.ipynb", wrong)),
+            attempt("2026-10-06T00:09:00Z", 600, upload(3402, "small-1.ipynb", right())),
+        ],
+    )
+    server.submission(WEEK1, 105, [])
+    server.submission(
+        WEEK2, 101, [attempt("2026-10-12T20:00:00Z", 0, upload(3501, "second.ipynb", right()))], score=3.0, grade="3"
+    )
+    server.submission(WEEK2, 102, [attempt("2026-10-12T21:00:00Z", 0, upload(3601, "second.ipynb", wrong))])
+    for uid in (103, 104, 105):
+        server.submission(WEEK2, uid, [])
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_a_course_pulled_graded_by_its_kernels_and_pushed_ends_exactly_right_and_a_rerun_sends_nothing(
+    server, tmp_path, monkeypatch, capsys
+):
+    flow_course(server)
+    source = tmp_path / "source"
+    source.mkdir()
+    for stem in ("small", "second"):
+        nbformat.write(source_notebook(), source / f"{stem}.ipynb")
+    course_path = tmp_path / "course.toml"
+    course_path.write_text(FLOW_COURSE.format(url=server.url), encoding="utf-8")
+    monkeypatch.setenv("CANVAS_TOKEN", TOKEN)
+    monkeypatch.setattr(canvas_module, "BACKOFF", 0.01)
+    # pull both assignments, as an instructor does: nothing written by hand from here to the push
+    for week in ("week1", "week2"):
+        pulled = ["canvas", "pull", week, "--course", str(course_path), "--source", str(source)]
+        assert run(capsys, *pulled, "--out", str(tmp_path / week))[::2] == (0, "")
+    roster = tmp_path / "week1" / "roster.csv"
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.glob("week*/*/*.ipynb")) == [
+        "week1/ada/small.ipynb",
+        "week1/bob/small.ipynb",
+        "week1/chloe/small.ipynb",
+        "week1/dan/small.ipynb",
+        "week2/ada/second.ipynb",
+        "week2/bob/second.ipynb",
+    ]
+    # grade each for real: every notebook run by a kernel, with the course file and the times pulled
+    feedback = tmp_path / "feedback"
+    for week in ("week1", "week2"):
+        status = grade_command(
+            [
+                "grade",
+                *(str(p) for p in sorted((tmp_path / week).glob("*/*.ipynb"))),
+                *("--source", str(source), "--course", str(course_path), "--roster", str(roster)),
+                *("--collected", str(tmp_path / week / "collected.csv")),
+                *("--sandbox", "none", "--jobs", jobs_for("none"), "--cell-timeout", "60"),
+                *("--gradebook", "canvas", "--feedback", str(feedback), "--report", str(tmp_path / f"{week}.csv")),
+            ]
+        )
+        assert status == 0
+
+    def push(week: str) -> tuple[int, str, str]:
+        return run(
+            capsys,
+            *("canvas", "push", week, "--course", str(course_path), "--source", str(source), "--roster", str(roster)),
+            *("--grades", str(tmp_path / f"{week}_canvas.csv"), "--feedback", str(feedback)),
+        )
+
+    def received(week: int) -> dict[int, tuple[float | None, list[tuple[str, list[tuple[str, bytes]]]]]]:
+        state = final_state(server)
+        return {
+            uid: (state["scores"][(aid, uid)], state["comments"][(aid, uid)])
+            for aid, uid in state["scores"]
+            if aid == week
+        }
+
+    course = load_course(course_path, read_outline(source))
+
+    def comment(week: str, student: str, notebook: str) -> tuple[str, list[tuple[str, bytes]]]:
+        data = (feedback / student / f"{notebook}.md").read_bytes()
+        assignment = course.assignment(week)
+        marker = feedback_marker(assignment, notebook, data)
+        text = f"Feedback on {notebook} ({assignment.name}), attached as {notebook}.md.\n\n{marker}"
+        return text, [(f"{notebook}.md", data)]
+
+    # week 1: Bob loses 50 % of 3 points (two started days, counted to the minute from the submitted_at pulled;
+    # without it, Canvas's late mark would cost one day, 0.75, and nothing at all without the mark); Chloé nothing
+    # (her extension); Dan nothing (10 minutes late, within the grace: his late mark alone would cost 0.75) and his
+    # second attempt is the one graded (his first scores 0); Eve handed nothing in and is sent nothing
+    server.log.clear()
+    status, printed, err = push("week1")
+    assert (status, err) == (0, ""), printed
+    puts = [(p, f["submission[posted_grade]"]) for _, p, f in server.requests("PUT") if "submission[posted_grade]" in f]
+    assert puts == [
+        (f"/api/v1/courses/1/assignments/{WEEK1}/submissions/{uid}", [grade])
+        for uid, grade in ((101, "3"), (102, "1.5"), (103, "3"), (104, "3"))
+    ]
+    assert received(WEEK1) == {
+        101: (3.0, [comment("week1", "ada", "small")]),
+        102: (1.5, [comment("week1", "bob", "small")]),
+        103: (3.0, [comment("week1", "chloe", "small")]),
+        104: (3.0, [comment("week1", "dan", "small")]),
+        105: (None, []),
+    }
+    assert received(WEEK2) == {101: (3.0, []), **{uid: (None, []) for uid in range(102, 106)}}  # untouched
+    # week 2, with Canvas failing midway (Bob's comment, after its file was uploaded): one line, then a rerun
+    server.failures.append(Failure("PUT", rf"/assignments/{WEEK2}/submissions/102$", 500, sent="comment[text_comment]"))
+    server.log.clear()
+    status, printed, err = push("week2")
+    assert status == 2 and err.count("\n") == 1 and "500" in err and "rerun" in err
+    assert server.submissions[(WEEK2, 102)]["score"] == 0.0 and server.comments(WEEK2, 102) == []
+    status, printed, err = push("week2")
+    assert (status, err) == (0, "")
+    assert "0 grades set, 2 already right, 1 comments posted" in printed
+    puts = [(p, f["submission[posted_grade]"]) for _, p, f in server.requests("PUT") if "submission[posted_grade]" in f]
+    assert puts == [(f"/api/v1/courses/1/assignments/{WEEK2}/submissions/102", ["0"])]  # Ada's 3 was there
+    expected_week2 = {
+        101: (3.0, [comment("week2", "ada", "second")]),
+        102: (0.0, [comment("week2", "bob", "second")]),
+        **{uid: (None, []) for uid in range(103, 106)},
+    }
+    assert received(WEEK2) == expected_week2
+    # a rerun of both pushes sends nothing and changes nothing
+    before = final_state(server)
+    server.log.clear()
+    for week, already in (("week1", 4), ("week2", 2)):
+        status, printed, _ = push(week)
+        assert status == 0 and f"0 grades set, {already} already right, 0 comments posted" in printed
+    assert not server.requests("PUT") and not server.requests("POST")
+    assert final_state(server) == before
+    # what the students were sent says why: Bob's lateness to the minute, Dan's grace and older attempt, Chloé
+    # nothing about lateness
+    bob, dan, chloe = ((feedback / s / "small.md").read_text() for s in ("bob", "dan", "chloe"))
+    assert (
+        "handed in 1 day 2 h 1 min late (due 2026-10-05T23:59+00:00, handed in 2026-10-07T02:00+00:00): 2 days at "
+        "25 % a day, 50 % of its 3 points: −1.5 points." in bob
+    )
+    assert "10 min after the due time" in dan and "within the grace period: no penalty" in dan
+    assert "104/attempt 1/3401 small.ipynb: set aside by the collector (older submission" in dan
+    assert "late" not in chloe and "penalty" not in chloe
 
 
 # --------------------------------------------------------------------------- the course file's [canvas]
