@@ -60,7 +60,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -497,6 +497,17 @@ def _user_pids(uid: int) -> list[int]:
     return pids
 
 
+def _stop_and_kill(pids: Collection[int]) -> None:
+    """SIGSTOP every one of ``pids`` first (none of them can fork again meanwhile), then SIGKILL each; a process
+    already gone, or no longer ours to signal, is passed over."""
+    for signum in (signal.SIGSTOP, signal.SIGKILL):
+        for pid in pids:
+            try:
+                os.kill(pid, signum)
+            except (ProcessLookupError, PermissionError):
+                continue
+
+
 def kill_user_processes(uid: int, *, rounds: int = 200) -> int:
     """Stop, then kill, every process of ``uid`` until none is left; returns how many were killed.
 
@@ -530,12 +541,7 @@ def kill_user_processes(uid: int, *, rounds: int = 200) -> int:
         pids = _user_pids(uid)
         if not pids:
             return len(killed)
-        for signum in (signal.SIGSTOP, signal.SIGKILL):
-            for pid in pids:
-                try:
-                    os.kill(pid, signum)
-                except (ProcessLookupError, PermissionError):
-                    continue
+        _stop_and_kill(pids)
         killed.update(pids)
         time.sleep(0.02)
     remaining = _user_pids(uid)
@@ -939,12 +945,7 @@ class _ControlGroup:
             if not pids:
                 return 0
             self._freeze(True)
-            for signum in (signal.SIGSTOP, signal.SIGKILL):
-                for pid in pids:
-                    try:
-                        os.kill(pid, signum)
-                    except (ProcessLookupError, PermissionError):
-                        continue
+            _stop_and_kill(pids)
             self._freeze(False)
             time.sleep(0.02)
         return len(self.pids())
