@@ -111,3 +111,19 @@ def grade_command(argv: Sequence[str], *, timeout: float = 900) -> int:
     python = readable_environment()
     command = [str(python), "-m", "dpcourse", *argv]
     return subprocess.run(command, cwd=copied_checkout(python), timeout=timeout, check=False).returncode
+
+
+@functools.cache
+def venv_imports_another_checkout() -> str | None:
+    """Why a run in bubblewrap would grade with another checkout's code, or None.
+
+    The sandbox's worker imports dpcourse as this venv does, without PYTHONPATH, and only this checkout's
+    package is mounted in it: where the venv's dpcourse is an editable install of another checkout (a git
+    worktree beside the main one), the worker cannot import this checkout's and the run is not this code's.
+    """
+    code = "import importlib.util; print(importlib.util.find_spec('dpcourse').origin)"
+    done = subprocess.run([sys.executable, "-I", "-c", code], cwd="/", capture_output=True, text=True, check=False)
+    origin = Path(done.stdout.strip() or "/nonexistent")
+    if ROOT in origin.parents:
+        return None
+    return f"this venv's dpcourse is {origin.parent}, not {ROOT}'s: bubblewrap's worker would run that one"

@@ -39,7 +39,7 @@ from dpcourse.classroom.course import Assignment, Course, LatePolicy
 from dpcourse.classroom.reports import GradeRow
 from dpcourse.classroom.sandbox import SandboxUnavailable, choose_sandbox, kill_user_processes, unused_user_id
 from tests.classroom import grading_scenarios as gs
-from tests.classroom.ordinary_python import copied_checkout, readable_environment
+from tests.classroom.ordinary_python import copied_checkout, readable_environment, venv_imports_another_checkout
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT = 600  # one submission's whole run on a loaded 2-core machine
@@ -164,22 +164,6 @@ def _metadata(
     }
 
 
-@functools.cache
-def _venv_imports_another_checkout() -> str | None:
-    """Why a run in bubblewrap would grade with another checkout's code, or None.
-
-    The sandbox's worker imports dpcourse as this venv does, without PYTHONPATH, and only this checkout's
-    package is mounted in it: where the venv's dpcourse is an editable install of another checkout (a git
-    worktree beside the main one), the worker cannot import this checkout's and the run is not this code's.
-    """
-    code = "import importlib.util; print(importlib.util.find_spec('dpcourse').origin)"
-    done = subprocess.run([sys.executable, "-I", "-c", code], cwd="/", capture_output=True, text=True, check=False)
-    origin = Path(done.stdout.strip() or "/nonexistent")
-    if ROOT in origin.parents:
-        return None
-    return f"this venv's dpcourse is {origin.parent}, not {ROOT}'s: bubblewrap's worker would run that one"
-
-
 def _python_of_this_checkout(folder: Path, python: Path | None = None, checkout: Path = ROOT) -> Path:
     """This venv's Python as ``run_autograder`` calls it (``-I -m dpcourse.classroom.autograder``), but importing
     the dpcourse of this checkout: ``-I`` leaves out the working folder and PYTHONPATH, so in a git worktree the
@@ -216,7 +200,7 @@ def _run_logged(root: Path, wrapper: Sequence[str] = (), **env: str) -> tuple[di
             pytest.skip(others)
         wrapper, python, checkout = others
     if not wrapper and BWRAP and not {"DPCOURSE_BWRAP", "DPCOURSE_AUTOGRADER_PYTHON"} & set(env):  # in bubblewrap
-        other = _venv_imports_another_checkout()
+        other = venv_imports_another_checkout()
         if other is not None:
             pytest.skip(other)
     environment = {

@@ -21,7 +21,12 @@ import pytest
 from dpcourse.classroom import reports
 from dpcourse.classroom.sandbox import Limits, _ControlGroup
 from tests.classroom.grading_scenarios import EXERCISES, NAME, right, sandbox_problem, with_answers, write_course
-from tests.classroom.ordinary_python import copied_checkout, grade_command, readable_environment
+from tests.classroom.ordinary_python import (
+    copied_checkout,
+    grade_command,
+    readable_environment,
+    venv_imports_another_checkout,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -118,7 +123,9 @@ def _grade(
     report = tmp_path / "grades.csv"
     argv = ["grade", str(paths[0]), "--source", str(tmp_path / "source"), "--report", str(report), "--jobs", "1",
             "--cell-timeout", "60", *extra]  # fmt: skip
-    if copied:  # bubblewrap shows the package it imports: a copy's own, not the editable install's checkout
+    # bubblewrap shows the package the venv imports: where that is another checkout's (a git worktree beside the
+    # main one), a copy's own, so that this checkout's code is what runs
+    if copied and venv_imports_another_checkout() is not None:
         python = readable_environment()
         done = subprocess.run([str(python), "-m", "dpcourse", *argv], cwd=copied_checkout(python),
                               capture_output=True, text=True, timeout=600, check=False)  # fmt: skip
