@@ -117,7 +117,7 @@ def variant_loss_panel(*, render: bool = True) -> Panel:
         return {
             "variant": variant,
             "loss at largest m": float(last),
-            "claimed epsilon": epsilon,
+            "claimed ε": epsilon,
             "true guarantee": float(truth),
             "loss exceeds the claim": bool(last > epsilon * (1 + 1e-9)),
         }
