@@ -124,6 +124,7 @@ def test_svt_s_lemmas_cost_epsilon_1(nb):
 
 def test_numeric_outputs_cost_epsilon_3(nb):
     nb.states("c05b0005", "The loss climbs to $\\varepsilon + \\varepsilon_3 = 1.5$ and never past it")
+    nb.states("9e9a10a5", "SVT-S's numeric outputs cost exactly ε₃ more, because their noise is fresh")
     _, header, rows = _table(nb, "c05b0004")
     losses = np.array([[float(x) for x in row[1:]] for row in rows])
     assert np.all(losses <= 1.5 + 1e-4) and np.all(np.diff(losses, axis=0) >= 0) and losses[-1] == pytest.approx(1.5)
@@ -143,6 +144,7 @@ def test_auditor_verdicts(nb):
         "so StatDP's smaller ε = 0.2 (an excess of 0.15) would need about six times as many",
     )
     assert (1 + 6 * 1) / 4 * 0.5 == 0.875 and round((0.375 / 0.15) ** 2) == 6  # "about six times as many"
+    nb.states("9e9a10a5", "it flags Alg. 3 to 6 at ε = 0.5 from their outputs alone")
     rows = _audit_rows(nb)
     assert set(rows) == {"alg1", "alg2", "svt_s", "alg3", "alg4", "alg5", "alg6"}
     for key, row in rows.items():
