@@ -24,7 +24,8 @@ TOKEN = "e2e-marking-token-0123456789"
 HOSTILE = (
     "<script>alert('script')</script> [click](javascript:alert('link')) <img src=x onerror=alert('img')>\n\n"
     "![remote](http://evil.example/pixel.png) <style>body{display:none}</style> "
-    "<iframe src=\"http://evil.example/\"></iframe> [go](javascript:alert%281%29) $\\href{javascript:alert('tex')}{tex}$\n\n```js\nunclosed"
+    '<iframe src="http://evil.example/"></iframe> [go](javascript:alert%281%29) '
+    "$\\href{javascript:alert('tex')}{tex}$\n\n```js\nunclosed"
 )
 ANSWERS = [
     ("alice", "The step that fails is the threshold's **noise** $\\rho$: it is drawn once."),
@@ -48,8 +49,14 @@ def marking_app(tmp_path):
             {"id": "claims-private", "text": "Claims the variant is still private", "points": -1},
         ],
     )
-    add_answers(store, "svt-flaw", rubric, ANSWERS, prompt="Which step of the proof does **Alg. 3** break, and why?",
-                model_answer="The threshold noise $\\rho$ is drawn once …")
+    add_answers(
+        store,
+        "svt-flaw",
+        rubric,
+        ANSWERS,
+        prompt="Which step of the proof does **Alg. 3** break, and why?",
+        model_answer="The threshold noise $\\rho$ is drawn once …",
+    )
     store.close()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     mathjax = find_mathjax()
@@ -174,7 +181,9 @@ def test_two_tas_mark_a_question_with_the_keyboard(marking_app, browser, artifac
         assert bruno.page.inner_text("#total") == "1.5"
         rows = by_student(report)
         assert (rows["alice"].points, rows["bob"].points, rows["dan"].points) == (3.5, 3.5, 1.5)
-        assert rows["alice"].comment == "Right step; say which queries reuse it." and rows["alice"].marked_by == "Ayesha"
+        assert (
+            rows["alice"].comment == "Right step; say which queries reuse it." and rows["alice"].marked_by == "Ayesha"
+        )
 
         # An item added mid-way gets the next key.
         bruno.page.fill("#add-text", "Cites the lecture's Lemma 3")
@@ -187,8 +196,11 @@ def test_two_tas_mark_a_question_with_the_keyboard(marking_app, browser, artifac
         # The hostile answer is inert: nothing ran, nothing was fetched elsewhere, no element has an on* attribute.
         ayesha.open_group("click")
         answer = ayesha.page.inner_html("#answer")
-        assert "&lt;script&gt;" in answer and "&lt;iframe" in answer and "javascript:" not in ayesha.page.eval_on_selector_all(
-            "#answer a", "links => links.map(a => a.href).join(' ')"
+        assert (
+            "&lt;script&gt;" in answer
+            and "&lt;iframe" in answer
+            and "javascript:"
+            not in ayesha.page.eval_on_selector_all("#answer a", "links => links.map(a => a.href).join(' ')")
         )
         if mathjax is not None:  # the \\href to javascript: inside $…$ is typeset without a link
             ayesha.page.wait_for_selector("body[data-mathjax=done]", timeout=60_000)

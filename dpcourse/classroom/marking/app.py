@@ -26,7 +26,18 @@ import tornado.netutil
 import tornado.web
 
 from .render import render_answer
-from .store import StaleWrite, Store, add_item, edit_item, groups, open_store, question, questions, save_mark, store_path
+from .store import (
+    StaleWrite,
+    Store,
+    add_item,
+    edit_item,
+    groups,
+    open_store,
+    question,
+    questions,
+    save_mark,
+    store_path,
+)
 
 __all__ = ["CSP", "add_mark_command", "find_mathjax", "main", "make_app"]
 
@@ -50,6 +61,20 @@ def find_mathjax(explicit: Path | str | None = None) -> Path | None:
 
     Looked for in ``explicit`` (then it must be one), ``$DPCOURSE_MATHJAX``, the checkout's
     ``book/npm/node_modules/mathjax/es5`` and :data:`SYSTEM_MATHJAX`.
+
+    Parameters
+    ----------
+    explicit : pathlib.Path or str or None, optional
+        A folder given on the command line (``--mathjax``).
+
+    Returns
+    -------
+    pathlib.Path or None
+
+    Raises
+    ------
+    ValueError
+        When ``explicit`` has no ``tex-chtml.js``.
     """
     if explicit is not None:
         folder = Path(explicit)
@@ -125,9 +150,16 @@ class _Question(_Handler):
         names = self.get_query_argument("names", "0") == "1"
         group = found[index] if found else None
         self.render(
-            "question.html", q=q, group=group, index=index, count=len(found), names=names,
-            answer_html=render_answer(group.text, cut_from=group.cut_from) if group else "", prompt_html=render_answer(q.prompt),
-            model_html=render_answer(q.model_answer), marker=self.current_user,
+            "question.html",
+            q=q,
+            group=group,
+            index=index,
+            count=len(found),
+            names=names,
+            answer_html=render_answer(group.text, cut_from=group.cut_from) if group else "",
+            prompt_html=render_answer(q.prompt),
+            model_html=render_answer(q.model_answer),
+            marker=self.current_user,
         )
 
 
@@ -165,8 +197,13 @@ class _SaveMark(_Write):
     def act(self, body: dict[str, Any]) -> dict[str, Any]:
         exercise, key = body["exercise"], body["group"]
         mark = save_mark(
-            self.store, exercise, key, items=list(body.get("items", [])), comment=body.get("comment", ""),
-            adjustment=float(body.get("adjustment") or 0), marker=self.current_user,
+            self.store,
+            exercise,
+            key,
+            items=list(body.get("items", [])),
+            comment=body.get("comment", ""),
+            adjustment=float(body.get("adjustment") or 0),
+            marker=self.current_user,
             expected_version=body["version"],
         )
         group = next(g for g in groups(self.store, exercise) if g.key == key)
@@ -177,8 +214,12 @@ class _EditItem(_Write):
     def act(self, body: dict[str, Any]) -> dict[str, Any]:
         points = body.get("points")
         item, version = edit_item(
-            self.store, body["exercise"], body["item"], text=body.get("text"),
-            points=None if points in (None, "") else float(points), editor=self.current_user,
+            self.store,
+            body["exercise"],
+            body["item"],
+            text=body.get("text"),
+            points=None if points in (None, "") else float(points),
+            editor=self.current_user,
             expected_version=body["version"],
         )
         return {"item": item.id, "text": item.text, "points": item.points, "version": version}
@@ -187,7 +228,10 @@ class _EditItem(_Write):
 class _AddItem(_Write):
     def act(self, body: dict[str, Any]) -> dict[str, Any]:
         item = add_item(
-            self.store, body["exercise"], text=body.get("text", ""), points=float(body.get("points") or 0),
+            self.store,
+            body["exercise"],
+            text=body.get("text", ""),
+            points=float(body.get("points") or 0),
             editor=self.current_user,
         )
         return {"item": item.id, "text": item.text, "points": item.points}
@@ -214,6 +258,15 @@ def make_app(store: Store, *, token: str, mathjax: Path | None = None, base_url:
         A MathJax 3 folder to serve at ``<base>mathjax/`` (``None``: formulas shown as TeX source).
     base_url : str, optional
         The prefix every route is under (``/services/mark/`` as a JupyterHub service).
+
+    Returns
+    -------
+    tornado.web.Application
+
+    Raises
+    ------
+    ValueError
+        For a token shorter than 16 characters.
     """
     if len(token) < 16:
         raise ValueError("token must be at least 16 characters")
@@ -254,7 +307,13 @@ async def _serve(app: tornado.web.Application, port: int, token: str) -> None:
 
 
 def add_mark_command(commands: Any) -> None:
-    """Register ``mark`` on an argparse sub-command set (what ``dpcourse.classroom.cli.main`` calls)."""
+    """Register ``mark`` on an argparse sub-command set (what ``dpcourse.classroom.cli.main`` calls).
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        What :meth:`argparse.ArgumentParser.add_subparsers` returned.
+    """
     parser = commands.add_parser(
         "mark",
         help="mark written answers in the browser (a web app on 127.0.0.1)",
@@ -263,12 +322,14 @@ def add_mark_command(commands: Any) -> None:
     parser.add_argument("report", type=Path, help="the grade report whose written answers to mark (grades.csv)")
     parser.add_argument("--port", type=int, default=8890, help="the port on 127.0.0.1 (default 8890; 0: any free one)")
     parser.add_argument(
-        "--token", default=os.environ.get("DPCOURSE_MARK_TOKEN"),
+        "--token",
+        default=os.environ.get("DPCOURSE_MARK_TOKEN"),
         help="the access token (default: $DPCOURSE_MARK_TOKEN, else a random one)",
     )
     parser.add_argument("--mathjax", type=Path, help="a MathJax 3 folder holding tex-chtml.js (default: found)")
     parser.add_argument(
-        "--base-url", default=os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/"),
+        "--base-url",
+        default=os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/"),
         help="the URL prefix of every page (default: $JUPYTERHUB_SERVICE_PREFIX, else /)",
     )
     parser.set_defaults(run=run)
@@ -286,8 +347,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"mark: {err}", file=sys.stderr)
         return 2
     if mathjax is None:
-        print("mark: no MathJax found (make book's npm step installs one; or --mathjax DIR): formulas are shown "
-              "as TeX source", file=sys.stderr)
+        print(
+            "mark: no MathJax found (make book's npm step installs one; or --mathjax DIR): formulas are shown "
+            "as TeX source",
+            file=sys.stderr,
+        )
     print(f"mark: {path}", flush=True)
     try:
         asyncio.run(_serve(app, args.port, token))
@@ -299,7 +363,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m dpcourse.classroom.marking.app REPORT …``: the ``mark`` command on its own."""
+    """``python -m dpcourse.classroom.marking.app REPORT …``: the ``mark`` command on its own.
+
+    Parameters
+    ----------
+    argv : sequence of str or None, optional
+        The arguments after ``mark`` (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 after Ctrl-C, 2 when there is no marks database or an option is bad.
+    """
     parser = argparse.ArgumentParser(prog="dpcourse")
     add_mark_command(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["mark", *(sys.argv[1:] if argv is None else argv)])

@@ -59,15 +59,18 @@ class _InertRenderer(mistune.HTMLRenderer):
 
 def _math(text: str, *, display: bool) -> str:
     if len(text) > MAX_MATH_CHARS:  # typeset, it would hold the marker's page for seconds: shown as TeX source
-        return f'<code class="math-too-long" title="formula longer than {MAX_MATH_CHARS:,} characters">{html.escape(text)}</code>'
+        title = f"formula longer than {MAX_MATH_CHARS:,} characters"
+        return f'<code class="math-too-long" title="{title}">{html.escape(text)}</code>'
     if display:
         return f'<div class="math">$$\n{html.escape(text)}\n$$</div>\n'
     return f'<span class="math">\\({html.escape(text)}\\)</span>'
 
 
-_MARKDOWN = mistune.create_markdown(renderer=_InertRenderer(), plugins=["math", "strikethrough", "table"])
-_MARKDOWN.renderer.register("block_math", lambda renderer, text: _math(text, display=True))
-_MARKDOWN.renderer.register("inline_math", lambda renderer, text: _math(text, display=False))
+_RENDERER = _InertRenderer()
+_MARKDOWN = mistune.create_markdown(renderer=_RENDERER, plugins=["math", "strikethrough", "table"])
+# The math plugin registers its own HTML for formulas; these replace it (same markup, plus the length cap).
+_RENDERER.register("block_math", lambda renderer, text: _math(text, display=True))
+_RENDERER.register("inline_math", lambda renderer, text: _math(text, display=False))
 
 
 def render_answer(source: Any, *, cut_from: int | None = None) -> str:
@@ -89,8 +92,8 @@ def render_answer(source: Any, *, cut_from: int | None = None) -> str:
 
     Examples
     --------
-    >>> render_answer("<script>alert(1)</script> $x$")
-    '<p>&lt;script&gt;alert(1)&lt;/script&gt; <span class="math">\\\\(x\\\\)</span></p>\\n'
+    >>> render_answer("<b onclick=alert(1)>hi</b> $x$")
+    '<p>&lt;b onclick=alert(1)&gt;hi&lt;/b&gt; <span class="math">\\\\(x\\\\)</span></p>\\n'
     """
     answer = read_answer(source)
     if answer.cut_from is None and cut_from is not None:
@@ -99,4 +102,3 @@ def render_answer(source: Any, *, cut_from: int | None = None) -> str:
     if answer.cut_from is not None:
         rendered += f'<p class="cut-note">{html.escape(answer.note)}</p>\n'
     return rendered
-

@@ -88,7 +88,15 @@ class StaleWrite(RuntimeError):
 
 @dataclass(frozen=True)
 class Store:
-    """An open marks database (see :func:`open_store`); ``connection`` is in autocommit mode."""
+    """An open marks database (see :func:`open_store`).
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The database file.
+    connection : sqlite3.Connection
+        Its connection, in autocommit mode (each write function takes ``BEGIN IMMEDIATE`` itself).
+    """
 
     path: Path
     connection: sqlite3.Connection
@@ -100,7 +108,23 @@ class Store:
 
 @dataclass(frozen=True)
 class Mark:
-    """A group's mark: the items applied (ids), a comment, an adjustment, who saved it, when, and its version."""
+    """A group's mark.
+
+    Attributes
+    ----------
+    items : tuple of str
+        The rubric item ids applied, in rubric order.
+    comment : str
+        The free comment for the student.
+    adjustment : float
+        Points added to the items' sum (may be negative).
+    marked_by : str
+        Who saved it last.
+    marked_at : str
+        When (ISO 8601, UTC).
+    version : int
+        1 for the first save, one more for each save after.
+    """
 
     items: tuple[str, ...]
     comment: str
@@ -112,9 +136,24 @@ class Mark:
 
 @dataclass(frozen=True)
 class Group:
-    """An answer group: its key, its text (the first student's, by id), the students who wrote it and its mark.
+    """An answer group: one exercise's answers with one group key.
 
-    ``raw`` and ``points`` are ``None`` while unmarked; ``points`` is ``raw`` clamped to ``[0, max]``.
+    Attributes
+    ----------
+    key : str
+        The group key (:func:`~.written.group_key`).
+    text : str
+        Its text (the first student's, by id).
+    cut_from : int or None
+        The original size when that text was cut.
+    students : tuple of str
+        Who wrote it, sorted.
+    mark : Mark or None
+        Its mark, ``None`` while unmarked.
+    raw : float or None
+        The applied items' current points plus the adjustment.
+    points : float or None
+        ``raw`` clamped to ``[0, max]``.
     """
 
     key: str
@@ -128,7 +167,29 @@ class Group:
 
 @dataclass(frozen=True)
 class Question:
-    """A written exercise in the store, its current rubric (with each item's version) and its progress."""
+    """A written exercise in the store, its current rubric and its progress.
+
+    Attributes
+    ----------
+    exercise : str
+        Its id.
+    points : float
+        Its maximum.
+    prompt : str
+        The prompt, as imported.
+    model_answer : str
+        The model answer, as imported.
+    items : tuple of (RubricItem, int)
+        The current rubric items, each with its version (for :func:`edit_item`).
+    groups : int
+        Answer groups.
+    groups_marked : int
+        Answer groups with a mark.
+    answers : int
+        Students' answers.
+    answers_marked : int
+        Students' answers whose group has a mark.
+    """
 
     exercise: str
     points: float
@@ -143,9 +204,28 @@ class Question:
 
 @dataclass(frozen=True)
 class MarkRow:
-    """One student's written answer for phase 2's merge; ``points`` is ``None`` while it is unmarked.
+    """One student's written answer, for phase 2's merge.
 
-    ``raw`` is the unclamped sum (``clamped`` is true when it fell outside ``[0, max_points]``).
+    Attributes
+    ----------
+    student : str
+        Whose answer.
+    exercise : str
+        To which exercise.
+    points : float or None
+        The score, ``None`` while unmarked.
+    max_points : float
+        The exercise's maximum.
+    items : tuple of str
+        The rubric item ids applied.
+    comment : str
+        The marker's comment.
+    marked_by : str
+        Who saved the mark last ("" while unmarked).
+    raw : float or None
+        The unclamped sum.
+    clamped : bool
+        Whether ``raw`` fell outside ``[0, max_points]``.
     """
 
     student: str
@@ -161,7 +241,23 @@ class MarkRow:
 
 @dataclass(frozen=True)
 class ItemFrequency:
-    """How many students' marked answers a rubric item was applied to, of how many marked answers."""
+    """How often a rubric item was applied.
+
+    Attributes
+    ----------
+    exercise : str
+        The exercise.
+    item : str
+        The item's id.
+    text : str
+        Its current text.
+    points : float
+        Its current points.
+    students : int
+        Students whose marked answer has it.
+    marked : int
+        Students whose answer to the exercise is marked.
+    """
 
     exercise: str
     item: str
@@ -173,7 +269,17 @@ class ItemFrequency:
 
 @dataclass(frozen=True)
 class ImportSummary:
-    """What :func:`add_answers` did: students added, replaced with changed text, and unchanged."""
+    """What :func:`add_answers` did.
+
+    Attributes
+    ----------
+    added : tuple of str
+        Students with no earlier answer.
+    changed : tuple of str
+        Students whose answer's group key changed (their mark, if any, no longer applies to them).
+    unchanged : tuple of str
+        Students whose re-imported answer has the same group key (their mark is kept).
+    """
 
     added: tuple[str, ...]
     changed: tuple[str, ...]
@@ -181,8 +287,20 @@ class ImportSummary:
 
 
 def store_path(report: Path | str) -> Path:
-    """``<report>.marks.sqlite``: where the marks of the batch that wrote ``report`` are kept.
+    """Where the marks of the batch that wrote ``report`` are kept.
 
+    Parameters
+    ----------
+    report : pathlib.Path or str
+        The report's path.
+
+    Returns
+    -------
+    pathlib.Path
+        ``<report>.marks.sqlite`` beside it.
+
+    Examples
+    --------
     >>> store_path("out/grades.csv").as_posix()
     'out/grades.csv.marks.sqlite'
     """
@@ -193,6 +311,17 @@ def store_path(report: Path | str) -> Path:
 def open_store(path: Path | str, *, create: bool = True) -> Store:
     """Open (and with ``create`` make) the marks database at ``path``: WAL journal, a busy timeout of
     :data:`BUSY_TIMEOUT_SECONDS`, foreign keys on.
+
+    Parameters
+    ----------
+    path : pathlib.Path or str
+        The database file (:func:`store_path`).
+    create : bool, optional
+        Whether to create it when missing (``False``: ``dpcourse mark``, which only opens what ``grade`` made).
+
+    Returns
+    -------
+    Store
 
     Raises
     ------
@@ -307,7 +436,9 @@ def add_answers(
     if twice:
         raise ValueError(f"answers must name each student once; {twice[:5]} appear more than once")
     now = _now()
-    added, changed, unchanged = [], [], []
+    added: list[str] = []
+    changed: list[str] = []
+    unchanged: list[str] = []
     with _transaction(store.connection) as db:
         found = db.execute("SELECT points FROM questions WHERE exercise = ?", (exercise,)).fetchone()
         if found is None:
@@ -356,7 +487,11 @@ def _mark(db: sqlite3.Connection, exercise: str, key: str) -> Mark | None:
         (exercise, key),
     ).fetchall()
     return Mark(
-        tuple(r[0] for r in applied), row["comment"], row["adjustment"], row["marked_by"], row["marked_at"],
+        tuple(r[0] for r in applied),
+        row["comment"],
+        row["adjustment"],
+        row["marked_by"],
+        row["marked_at"],
         row["version"],
     )
 
@@ -370,7 +505,22 @@ def _score(mark: Mark | None, points: dict[str, float], maximum: float) -> tuple
 
 
 def question(store: Store, exercise: str) -> Question:
-    """One exercise's rubric (items with their versions) and progress (groups and answers marked)."""
+    """One exercise's rubric (items with their versions) and progress (groups and answers marked).
+
+    Parameters
+    ----------
+    store : Store
+    exercise : str
+
+    Returns
+    -------
+    Question
+
+    Raises
+    ------
+    ValueError
+        For an exercise not in the store.
+    """
     db = store.connection
     row = _question_row(db, exercise)
     items = tuple((RubricItem(r["item"], r["text"], r["points"]), r["version"]) for r in _items(db, exercise))
@@ -386,13 +536,38 @@ def question(store: Store, exercise: str) -> Question:
 
 
 def questions(store: Store) -> list[Question]:
-    """Every exercise in the store, in the order first imported."""
+    """Every exercise in the store, in the order first imported.
+
+    Parameters
+    ----------
+    store : Store
+
+    Returns
+    -------
+    list of Question
+    """
     names = [r[0] for r in store.connection.execute("SELECT exercise FROM questions ORDER BY position")]
     return [question(store, name) for name in names]
 
 
 def groups(store: Store, exercise: str) -> list[Group]:
-    """The exercise's answer groups, ordered by group key (an order that says nothing about who wrote what)."""
+    """The exercise's answer groups, with their marks and scores.
+
+    Parameters
+    ----------
+    store : Store
+    exercise : str
+
+    Returns
+    -------
+    list of Group
+        Ordered by group key: an order that says nothing about who wrote what.
+
+    Raises
+    ------
+    ValueError
+        For an exercise not in the store.
+    """
     db = store.connection
     maximum = _question_row(db, exercise)["points"]
     points = {r["item"]: r["points"] for r in _items(db, exercise)}
@@ -475,8 +650,10 @@ def save_mark(
             raise ValueError(f"items {unknown} are not rubric items of {exercise!r}; known: {sorted(known)}")
         current = _mark(db, exercise, key)
         version = 0 if current is None else current.version
-        if version != expected_version:
+        if current is not None and version != expected_version:
             raise _stale("This answer's mark", current.marked_by, current.marked_at, version, expected_version)
+        if current is None and expected_version != 0:
+            raise StaleWrite(f"This answer's mark was removed after you read version {expected_version}; reload")
         now = _now()
         db.execute(
             "INSERT OR REPLACE INTO marks VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -484,7 +661,9 @@ def save_mark(
         )
         db.execute("DELETE FROM mark_items WHERE exercise = ? AND group_key = ?", (exercise, key))
         db.executemany("INSERT INTO mark_items VALUES (?, ?, ?)", [(exercise, key, item) for item in applied])
-        return _mark(db, exercise, key)
+        saved = _mark(db, exercise, key)
+    assert saved is not None  # written just above, in this transaction
+    return saved
 
 
 def edit_item(
@@ -499,6 +678,20 @@ def edit_item(
 ) -> tuple[RubricItem, int]:
     """Change a rubric item's text and/or points if nobody has since ``expected_version``; every answer marked with
     it is re-scored (scores are computed from the current points when read).
+
+    Parameters
+    ----------
+    store : Store
+    exercise, item : str
+        The exercise and the item's id.
+    text : str or None, optional
+        The new text (``None``: unchanged).
+    points : float or None, optional
+        The new points (``None``: unchanged).
+    editor : str
+        Who edits.
+    expected_version : int
+        The item's version the editor read (:attr:`Question.items`).
 
     Returns
     -------
@@ -521,7 +714,11 @@ def edit_item(
         if row["version"] != expected_version:
             raise _stale(f"Rubric item {item!r}", row["edited_by"], row["edited_at"], row["version"], expected_version)
         new = check_rubric_item(
-            {"id": item, "text": row["text"] if text is None else text, "points": row["points"] if points is None else points},
+            {
+                "id": item,
+                "text": row["text"] if text is None else text,
+                "points": row["points"] if points is None else points,
+            },
             "rubric item",
         )
         db.execute(
@@ -532,8 +729,28 @@ def edit_item(
     return new, expected_version + 1
 
 
-def add_item(store: Store, exercise: str, *, text: str, points: float, editor: str, item: str | None = None) -> RubricItem:
-    """Add a rubric item to an exercise mid-way (``item`` defaults to ``item-<n>``, the next free number).
+def add_item(
+    store: Store, exercise: str, *, text: str, points: float, editor: str, item: str | None = None
+) -> RubricItem:
+    """Add a rubric item to an exercise mid-way.
+
+    Parameters
+    ----------
+    store : Store
+    exercise : str
+    text : str
+        What earns or loses it.
+    points : float
+        Its points (positive or negative).
+    editor : str
+        Who adds it.
+    item : str or None, optional
+        Its id (default ``item-<n>``, the first free number).
+
+    Returns
+    -------
+    RubricItem
+        The item as stored.
 
     Raises
     ------
@@ -557,7 +774,17 @@ def add_item(store: Store, exercise: str, *, text: str, points: float, editor: s
 
 
 def marks(store: Store) -> list[MarkRow]:
-    """Every student's written answer with its mark (``points`` ``None`` while unmarked), by exercise, student."""
+    """Every student's written answer with its mark: what phase 2 merges into the report.
+
+    Parameters
+    ----------
+    store : Store
+
+    Returns
+    -------
+    list of MarkRow
+        One per answer, sorted by exercise then student; ``points`` ``None`` while unmarked.
+    """
     rows = []
     for q in questions(store):
         for group in groups(store, q.exercise):
@@ -565,8 +792,14 @@ def marks(store: Store) -> list[MarkRow]:
             for student in group.students:
                 rows.append(
                     MarkRow(
-                        student, q.exercise, group.points, q.points, mark.items if mark else (),
-                        mark.comment if mark else "", mark.marked_by if mark else "", group.raw,
+                        student,
+                        q.exercise,
+                        group.points,
+                        q.points,
+                        mark.items if mark else (),
+                        mark.comment if mark else "",
+                        mark.marked_by if mark else "",
+                        group.raw,
                         group.raw is not None and group.raw != group.points,
                     )
                 )
@@ -574,7 +807,17 @@ def marks(store: Store) -> list[MarkRow]:
 
 
 def item_frequencies(store: Store) -> list[ItemFrequency]:
-    """Each rubric item's frequency among the students whose answer is marked (the class's common mistakes)."""
+    """Each rubric item's frequency among the students whose answer is marked (the class's common mistakes).
+
+    Parameters
+    ----------
+    store : Store
+
+    Returns
+    -------
+    list of ItemFrequency
+        By exercise, then in rubric order.
+    """
     rows = marks(store)
     result = []
     for q in questions(store):

@@ -49,8 +49,19 @@ _UNSHOWABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\
 
 @dataclass(frozen=True)
 class RubricItem:
-    """One rubric item: a slug, what earns or loses it, and its points (positive or negative).
+    """One rubric item.
 
+    Attributes
+    ----------
+    id : str
+        A slug, unique in its rubric (letters, digits, ``-``, ``_``, ``.``).
+    text : str
+        What earns or loses it, as the markers and the student read it.
+    points : float
+        Its points: positive (earned) or negative (lost).
+
+    Examples
+    --------
     >>> RubricItem("names-step", "Names the step that fails", 2.0).points
     2.0
     """
@@ -62,8 +73,17 @@ class RubricItem:
 
 @dataclass(frozen=True)
 class Rubric:
-    """A written exercise's maximum points and its rubric items (ids unique).
+    """A written exercise's maximum points and its rubric items.
 
+    Attributes
+    ----------
+    points : float
+        The exercise's maximum (> 0); a score is clamped to ``[0, points]``.
+    items : tuple of RubricItem
+        The rubric, ids unique.
+
+    Examples
+    --------
     >>> Rubric(4.0, (RubricItem("a", "Right", 4.0),)).points
     4.0
     """
@@ -101,8 +121,15 @@ class WrittenExercise:
 class Answer:
     """A student's answer as it may be shown: control characters removed, at most :data:`MAX_ANSWER_BYTES`.
 
-    ``cut_from`` is the answer's size in UTF-8 bytes when it was cut, else ``None``.
+    Attributes
+    ----------
+    text : str
+        The text kept.
+    cut_from : int or None
+        The answer's size in UTF-8 bytes when it was cut, else ``None``.
 
+    Examples
+    --------
     >>> read_answer("x" * 70_000).cut_from
     70000
     """
@@ -119,7 +146,27 @@ class Answer:
 
 
 def check_exercise_id(value: Any, name: str = "exercise") -> str:
-    """An exercise or rubric item id: a slug of letters, digits, ``-``, ``_`` or ``.``, 1 to 64 characters."""
+    """An exercise or rubric item id: a slug of letters, digits, ``-``, ``_`` or ``.``, 1 to 64 characters.
+
+    Parameters
+    ----------
+    value : object
+        The id to check.
+    name : str, optional
+        What the caller calls it, for the message.
+
+    Returns
+    -------
+    str
+        ``value``, unchanged.
+
+    Raises
+    ------
+    TypeError
+        When ``value`` is not a string.
+    ValueError
+        When it is not such a slug.
+    """
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a string; got {type(value).__name__} {value!r}")
     if not _SLUG.fullmatch(value):
@@ -146,7 +193,26 @@ def _text(value: Any, name: str, *, limit: int = 2000) -> str:
 
 
 def check_rubric_item(value: Any, name: str = "rubric item") -> RubricItem:
-    """A rubric item from ``{"id": slug, "text": str, "points": finite number}`` (or a :class:`RubricItem`)."""
+    """A rubric item from ``{"id": slug, "text": str, "points": finite number}`` (or a :class:`RubricItem`).
+
+    Parameters
+    ----------
+    value : mapping or RubricItem
+        The item; no other field is allowed.
+    name : str, optional
+        What the caller calls it, for the message (``rubric[2]``).
+
+    Returns
+    -------
+    RubricItem
+
+    Raises
+    ------
+    TypeError
+        For a value that is not a mapping, or a field of the wrong kind.
+    ValueError
+        For a missing or unknown field, a bad id, an empty text or a points that is not finite.
+    """
     if isinstance(value, RubricItem):
         value = {"id": value.id, "text": value.text, "points": value.points}
     if not isinstance(value, Mapping):
@@ -165,7 +231,28 @@ def check_rubric_item(value: Any, name: str = "rubric item") -> RubricItem:
 
 
 def check_rubric(points: Any, items: Any, name: str = "rubric") -> Rubric:
-    """A :class:`Rubric`: ``points`` a finite number > 0, ``items`` a list of rubric items with unique ids."""
+    """A :class:`Rubric` from a maximum and a list of items.
+
+    Parameters
+    ----------
+    points : float
+        The maximum: a finite number > 0.
+    items : sequence of mapping or RubricItem
+        The rubric items (see :func:`check_rubric_item`), ids unique; may be empty (items can be added later).
+    name : str, optional
+        What the caller calls the list, for the message.
+
+    Returns
+    -------
+    Rubric
+
+    Raises
+    ------
+    TypeError
+        For ``points`` that is not a number, ``items`` that is not a list, or a malformed item.
+    ValueError
+        For ``points`` <= 0 or not finite, a bad item, or two items with one id.
+    """
     maximum = _finite(points, "points")
     if maximum <= 0:
         raise ValueError(f"points must be a finite number > 0; got {points!r}")
@@ -298,9 +385,26 @@ def read_answer(source: Any) -> Answer:
 
 
 def group_key(text: str) -> str:
-    """The key under which identical answers are marked once: the text with Unicode compatibility forms folded
-    (NFKC), case folded and every run of whitespace made one space, trimmed; as a SHA-256 hex digest.
+    """The key under which identical answers are marked once.
 
+    Parameters
+    ----------
+    text : str
+        An answer's text (as :func:`read_answer` returns it).
+
+    Returns
+    -------
+    str
+        The SHA-256 hex digest of the text with Unicode compatibility forms folded (NFKC), case folded and every
+        run of whitespace made one space, trimmed.
+
+    Raises
+    ------
+    TypeError
+        When ``text`` is not a string.
+
+    Examples
+    --------
     >>> group_key("  The  Step\\n fails ") == group_key("the step fails")
     True
     """
