@@ -131,3 +131,27 @@ def test_a_short_token_is_refused(tmp_path):
             make_app(store, token="short")
     finally:
         store.close()
+
+
+class UnderAPrefix(AsyncHTTPTestCase):
+    """As a JupyterHub service (``/services/mark/``) or behind jupyter-server-proxy's ``/proxy/absolute/<port>/``."""
+
+    def get_app(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.store = open_store(Path(self.folder.name) / "m.sqlite")
+        add_answers(self.store, "q1", check_rubric(1, []), [("ann", "a")])
+        return make_app(self.store, token=TOKEN, base_url="services/mark")
+
+    def tearDown(self):
+        super().tearDown()
+        self.store.close()
+        self.folder.cleanup()
+
+    def test_every_route_and_link_is_under_the_prefix(self):
+        response = self.fetch(f"/services/mark/?token={TOKEN}", follow_redirects=False)
+        assert response.code == 302 and response.headers["Location"] == "/services/mark/"
+        assert "Path=/services/mark/" in response.headers["Set-Cookie"]
+        cookie = response.headers["Set-Cookie"].split(";")[0]
+        page = self.fetch("/services/mark/", headers={"Cookie": cookie}).body.decode()
+        assert 'href="/services/mark/q/q1"' in page and "/services/mark/static/app.css" in page
+        assert self.fetch(f"/?token={TOKEN}").code == 404
