@@ -136,7 +136,9 @@ class _Name(_Handler):
         name = " ".join(self.get_body_argument("name", "").split())[:100]
         if name:
             self.set_signed_cookie(_MARKER_COOKIE, name, httponly=True, samesite="Strict", path=self.settings["base"])
-        self.redirect(self.get_body_argument("next", self.settings["base"]) if name else self.settings["base"])
+        back = self.get_body_argument("next", "")
+        inside = back.startswith(self.settings["base"]) and not back.startswith("//") and "\\" not in back
+        self.redirect(back if name and inside else self.settings["base"])
 
 
 class _Question(_Handler):
@@ -146,7 +148,8 @@ class _Question(_Handler):
         except ValueError:
             raise tornado.web.HTTPError(404, reason=f"no written exercise {exercise!r}") from None
         found = groups(self.store, exercise)
-        index = min(max(int(self.get_query_argument("g", "0") or 0), 0), max(len(found) - 1, 0))
+        asked = self.get_query_argument("g", "0")
+        index = min(max(int(asked) if asked.isdigit() else 0, 0), max(len(found) - 1, 0))
         names = self.get_query_argument("names", "0") == "1"
         group = found[index] if found else None
         self.render(

@@ -17,10 +17,14 @@ import mistune
 
 from .written import Answer, read_answer
 
-__all__ = ["ALLOWED_SCHEMES", "MAX_MATH_CHARS", "render_answer"]
+__all__ = ["ALLOWED_SCHEMES", "MAX_MARKDOWN_CHARS", "MAX_MATH_CHARS", "render_answer"]
 
 #: The only link schemes rendered as links.
 ALLOWED_SCHEMES = ("http", "https", "mailto")
+#: The longest answer rendered as Markdown (characters); a longer one is shown as plain text. mistune's parsing
+#: time grows faster than linearly on some inputs (60,000 ``[`` took 5 s on a busy two-core machine; 16,000, well
+#: under a second), and a page must not hang on one student's answer.
+MAX_MARKDOWN_CHARS = 16_000
 #: The longest formula typeset; a longer one is shown as its TeX source.
 MAX_MATH_CHARS = 4000
 _SCHEME = re.compile(r"\s*([A-Za-z][A-Za-z0-9+.-]*):")
@@ -80,7 +84,8 @@ def render_answer(source: Any, *, cut_from: int | None = None) -> str:
     ----------
     source : str, list of str or bytes
         The answer; read by :func:`~.written.read_answer` (control characters removed, cut at
-        :data:`~.written.MAX_ANSWER_BYTES` with a note at the end).
+        :data:`~.written.MAX_ANSWER_BYTES` with a note at the end). An answer longer than
+        :data:`MAX_MARKDOWN_CHARS` is shown as escaped plain text, with a note, instead of Markdown.
     cut_from : int or None, optional
         The original size of an answer cut before it was stored (:attr:`~.written.Answer.cut_from`): the same note.
 
@@ -98,7 +103,13 @@ def render_answer(source: Any, *, cut_from: int | None = None) -> str:
     answer = read_answer(source)
     if answer.cut_from is None and cut_from is not None:
         answer = Answer(answer.text, cut_from)
-    rendered = str(_MARKDOWN(answer.text))
+    if len(answer.text) > MAX_MARKDOWN_CHARS:
+        rendered = (
+            f'<p class="cut-note">[longer than {MAX_MARKDOWN_CHARS:,} characters: shown as plain text]</p>\n'
+            f'<pre class="plain-answer">{html.escape(answer.text)}</pre>\n'
+        )
+    else:
+        rendered = str(_MARKDOWN(answer.text))
     if answer.cut_from is not None:
         rendered += f'<p class="cut-note">{html.escape(answer.note)}</p>\n'
     return rendered

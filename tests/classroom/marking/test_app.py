@@ -109,6 +109,19 @@ class MarkingApp(AsyncHTTPTestCase):
         added = self.post_json("/api/item/add", {"exercise": "q1", "text": "Cites a lemma", "points": "1"})
         assert added.code == 200 and json.loads(added.body)["item"] == "item-1"
 
+    def test_a_bad_group_number_shows_the_first_and_next_never_leaves_the_app(self):
+        self.login()
+        assert self.fetch("/q/q1?g=zzz", headers=self.cookie_header()).code == 200
+        assert self.fetch("/q/nope", headers=self.cookie_header()).code == 404
+        away = self.fetch(
+            "/name",
+            method="POST",
+            body=f"name=Bo&next=//evil.example/&_xsrf={self.xsrf}",
+            headers=self.cookie_header(),
+            follow_redirects=False,
+        )
+        assert away.code == 302 and away.headers["Location"] == "/"
+
 
 def test_mathjax_is_looked_for_and_a_wrong_folder_refused(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="tex-chtml.js"):
