@@ -146,6 +146,7 @@ def test_two_tas_mark_a_question_with_the_keyboard(marking_app, browser, artifac
         page.keyboard.press("2")
         ayesha.wait_saved(2)
         assert page.inner_text("#total") == "4"
+        assert page.inner_text("#progress") == "Marked: 1 of 5 groups, 2 of 6 answers."
         if mathjax is not None:
             page.wait_for_selector("body[data-mathjax=done]", timeout=60_000)
             assert page.locator("#answer mjx-container").count() == 1  # $\rho$ typeset by the app's own MathJax

@@ -210,7 +210,15 @@ class _SaveMark(_Write):
             expected_version=body["version"],
         )
         group = next(g for g in groups(self.store, exercise) if g.key == key)
-        return {"version": mark.version, "raw": group.raw, "points": group.points, "marked_by": mark.marked_by}
+        q = question(self.store, exercise)
+        progress = f"Marked: {q.groups_marked} of {q.groups} groups, {q.answers_marked} of {q.answers} answers."
+        return {
+            "version": mark.version,
+            "raw": group.raw,
+            "points": group.points,
+            "marked_by": mark.marked_by,
+            "progress": progress,
+        }
 
 
 class _EditItem(_Write):

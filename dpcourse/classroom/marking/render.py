@@ -22,9 +22,9 @@ __all__ = ["ALLOWED_SCHEMES", "MAX_MARKDOWN_CHARS", "MAX_MATH_CHARS", "render_an
 #: The only link schemes rendered as links.
 ALLOWED_SCHEMES = ("http", "https", "mailto")
 #: The longest answer rendered as Markdown (characters); a longer one is shown as plain text. mistune's parsing
-#: time grows faster than linearly on some inputs (60,000 ``[`` took 5 s on a busy two-core machine; 16,000, well
-#: under a second), and a page must not hang on one student's answer.
-MAX_MARKDOWN_CHARS = 16_000
+#: time grows faster than linearly on some inputs (60,000 ``[`` took 5 s on a busy two-core machine, 16,000 up to
+#: 3 s), and a page must not hang on one student's answer.
+MAX_MARKDOWN_CHARS = 10_000
 #: The longest formula typeset; a longer one is shown as its TeX source.
 MAX_MATH_CHARS = 4000
 _SCHEME = re.compile(r"\s*([A-Za-z][A-Za-z0-9+.-]*):")

@@ -94,6 +94,7 @@ class MarkingApp(AsyncHTTPTestCase):
             "raw": 2.0,
             "points": 2.0,
             "marked_by": "Ayesha",
+            "progress": "Marked: 1 of 2 groups, 1 of 2 answers.",
         }
         stale = self.post_json("/api/mark", {"exercise": "q1", "group": key, "items": [], "version": 0})
         assert stale.code == 409 and "saved by Ayesha" in json.loads(stale.body)["error"]

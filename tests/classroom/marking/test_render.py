@@ -93,7 +93,7 @@ def test_pathological_markdown_renders_quickly(unit):
     for size in (MAX_MARKDOWN_CHARS, 60_000):  # the longest rendered as Markdown, and one shown as plain text
         start = time.monotonic()
         html = render_answer(unit * (size // len(unit)))
-        assert time.monotonic() - start < 3
+        assert time.monotonic() - start < 5  # about 1 s at the cap on a busy two-core machine
         assert ("shown as plain text" in html) == (size > MAX_MARKDOWN_CHARS)
 
 

@@ -52,6 +52,7 @@
     if (result.ok) {
       page.dataset.version = String(result.data.version);
       status.textContent = "Saved by " + result.data.marked_by + " (version " + result.data.version + ")";
+      document.getElementById("progress").textContent = result.data.progress;
       conflict.hidden = true;
     } else {
       status.textContent = "Not saved";
