@@ -2,6 +2,8 @@
 
 The app runs as its own process on 127.0.0.1 over a store seeded directly (six answers to a written question: two
 identical up to whitespace and case, one hostile, one a megabyte of math) and is stopped by its process id.
+Formulas are checked typeset when the app finds a MathJax (``book/npm/node_modules`` after ``make book``, or
+``$DPCOURSE_MATHJAX``); without one, the page's notice that formulas are shown as TeX is checked instead.
 Screenshots: test-artifacts/marking_*.png.
 """
 
@@ -150,6 +152,8 @@ def test_two_tas_mark_a_question_with_the_keyboard(marking_app, browser, artifac
         if mathjax is not None:
             page.wait_for_selector("body[data-mathjax=done]", timeout=60_000)
             assert page.locator("#answer mjx-container").count() == 1  # $\rho$ typeset by the app's own MathJax
+        else:  # no MathJax installed (make book's npm step, or $DPCOURSE_MATHJAX): the page says formulas are TeX
+            assert "MathJax was not found" in page.inner_text("body")
         page.screenshot(path=str(artifacts / "marking_group.png"), full_page=True)
         page.click("#names")
         page.wait_for_load_state("load")
