@@ -199,8 +199,8 @@ def test_the_checks_catch_what_they_should():
         "dpcourse.checks.x": [("dpcourse.widgets.y", 1)],
         "dpcourse.widgets.y": [],
         "dpcourse.linear_queries.workloads": [("dpcourse.svt.batch", 7)],
-        "dpcourse.mechanisms.noise": [("dpcourse.classroom.grade", 9)],
-        "dpcourse.classroom.grade": [],
+        "dpcourse.mechanisms.noise": [("dpcourse.classroom.grading.run", 9)],
+        "dpcourse.classroom.grading.run": [],
     }
     problems = upward(edges)
     assert any("dpcourse.svt.theory (line 3) imports dpcourse.svt.batch" in p for p in problems)

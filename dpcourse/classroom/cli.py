@@ -21,19 +21,19 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from . import gradebook
-from .autograder import add_gradescope_command
-from .canvas import add_canvas_command
-from .collect import add_collect_command
 from .course import Course, CourseError, load_course
-from .feedback_zip import add_feedback_command
-from .grade import AS_ROOT, UNCONFINED, grade, parse_shard, submissions_root
-from .judging import INFRASTRUCTURE
-from .plan import read_outline, student_id, without_copy_number
+from .gradebook import book as gradebook
+from .grading.plan import read_outline, student_id, without_copy_number
+from .grading.reports import GradeRow, journal_path, merge, printable, summary_table, write_report
+from .grading.run import AS_ROOT, UNCONFINED, grade, parse_shard, submissions_root
+from .grading.similarity import read_answers
+from .grading.verdicts import INFRASTRUCTURE
+from .lms.canvas import add_canvas_command
+from .lms.collect import add_collect_command
+from .lms.feedback_zip import add_feedback_command
+from .lms.gradescope import add_gradescope_command
 from .release import PROJECT, add_release_command, missing_checkout_default
-from .reports import GradeRow, journal_path, merge, printable, summary_table, write_report
-from .sandbox import MIN_MEMORY_BYTES, Limits, SandboxUnavailable
-from .similarity import read_answers
+from .sandbox.runner import MIN_MEMORY_BYTES, Limits, SandboxUnavailable
 
 __all__ = ["add_grade_command", "main"]
 

@@ -74,8 +74,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from .plan import student_id
-from .similarity import DEFAULT_THRESHOLD
+from .grading.plan import student_id
+from .grading.similarity import DEFAULT_THRESHOLD
 
 __all__ = [
     "COURSE_FILE",

@@ -25,8 +25,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpcourse.classroom import autograder, sandbox
-from dpcourse.classroom.autograder import (
+from dpcourse.classroom.course import Assignment, Course, LatePolicy
+from dpcourse.classroom.grading.reports import GradeRow
+from dpcourse.classroom.lms import gradescope as autograder
+from dpcourse.classroom.lms.gradescope import (
     CONFIG,
     DEFAULT_USER,
     VISIBILITIES,
@@ -35,9 +37,13 @@ from dpcourse.classroom.autograder import (
     results_json,
     stage_submission,
 )
-from dpcourse.classroom.course import Assignment, Course, LatePolicy
-from dpcourse.classroom.reports import GradeRow
-from dpcourse.classroom.sandbox import SandboxUnavailable, choose_sandbox, kill_user_processes, unused_user_id
+from dpcourse.classroom.sandbox import runner as sandbox
+from dpcourse.classroom.sandbox.runner import (
+    SandboxUnavailable,
+    choose_sandbox,
+    kill_user_processes,
+    unused_user_id,
+)
 from tests.classroom import grading_scenarios as gs
 from tests.classroom.ordinary_python import copied_checkout, readable_environment, venv_imports_another_checkout
 
@@ -165,18 +171,18 @@ def _metadata(
 
 
 def _python_of_this_checkout(folder: Path, python: Path | None = None, checkout: Path = ROOT) -> Path:
-    """This venv's Python as ``run_autograder`` calls it (``-I -m dpcourse.classroom.autograder``), but importing
+    """This venv's Python as ``run_autograder`` calls it (``-I -m dpcourse.classroom.lms.gradescope``), but importing
     the dpcourse of this checkout: ``-I`` leaves out the working folder and PYTHONPATH, so in a git worktree the
     venv's editable install (another checkout) would be graded instead. The worker and the sandbox take the
     package's folder from the grader's own dpcourse, so the whole run is this checkout's."""
     script = folder / "python-of-this-checkout"
     code = (
         "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); "
-        "runpy.run_module('dpcourse.classroom.autograder', run_name='__main__', alter_sys=True)"
+        "runpy.run_module('dpcourse.classroom.lms.gradescope', run_name='__main__', alter_sys=True)"
     )
     script.write_text(
         "#!/bin/sh\n"
-        'if [ "$1" != -I ] || [ "$2" != -m ] || [ "$3" != dpcourse.classroom.autograder ]; then exit 3; fi\n'
+        'if [ "$1" != -I ] || [ "$2" != -m ] || [ "$3" != dpcourse.classroom.lms.gradescope ]; then exit 3; fi\n'
         f"shift 3\nexec {shlex.quote(str(python or sys.executable))} -I -c {shlex.quote(code)} "
         f'{shlex.quote(str(checkout))} "$@"\n'
     )
@@ -274,7 +280,7 @@ def test_zip_follows_the_specification(tmp_path):
         config = json.loads(opened.read(CONFIG))
     assert {"setup.sh", "run_autograder", "requirements.txt", "course.toml", "notebooks/small.ipynb"} <= set(names)
     assert modes["setup.sh"] == modes["run_autograder"] == 0o755
-    assert "package/pyproject.toml" in names and "package/dpcourse/classroom/grade.py" in names
+    assert "package/pyproject.toml" in names and "package/dpcourse/classroom/grading/run.py" in names
     assert not any("__pycache__" in n for n in names)
     assert config["assignment"] == "week1" and config["notebooks"] == ["small"]
     assert config["visibility"] == "after_due_date" and config["outline"] == {"small": dict.fromkeys(gs.EXERCISES, 1.0)}
@@ -801,7 +807,7 @@ def _python_for_others(python_path: Path | None = None, checkout: Path = ROOT) -
         )
         prefix = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", str(closed), child]
     drop = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"]
-    check = [*prefix, *drop, str(python_path or sys.executable), "-c", "import dpcourse.classroom.worker"]
+    check = [*prefix, *drop, str(python_path or sys.executable), "-c", "import dpcourse.classroom.sandbox.worker"]
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(checkout)}
     done = subprocess.run(check, env=env, cwd="/", capture_output=True, timeout=120, check=False)
     if done.returncode != 0:

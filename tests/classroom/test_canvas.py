@@ -33,8 +33,14 @@ from typing import Any
 import nbformat
 import pytest
 
-from dpcourse.classroom import canvas as canvas_module
-from dpcourse.classroom.canvas import (
+from dpcourse.classroom.cli import main
+from dpcourse.classroom.course import CourseError, load_course
+from dpcourse.classroom.gradebook.book import read_collected, read_roster, write_gradebook
+from dpcourse.classroom.grading.plan import read_outline
+from dpcourse.classroom.grading.reports import GradeRow, write_report
+from dpcourse.classroom.lms import canvas as canvas_module
+from dpcourse.classroom.lms.archive import CollectLimits, _read_canvas_submissions
+from dpcourse.classroom.lms.canvas import (
     CanvasError,
     connect,
     feedback_marker,
@@ -42,12 +48,6 @@ from dpcourse.classroom.canvas import (
     read_token,
     roster_entries,
 )
-from dpcourse.classroom.cli import main
-from dpcourse.classroom.course import CourseError, load_course
-from dpcourse.classroom.exports import CollectLimits, _read_canvas_submissions
-from dpcourse.classroom.gradebook import read_collected, read_roster, write_gradebook
-from dpcourse.classroom.plan import read_outline
-from dpcourse.classroom.reports import GradeRow, write_report
 from tests.classroom.grading_scenarios import WRONG, jobs_for, released, right, source_notebook, with_answers
 from tests.classroom.ordinary_python import grade_command
 

@@ -20,7 +20,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpcourse.classroom.collect import (
+from dpcourse.classroom.gradebook.book import read_collected, read_roster
+from dpcourse.classroom.grading.plan import pick_graded
+from dpcourse.classroom.lms.collect import (
     COLUMNS,
     CollectError,
     CollectLimits,
@@ -30,8 +32,6 @@ from dpcourse.classroom.collect import (
     collect_gradescope,
     safe_student,
 )
-from dpcourse.classroom.gradebook import read_collected, read_roster
-from dpcourse.classroom.plan import pick_graded
 
 STEMS = ("01_laplace_utility", "02_rr_vs_laplace", "03_threshold_query_trees")
 NOT_COURSE = "not a notebook of this course"

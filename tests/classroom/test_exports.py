@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from dpcourse.classroom.exports import (
+from dpcourse.classroom.lms.archive import (
     CollectError,
     CollectLimits,
     _Budget,

@@ -15,12 +15,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpcourse.classroom import gradebook
 from dpcourse.classroom.cli import main
-from dpcourse.classroom.collect import collect_canvas
 from dpcourse.classroom.course import load_course
-from dpcourse.classroom.feedback_zip import FEEDBACK_MEMBER, canvas_feedback_zip, canvas_reads, feedback_html
-from dpcourse.classroom.reports import GradeRow
+from dpcourse.classroom.gradebook import book as gradebook
+from dpcourse.classroom.grading.reports import GradeRow
+from dpcourse.classroom.lms.collect import collect_canvas
+from dpcourse.classroom.lms.feedback_zip import FEEDBACK_MEMBER, canvas_feedback_zip, canvas_reads, feedback_html
 
 STEMS = ("01_first", "02_second")
 EXERCISES = ("e1", "e2")

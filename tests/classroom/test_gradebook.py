@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from dpcourse.classroom import gradebook, reports
 from dpcourse.classroom.course import load_course
-from dpcourse.classroom.reports import GradeRow, printable
+from dpcourse.classroom.gradebook import book as gradebook
+from dpcourse.classroom.grading import reports
+from dpcourse.classroom.grading.reports import GradeRow, printable
 
 EXERCISES = ["max-queries", "icu-sensitivity", "exact-tail-level"]
 OUTLINE = {"01_first": dict.fromkeys(EXERCISES, 1.0), "02_second": dict.fromkeys(EXERCISES, 2.0)}

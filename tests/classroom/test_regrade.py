@@ -16,10 +16,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpcourse.classroom import gradebook, reports
 from dpcourse.classroom.course import load_course
-from dpcourse.classroom.plan import read_outline
-from dpcourse.classroom.reports import GradeRow
+from dpcourse.classroom.gradebook import book as gradebook
+from dpcourse.classroom.grading import reports
+from dpcourse.classroom.grading.plan import read_outline
+from dpcourse.classroom.grading.reports import GradeRow
 from tests.classroom.grading_scenarios import EXERCISES, right, source_notebook
 from tests.classroom.ordinary_python import grade_command
 

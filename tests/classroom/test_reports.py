@@ -10,10 +10,10 @@ import stat
 
 import pytest
 
-from dpcourse.classroom import reports
 from dpcourse.classroom.cli import main
-from dpcourse.classroom.grade import in_shard
-from dpcourse.classroom.reports import GradeRow, merge, read_report, write_report
+from dpcourse.classroom.grading import reports
+from dpcourse.classroom.grading.reports import GradeRow, merge, read_report, write_report
+from dpcourse.classroom.grading.run import in_shard
 from tests.classroom.grading_scenarios import EXERCISES, write_course
 
 OUTLINE = {"small": dict.fromkeys(EXERCISES, 1.0)}

@@ -4,7 +4,7 @@ what it can hoard (processes: its own budget, never a classmate's or the grader'
 instructor is told when bubblewrap cannot bind the Python environment.
 
 Skipped, with the reason in pytest's summary, without a working bubblewrap (``$DPCOURSE_BWRAP``
-as in :mod:`dpcourse.classroom.sandbox`). The ordinary-user cases need root (to create the user
+as in :mod:`dpcourse.classroom.sandbox.runner`). The ordinary-user cases need root (to create the user
 ``dpcourse-sandbox-test`` and run as it) and a Python environment that user can read: this one, or
 the one ``$DPCOURSE_ORDINARY_PYTHON`` names; else they are skipped saying which is missing.
 Nothing here waits for a fixed time: the runs synchronise on what they print, and every deadline
@@ -25,8 +25,8 @@ from typing import Any
 
 import pytest
 
-from dpcourse.classroom import sandbox
-from dpcourse.classroom.sandbox import (
+from dpcourse.classroom.sandbox import runner as sandbox
+from dpcourse.classroom.sandbox.runner import (
     Limits,
     SandboxUnavailable,
     bind_failure,
@@ -252,7 +252,7 @@ def _checkout_for(python: str) -> Path:
 
 
 def _runs(user: str, python: str) -> subprocess.CompletedProcess[str]:
-    check = ["runuser", "-u", user, "--", python, "-c", "import dpcourse.classroom.sandbox, pytest"]
+    check = ["runuser", "-u", user, "--", python, "-c", "import dpcourse.classroom.sandbox.runner, pytest"]
     return subprocess.run(check, cwd="/", capture_output=True, text=True, timeout=DEADLINE, check=False)
 
 

@@ -12,12 +12,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpcourse.classroom import gradebook, similarity
 from dpcourse.classroom.course import Course, CourseError, load_course
-from dpcourse.classroom.plan import read_outline, source_exercises
-from dpcourse.classroom.release import release_notebook
-from dpcourse.classroom.reports import GradeRow
-from dpcourse.classroom.similarity import (
+from dpcourse.classroom.gradebook import book as gradebook
+from dpcourse.classroom.grading import similarity
+from dpcourse.classroom.grading.plan import read_outline, source_exercises
+from dpcourse.classroom.grading.reports import GradeRow
+from dpcourse.classroom.grading.similarity import (
     ClassAnswers,
     compare_exercise,
     fingerprints,
@@ -25,6 +25,7 @@ from dpcourse.classroom.similarity import (
     read_answers,
     similarity_report,
 )
+from dpcourse.classroom.release import release_notebook
 
 NOTEBOOK = "01_laplace_utility"
 SOURCE = Path(__file__).resolve().parents[2] / "notebooks" / f"{NOTEBOOK}.ipynb"

@@ -3,7 +3,7 @@ loads, and it asks the network for nothing. Screenshot: test-artifacts/grades_su
 
 from __future__ import annotations
 
-from dpcourse.classroom import gradebook
+from dpcourse.classroom.gradebook import book as gradebook
 from tests.classroom.test_gradebook import EXERCISES, LOG, rows
 
 

@@ -67,7 +67,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
-from .._validation import check_positive
+from ..._validation import check_positive
 from .plan import (
     load_sources,
     pick_graded,
@@ -636,7 +636,7 @@ def read_answers(submissions: Sequence[Path | str], *, source: Path | str) -> Cl
     FileNotFoundError, ValueError
         If ``source`` cannot be read (:func:`~.plan.load_sources`); never for a submission.
     """
-    from .grade import submissions_root  # grade imports the sandbox; only this reader needs its root
+    from .run import submissions_root  # grade imports the sandbox; only this reader needs its root
 
     sources, released = load_sources(source)
     paths = [Path(p) for p in submissions]

@@ -46,9 +46,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .course import Assignment, Course, Lateness, duration_text
-from .reports import GradeRow, _unquoted, atomic_csv, atomic_text, points_text, printable
-from .similarity import MAX_PAIRS_SHOWN, ClassAnswers, SimilarityReport, shown_answer, similarity_report
+from ..course import Assignment, Course, Lateness, duration_text
+from ..grading.reports import GradeRow, _unquoted, atomic_csv, atomic_text, points_text, printable
+from ..grading.similarity import MAX_PAIRS_SHOWN, ClassAnswers, SimilarityReport, shown_answer, similarity_report
 
 if TYPE_CHECKING:
     from jinja2 import Environment

@@ -30,7 +30,7 @@ from typing import Any
 
 import nbformat
 
-from .release import BEGIN, release_notebook
+from ..release import BEGIN, release_notebook
 
 __all__ = [
     "MAX_NOTEBOOK_BYTES",

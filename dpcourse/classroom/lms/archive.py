@@ -76,8 +76,8 @@ from yaml.events import AliasEvent  # type: ignore[import-untyped]
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode  # type: ignore[import-untyped]
 from yaml.resolver import Resolver  # type: ignore[import-untyped]
 
-from .plan import MAX_NOTEBOOK_BYTES
-from .reports import printable
+from ..grading.plan import MAX_NOTEBOOK_BYTES
+from ..grading.reports import printable
 
 try:  # libyaml's parser for the events; the nodes are composed here, with the limits
     from yaml.cyaml import CParser  # type: ignore[import-untyped]

@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .judge import MAX_RECORDS, JudgePool, OverBudget
+from .judge_pool import MAX_RECORDS, JudgePool, OverBudget
 from .plan import Plan, PlannedExercise
 from .reports import GradeRow
 

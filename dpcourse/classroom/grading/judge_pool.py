@@ -2,7 +2,7 @@
 
 A judge is pure, but the evidence it reads was shaped by a submission: an audit record that asks for a
 million runs, six hundred copies of it, an answer that makes a reference computation slow. So judging
-runs outside the grader's process, in ``python -P -m dpcourse.classroom.judge`` processes kept by a
+runs outside the grader's process, in ``python -P -m dpcourse.classroom.grading.judge_pool`` processes kept by a
 :class:`JudgePool` for the whole batch (each imports the checks once): one request per exercise, a
 deadline for each, at most :data:`MAX_RECORDS` records, and an address-space limit. A judge that runs
 past its deadline is killed and replaced; that exercise is ``errored`` with a plain reason, and every
@@ -36,7 +36,7 @@ _MAX_LINE = 16_000_000
 
 
 def _judge(request: dict[str, Any]) -> dict[str, Any]:
-    from ..checks import all_exercises
+    from ...checks import all_exercises
 
     exercise = all_exercises().get(str(request.get("exercise")))
     if exercise is None:
@@ -86,7 +86,7 @@ def main() -> int:
 
 
 #: the judge process's command line (``-P``: the working folder is not put on the import path)
-COMMAND = (sys.executable, "-P", "-m", "dpcourse.classroom.judge")
+COMMAND = (sys.executable, "-P", "-m", "dpcourse.classroom.grading.judge_pool")
 
 
 class OverBudget(str):

@@ -62,7 +62,11 @@ from typing import Any
 
 import nbformat
 
-from .exports import (
+from ..gradebook.book import RosterEntry, read_roster
+from ..grading.plan import SubmissionError, copy_number, parse_notebook, source_for
+from ..grading.reports import atomic_csv, atomic_write
+from ..release import SOURCE
+from .archive import (
     _MB,
     METADATA_NOTE,
     NOT_UTF8,
@@ -92,10 +96,6 @@ from .exports import (
     _zip_members,
     safe_student,
 )
-from .gradebook import RosterEntry, read_roster
-from .plan import SubmissionError, copy_number, parse_notebook, source_for
-from .release import SOURCE
-from .reports import atomic_csv, atomic_write
 
 __all__ = [
     "COLUMNS",

@@ -61,9 +61,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from .exports import _canvas_assignment, _canvas_layout, _Member
-from .gradebook import _COLLECTED, _flag, _templates, feedback_name
-from .reports import _unquoted, atomic_write, printable
+from ..gradebook.book import _COLLECTED, _flag, _templates, feedback_name
+from ..grading.reports import _unquoted, atomic_write, printable
+from .archive import _canvas_assignment, _canvas_layout, _Member
 
 __all__ = [
     "FEEDBACK_MEMBER",

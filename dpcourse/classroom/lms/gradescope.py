@@ -62,13 +62,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .course import Assignment, Course, CourseError, Lateness, duration_text, load_course
-from .grade import UNCONFINED, grade
-from .gradebook import RosterEntry, SubmissionTime, course_totals, row_points
-from .plan import MAX_NOTEBOOK_BYTES, load_sources, read_outline, student_id
-from .release import REQUIREMENTS, SOURCE, missing_checkout_default
-from .reports import GradeRow, atomic_text, atomic_write, points_text
-from .sandbox import (
+from ..course import Assignment, Course, CourseError, Lateness, duration_text, load_course
+from ..gradebook.book import RosterEntry, SubmissionTime, course_totals, row_points
+from ..grading.plan import MAX_NOTEBOOK_BYTES, load_sources, read_outline, student_id
+from ..grading.reports import GradeRow, atomic_text, atomic_write, points_text
+from ..grading.run import UNCONFINED, grade
+from ..release import REQUIREMENTS, SOURCE, missing_checkout_default
+from ..sandbox.runner import (
     UNCONFINED_USER_ENV,
     Limits,
     SandboxUnavailable,
@@ -1026,7 +1026,7 @@ def _run_run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m dpcourse.classroom.autograder build|run``: what ``run_autograder`` calls.
+    """``python -m dpcourse.classroom.lms.gradescope build|run``: what ``run_autograder`` calls.
 
     Parameters
     ----------
@@ -1039,7 +1039,7 @@ def main(argv: list[str] | None = None) -> int:
         The sub-command's exit status: 0, or 2 when ``build`` fails (or would read a default ``--source`` or
         ``--requirements`` that only a checkout of the workbook has).
     """
-    parser = argparse.ArgumentParser(prog="python -m dpcourse.classroom.autograder")
+    parser = argparse.ArgumentParser(prog="python -m dpcourse.classroom.lms.gradescope")
     commands = parser.add_subparsers(dest="command", required=True)
     add_gradescope_command(commands)
     args = parser.parse_args(["gradescope", *(argv if argv is not None else sys.argv[1:])])

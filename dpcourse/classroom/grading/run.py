@@ -32,10 +32,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from .._validation import check_integer
-from .judge import JudgePool
-from .judging import INFRASTRUCTURE, judge_run, rows_for_failure
+from ... import __version__
+from ..._validation import check_integer
+from ..release import SOURCE
+from ..sandbox.runner import (
+    Limits,
+    SandboxUnavailable,
+    check_sandbox_name,
+    choose_sandbox,
+    max_parallel_runs,
+    run_job,
+    unconfined_user,
+    why_no_unconfined_user,
+)
+from .judge_pool import JudgePool
 from .plan import (
     Plan,
     SubmissionError,
@@ -47,18 +57,8 @@ from .plan import (
     student_id,
     student_of,
 )
-from .release import SOURCE
 from .reports import GradeRow, ReportJournal, in_shard
-from .sandbox import (
-    Limits,
-    SandboxUnavailable,
-    check_sandbox_name,
-    choose_sandbox,
-    max_parallel_runs,
-    run_job,
-    unconfined_user,
-    why_no_unconfined_user,
-)
+from .verdicts import INFRASTRUCTURE, judge_run, rows_for_failure
 
 __all__ = ["AS_ROOT", "UNCONFINED", "grade", "in_shard", "parse_shard", "submissions_root"]
 

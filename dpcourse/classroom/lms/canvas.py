@@ -50,13 +50,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Self
 
+from ..course import Assignment, Course, CourseError, load_course
+from ..gradebook.book import ROSTER_FIELDS, RosterEntry, feedback_name, printable, read_roster
+from ..grading.plan import read_outline
+from ..grading.reports import _unquoted, atomic_csv, atomic_text, points_text
+from ..release import SOURCE
+from .archive import CollectError, CollectLimits, _Candidate, _folder_name, _Identity, _Member, safe_student
 from .collect import CollectResult, _check_out, _check_roster, _Course, _make_out, _pipeline
-from .course import Assignment, Course, CourseError, load_course
-from .exports import CollectError, CollectLimits, _Candidate, _folder_name, _Identity, _Member, safe_student
-from .gradebook import ROSTER_FIELDS, RosterEntry, feedback_name, printable, read_roster
-from .plan import read_outline
-from .release import SOURCE
-from .reports import _unquoted, atomic_csv, atomic_text, points_text
 
 __all__ = [
     "BACKOFF",

@@ -92,6 +92,8 @@ __all__ = [
 
 #: Environment variable naming the bubblewrap executable; set it to a missing path to hide bubblewrap
 #: (``.ci/run`` does, to run the grading tests as on a machine without it).
+#: The folder that holds the ``dpcourse`` package (``dpcourse/classroom/sandbox/runner.py``, three up).
+_CHECKOUT = Path(__file__).resolve().parents[3]
 BWRAP_ENV = "DPCOURSE_BWRAP"
 SCALE_SECTION = "Grading at scale"
 _RESULT_CAP = 32_000_000
@@ -412,8 +414,8 @@ def _unconfined() -> tuple[pwd.struct_passwd | None, str]:
         if not own.isdigit() or int(own) in (0, os.getuid()):
             return None, f"{UNCONFINED_UID_ENV} must be a user id other than root's; got {own!r}"
         user = _with_uid(user, int(own))
-    check = [sys.executable, "-c", "import dpcourse.classroom.worker"]
-    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1"}
+    check = [sys.executable, "-c", "import dpcourse.classroom.sandbox.worker"]
+    env = {"PYTHONPATH": str(_CHECKOUT), "PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1"}
     try:
         done = subprocess.run(
             check,
@@ -1068,7 +1070,7 @@ def run_job(job: dict[str, Any], *, sandbox: str, limits: Limits, stop: threadin
 
     key = secrets.token_bytes(32)
     payload = json.dumps({**job, "key": key.hex()}).encode()
-    inner = [sys.executable, "-m", "dpcourse.classroom.worker"]
+    inner = [sys.executable, "-m", "dpcourse.classroom.sandbox.worker"]
     tmp = tempfile.mkdtemp(prefix="dpcourse-grade-")
     try:
         user = None
@@ -1082,7 +1084,7 @@ def run_job(job: dict[str, Any], *, sandbox: str, limits: Limits, stop: threadin
             command, cwd = [*inner, "--detach"], tmp
             # the run's temporary files go to its own folder, which the worker empties before every kernel,
             # never to the machine's /tmp
-            env = {**_environment(tmp), "TMPDIR": tmp, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+            env = {**_environment(tmp), "TMPDIR": tmp, "PYTHONPATH": str(_CHECKOUT)}
             user = _with_an_id_of_its_own(unconfined_user())
             if user is not None:
                 os.chown(tmp, user.pw_uid, user.pw_gid)
