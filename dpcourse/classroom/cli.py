@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import signal
 import sys
 import threading
@@ -23,43 +22,36 @@ from typing import Any
 from .. import __version__
 from .course import Course, CourseError, load_course
 from .gradebook import book as gradebook
-from .grading.plan import read_outline, student_id, without_copy_number
-from .grading.reports import GradeRow, journal_path, merge, printable, summary_table, write_report
+from .grading.plan import read_outline, without_copy_number
+from .grading.reports import GradeRow, journal_path, merge, summary_table, write_report
 from .grading.run import AS_ROOT, UNCONFINED, grade, parse_shard, submissions_root
 from .grading.similarity import read_answers
 from .grading.verdicts import INFRASTRUCTURE
+from .io import printable
 from .lms.canvas import add_canvas_command
 from .lms.collect import add_collect_command
 from .lms.feedback_zip import add_feedback_command
 from .lms.gradescope import add_gradescope_command
 from .release import PROJECT, add_release_command, missing_checkout_default
 from .sandbox.runner import MIN_MEMORY_BYTES, Limits, SandboxUnavailable
+from .validation import memory_bytes, positive_number, student_id
 
 __all__ = ["add_grade_command", "main"]
 
 
 def _memory(text: str) -> int:
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(text), flags=re.IGNORECASE)
-    if not match:
-        raise argparse.ArgumentTypeError(f"--memory must look like 2G or 512M; got {text!r}")
-    value = float(match.group(1)) * 1024 ** " KMGT".index(match.group(2).upper() or " ")
-    if value < MIN_MEMORY_BYTES:
-        raise argparse.ArgumentTypeError(
-            f"--memory must be at least {MIN_MEMORY_BYTES // 1024**2}M (a kernel with numpy, scipy and matplotlib "
-            "needs that)"
-        )
-    return int(value)
+    try:
+        return memory_bytes(text, MIN_MEMORY_BYTES)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
-def _positive(kind: type) -> Any:
-    def parse(text: str) -> Any:
+def _positive(kind: type[int] | type[float]) -> Any:
+    def parse(text: str) -> float:
         try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-        return value
+            return positive_number(text, kind)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
 
     return parse
 

@@ -18,7 +18,8 @@ import pytest
 from dpcourse.classroom.course import load_course
 from dpcourse.classroom.gradebook import book as gradebook
 from dpcourse.classroom.grading import reports
-from dpcourse.classroom.grading.reports import GradeRow, printable
+from dpcourse.classroom.grading.reports import GradeRow
+from dpcourse.classroom.io import printable
 
 EXERCISES = ["max-queries", "icu-sensitivity", "exact-tail-level"]
 OUTLINE = {"01_first": dict.fromkeys(EXERCISES, 1.0), "02_second": dict.fromkeys(EXERCISES, 2.0)}
@@ -564,7 +565,7 @@ def test_the_markdown_templates_escape_every_value_unless_a_filter_made_it_markd
 def test_the_templates_ship_with_the_package():
     setuptools = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["tool"]["setuptools"]
     patterns = setuptools["package-data"]["dpcourse.classroom"]
-    folder = Path(gradebook.__file__).parent / "templates"
+    folder = Path(gradebook.__file__).parent.parent / "templates"
     names = [f"templates/{p.name}" for p in folder.iterdir()]
     assert len(names) >= 3 and all(any(fnmatch.fnmatch(n, pattern) for pattern in patterns) for n in names)
 

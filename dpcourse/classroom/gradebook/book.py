@@ -47,8 +47,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..course import Assignment, Course, Lateness, duration_text
-from ..grading.reports import GradeRow, _unquoted, atomic_csv, atomic_text, points_text, printable
+from ..grading.reports import GradeRow, points_text
 from ..grading.similarity import MAX_PAIRS_SHOWN, ClassAnswers, SimilarityReport, shown_answer, similarity_report
+from ..io import atomic_csv, atomic_text, printable, unquoted
+from ..validation import TimeError, parse_time
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -367,7 +369,7 @@ def _roster_canvas(path: Path | str, text: str) -> list[RosterEntry]:
     seen: dict[str, int] = {}
     for row in rows:
         number = rows.line_num
-        cell = dict(zip(student_columns, (_unquoted(c.strip()) for c in row), strict=False))  # as safe_cell wrote
+        cell = dict(zip(student_columns, (unquoted(c.strip()) for c in row), strict=False))  # as safe_cell wrote
         name, ids = cell.get("Student", ""), [cell.get(c, "") for c in ("SIS Login ID", "SIS User ID", "ID")]
         if name in _CANVAS_NOT_STUDENTS and not any(ids[:2]):
             continue  # the Points Possible row, Canvas's test student
@@ -440,7 +442,7 @@ def read_collected(path: Path | str) -> dict[tuple[str, str], SubmissionTime]:
         kept: dict[tuple[str, str], list[tuple[datetime | None, bool | None, str]]] = defaultdict(list)
         ignored: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
         for number, line in enumerate(reader, start=2):
-            cell = {k: _unquoted(v) if isinstance(v, str) else "" for k, v in line.items() if k is not None}
+            cell = {k: unquoted(v) if isinstance(v, str) else "" for k, v in line.items() if k is not None}
             where = f"{path}, line {number}"
             key = (cell["student"], cell["notebook"])
             if not key[0]:
@@ -474,10 +476,11 @@ def _moment(text: str, where: str) -> datetime | None:
     if not text.strip():
         return None
     try:
-        value = datetime.fromisoformat(text.strip())
-    except ValueError:
+        return parse_time(text.strip())
+    except TimeError as err:
+        if err.kind == "no offset":
+            return None
         raise ValueError(f"{where}: submitted_at {text[:40]!r} is not an ISO 8601 time") from None
-    return value if value.utcoffset() is not None else None
 
 
 # --------------------------------------------------------------------------- totals

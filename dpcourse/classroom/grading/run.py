@@ -45,6 +45,7 @@ from ..sandbox.runner import (
     unconfined_user,
     why_no_unconfined_user,
 )
+from ..validation import student_id
 from .judge_pool import JudgePool
 from .plan import (
     Plan,
@@ -54,7 +55,6 @@ from .plan import (
     plan_submission,
     read_submission,
     source_for,
-    student_id,
     student_of,
 )
 from .reports import GradeRow, ReportJournal, in_shard

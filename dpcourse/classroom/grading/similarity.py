@@ -68,16 +68,8 @@ from itertools import combinations
 from pathlib import Path
 
 from ..._validation import check_positive
-from .plan import (
-    load_sources,
-    pick_graded,
-    plan_submission,
-    read_submission,
-    source_exercises,
-    source_for,
-    student_id,
-    student_of,
-)
+from ..validation import student_id
+from .plan import load_sources, pick_graded, plan_submission, read_submission, source_exercises, source_for, student_of
 
 __all__ = [
     "COMMON_CAP",

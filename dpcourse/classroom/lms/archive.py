@@ -77,7 +77,8 @@ from yaml.nodes import MappingNode, ScalarNode, SequenceNode  # type: ignore[imp
 from yaml.resolver import Resolver  # type: ignore[import-untyped]
 
 from ..grading.plan import MAX_NOTEBOOK_BYTES
-from ..grading.reports import printable
+from ..io import printable
+from ..validation import time_or_none
 
 try:  # libyaml's parser for the events; the nodes are composed here, with the limits
     from yaml.cyaml import CParser  # type: ignore[import-untyped]
@@ -774,8 +775,8 @@ def _canvas_time(value: str | None, where: str) -> datetime | None:
     """``submitted_at``: ISO 8601 with its offset (Canvas's ``2026-10-06T04:12:00Z``), in UTC; None for null."""
     if value is None:
         return None
-    when = _as_datetime(value) if _ASCII_TIME.fullmatch(value) else None
-    if when is None or when.utcoffset() is None:
+    when = time_or_none(value) if _ASCII_TIME.fullmatch(value) else None
+    if when is None:
         raise CollectError(
             f"{where}: {printable(value)[:40]!r} is not an ISO 8601 time with its offset (such as 2026-10-06T04:12:00Z)"
         )
@@ -876,25 +877,11 @@ def _fields(node: Any) -> dict[str, Any]:
     return found
 
 
-def _as_datetime(value: Any) -> datetime | None:
-    if isinstance(value, datetime):
-        return value
-    if not isinstance(value, str) or len(value) > 64:
-        return None
-    text = re.sub(r"\s*(Z|UTC)$", "+00:00", value.strip())
-    text = re.sub(r"(\.\d{6})\d+", r"\1", text)
-    try:
-        return datetime.fromisoformat(text)
-    except ValueError:
-        return None
-
-
 def _created_at(node: Any) -> datetime | None:
     """A scalar time, or Ruby's ``ActiveSupport::TimeWithZone`` object (its ``utc`` field)."""
     if isinstance(node, MappingNode):
-        when = _as_datetime(_text(_fields(node).get("utc")))
-        return when.replace(tzinfo=UTC) if when is not None and when.tzinfo is None else when
-    return _as_datetime(_text(node))
+        return time_or_none(_text(_fields(node).get("utc")), zone=UTC)
+    return time_or_none(_text(node), zone=UTC)
 
 
 def _submitter(node: Any, folder: str) -> _Identity | None:

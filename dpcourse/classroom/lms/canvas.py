@@ -46,15 +46,16 @@ import urllib.parse
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Self
 
 from ..course import Assignment, Course, CourseError, load_course
 from ..gradebook.book import ROSTER_FIELDS, RosterEntry, feedback_name, printable, read_roster
 from ..grading.plan import read_outline
-from ..grading.reports import _unquoted, atomic_csv, atomic_text, points_text
+from ..grading.reports import points_text
+from ..io import atomic_csv, atomic_text, unquoted
 from ..release import SOURCE
+from ..validation import time_or_none
 from .archive import CollectError, CollectLimits, _Candidate, _folder_name, _Identity, _Member, safe_student
 from .collect import CollectResult, _check_out, _check_roster, _Course, _make_out, _pipeline
 
@@ -329,13 +330,6 @@ def _fields(thing: Any) -> dict[str, Any]:
     return {k: v for k, v in vars(thing).items() if not k.startswith("_")} if hasattr(thing, "__dict__") else thing
 
 
-def _moment(text: object) -> datetime | None:
-    if not isinstance(text, str) or not text:
-        return None
-    when = datetime.fromisoformat(text)
-    return when if when.utcoffset() is not None else None
-
-
 def _same_host(url: str, site: str) -> bool:
     """Whether ``url`` is on the Canvas instance's own scheme and host (the token is sent with the request)."""
     there, home = urllib.parse.urlsplit(url), urllib.parse.urlsplit(site)
@@ -391,7 +385,7 @@ def _members(
                     member,
                     uploaded,
                     [who],
-                    submitted_at=_moment(attempt.get("submitted_at")),
+                    submitted_at=time_or_none(attempt.get("submitted_at")),
                     late=attempt.get("late") if isinstance(attempt.get("late"), bool) else None,
                     order=(number, file_id),
                 )
@@ -594,7 +588,7 @@ def read_canvas_grades(path: Path | str, assignment: Assignment) -> dict[str, st
     """
     with open(path, newline="", encoding="utf-8-sig") as handle:
         rows = list(csv.reader(handle))
-    header = [_unquoted(c.strip()) for c in rows[0]] if rows else []  # as safe_cell wrote them
+    header = [unquoted(c.strip()) for c in rows[0]] if rows else []  # as safe_cell wrote them
     if "ID" not in header or assignment.name not in header:
         raise ValueError(
             f"--grades {path}: no column {assignment.name!r} and ID (grade --gradebook canvas writes a column for "
@@ -603,7 +597,7 @@ def read_canvas_grades(path: Path | str, assignment: Assignment) -> dict[str, st
     at, id_at = header.index(assignment.name), header.index("ID")
     grades: dict[str, str] = {}
     for number, row in enumerate(rows[1:], start=2):
-        cells = [_unquoted(c.strip()) for c in row] + [""] * len(header)
+        cells = [unquoted(c.strip()) for c in row] + [""] * len(header)
         if cells[0] == "Points Possible" or not cells[at]:
             continue
         try:

@@ -64,8 +64,9 @@ import nbformat
 
 from ..gradebook.book import RosterEntry, read_roster
 from ..grading.plan import SubmissionError, copy_number, parse_notebook, source_for
-from ..grading.reports import atomic_csv, atomic_write
+from ..io import atomic_csv, atomic_write
 from ..release import SOURCE
+from ..validation import TimeError, parse_time
 from .archive import (
     _MB,
     METADATA_NOTE,
@@ -74,7 +75,6 @@ from .archive import (
     UNSAFE,
     CollectError,
     CollectLimits,
-    _as_datetime,
     _Budget,
     _Candidate,
     _canvas,
@@ -892,12 +892,12 @@ def collect(
 
 
 def _due(text: str) -> datetime:
-    when = _as_datetime(text)
-    if when is None or when.tzinfo is None:
+    try:
+        return parse_time(text)
+    except TimeError:
         raise argparse.ArgumentTypeError(
             f"--due must be an ISO 8601 time with its timezone, such as 2026-11-30T23:59-08:00; got {text!r}"
-        )
-    return when
+        ) from None
 
 
 def add_collect_command(commands: Any) -> None:

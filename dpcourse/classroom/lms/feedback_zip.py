@@ -51,7 +51,6 @@ import argparse
 import csv
 import os
 import re
-import stat
 import sys
 import zipfile
 from collections import defaultdict
@@ -62,7 +61,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..gradebook.book import _COLLECTED, _flag, _templates, feedback_name
-from ..grading.reports import _unquoted, atomic_write, printable
+from ..io import atomic_write, printable, read_capped, unquoted
 from .archive import _canvas_assignment, _canvas_layout, _Member
 
 __all__ = [
@@ -231,7 +230,7 @@ def _read_collected(path: Path) -> list[dict[str, str]]:
                 raise ValueError(f"{path}: not a collector's list (no column {', '.join(missing)})")
             rows = []
             for number, line in enumerate(reader, start=2):
-                cell = {k: _unquoted(v) if isinstance(v, str) else "" for k, v in line.items() if k is not None}
+                cell = {k: unquoted(v) if isinstance(v, str) else "" for k, v in line.items() if k is not None}
                 kept = _flag(cell["kept"], "kept", f"{path}, line {number}", empty=False)
                 rows.append({**cell, "kept": "true" if kept else "false"})
         except csv.Error as err:
@@ -242,15 +241,9 @@ def _read_collected(path: Path) -> list[dict[str, str]]:
 def _read_feedback(path: Path) -> str:
     """A feedback file's text; :class:`OSError` for a link (never followed) or anything but a regular file, and
     :class:`ValueError` over the cap."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     if path.parent.is_symlink():
         raise OSError(f"{path.parent}: a link (links are not followed)")
-    fd = os.open(path, flags)  # O_NONBLOCK: a FIFO put there cannot hang the command
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(f"{path.name}: not a regular file")
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read(MAX_FEEDBACK_BYTES + 1)
+    data, _ = read_capped(path, MAX_FEEDBACK_BYTES)  # a FIFO put there cannot hang the command
     if len(data) > MAX_FEEDBACK_BYTES:
         raise ValueError(f"over {MAX_FEEDBACK_BYTES:,} bytes")
     return data.decode("utf-8", errors="replace")

@@ -64,9 +64,10 @@ from typing import Any
 
 from ..course import Assignment, Course, CourseError, Lateness, duration_text, load_course
 from ..gradebook.book import RosterEntry, SubmissionTime, course_totals, row_points
-from ..grading.plan import MAX_NOTEBOOK_BYTES, load_sources, read_outline, student_id
-from ..grading.reports import GradeRow, atomic_text, atomic_write, points_text
+from ..grading.plan import MAX_NOTEBOOK_BYTES, load_sources, read_outline
+from ..grading.reports import GradeRow, points_text
 from ..grading.run import UNCONFINED, grade
+from ..io import NotRegularFile, atomic_text, atomic_write, read_capped
 from ..release import REQUIREMENTS, SOURCE, missing_checkout_default
 from ..sandbox.runner import (
     UNCONFINED_USER_ENV,
@@ -76,6 +77,7 @@ from ..sandbox.runner import (
     unconfined_user,
     why_no_unconfined_user,
 )
+from ..validation import positive_number, student_id, time_or_none
 
 __all__ = [
     "CONFIG",
@@ -340,21 +342,12 @@ def _copy_regular(path: Path, target: Path, room: int) -> tuple[str | None, int]
     cap = min(MAX_NOTEBOOK_BYTES, room)
     too_large = f"larger than {_megabytes(MAX_NOTEBOOK_BYTES)}"
     no_room = f"the notebooks before it already fill the {_megabytes(MAX_STAGED_BYTES)} read from one submission"
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags)
+        data, info = read_capped(path, cap)
+    except NotRegularFile:
+        return "not a regular file", 0
     except OSError as err:
         return f"could not be opened ({err.strerror})", 0
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return "not a regular file", 0
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(cap + 1)
-    except OSError as err:
-        return f"could not be read ({err.strerror})", 0
-    finally:
-        os.close(fd)
     if len(data) > cap:
         return (too_large if max(len(data), info.st_size) > MAX_NOTEBOOK_BYTES else no_room), 0
     target.write_bytes(data)
@@ -540,16 +533,6 @@ def _metadata(path: Path) -> dict[str, Any]:
     except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
-
-
-def _moment(value: object) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo is not None else None
 
 
 def _roster_ids(metadata: Mapping[str, Any]) -> list[str]:
@@ -852,9 +835,9 @@ def _grade_submission(root: Path, config: Mapping[str, Any], user_name: str, wor
     source = root / "source"
     metadata = _metadata(root / "submission_metadata.json")
     listed = metadata.get("assignment")
-    gradescope_due = _moment(listed.get("due_date")) if isinstance(listed, dict) else None
+    gradescope_due = time_or_none(listed.get("due_date")) if isinstance(listed, dict) else None
     course, assignment = _course_of(config, source, gradescope_due)
-    submitted_at = _moment(metadata.get("created_at"))
+    submitted_at = time_or_none(metadata.get("created_at"))
     if assignment.due is not None and gradescope_due is not None and gradescope_due != assignment.due:
         print(f"autograder: Gradescope's due date {gradescope_due} differs from the course file's {assignment.due}")
     student = _student_for(course, assignment, _roster_ids(metadata))
@@ -944,12 +927,9 @@ def run_autograder(root: Path | str | None = None) -> dict[str, Any]:
 
 def _positive_float(text: str) -> float:
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
+        return positive_number(text, float)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def add_gradescope_command(commands: Any) -> None:
