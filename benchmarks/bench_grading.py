@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 
 from dpcourse.classroom.grading.run import grade
-from dpcourse.classroom.lms.gradescope import build_autograder
+from dpcourse.classroom.lms.gradescope.autograder import build_autograder
 from dpcourse.classroom.release import release_notebook
 from dpcourse.classroom.sandbox.runner import SandboxUnavailable, choose_sandbox
 

@@ -59,6 +59,12 @@ the lowest score at which the class summary lists two students' answers as alike
 Every number is finite and bounded: an exercise's points (the course file's or the notebook's) more than 0
 and at most :data:`MAX_POINTS`, ``grace_minutes`` at most :data:`MAX_GRACE_MINUTES` (a year), extra days
 at most 365, so that totals, the summary's figure and due times stay ordinary numbers.
+
+The file is checked by hand (:class:`_Reader` over :mod:`dpcourse.classroom.validation`), not by a JSON Schema
+(``jsonschema`` is installed): weighed for issue 41 and kept, because most of what is checked is not a schema's
+(an exercise named in the instructor's notebooks, an extension's student compared after NFC, a due time read in the
+course's zone and refused in a daylight-saving gap, extra days counted on the calendar), and each message names
+the file, the key's dotted path and the allowed range, which a schema's errors would have to be rewritten into.
 """
 
 from __future__ import annotations

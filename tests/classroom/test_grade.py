@@ -25,7 +25,9 @@ from dpcourse.classroom.grading import plan as plans
 from dpcourse.classroom.grading import reports
 from dpcourse.classroom.grading.run import grade
 from dpcourse.classroom.release import release_notebook
-from dpcourse.classroom.sandbox.runner import BWRAP_ENV, Limits, SandboxUnavailable
+from dpcourse.classroom.sandbox.bubblewrap import BWRAP_ENV
+from dpcourse.classroom.sandbox.limits import Limits
+from dpcourse.classroom.sandbox.runner import SandboxUnavailable
 from tests.classroom.grading_scenarios import (
     CHECKS,
     EXERCISES,
@@ -541,7 +543,8 @@ def test_grade_refuses_a_job_count_or_shard_that_would_grade_nobody_or_crash(tmp
 
 
 def test_a_sandbox_name_other_than_bwrap_or_none_never_runs_a_submission():
-    from dpcourse.classroom.sandbox.runner import Limits, run_job
+    from dpcourse.classroom.sandbox.limits import Limits
+    from dpcourse.classroom.sandbox.runner import run_job
 
     with pytest.raises(ValueError, match="sandbox must be"):
         run_job({}, sandbox="auto", limits=Limits())

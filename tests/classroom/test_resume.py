@@ -163,7 +163,7 @@ def test_a_batch_stopped_halfway_and_run_again_ends_with_every_row_each_graded_o
 def test_a_rerun_takes_only_unchanged_files_of_the_same_student_under_the_same_sources(tmp_path):
     from dpcourse.classroom.grading import run as batch
     from dpcourse.classroom.grading.plan import load_sources
-    from dpcourse.classroom.sandbox.runner import Limits
+    from dpcourse.classroom.sandbox.limits import Limits
 
     paths = write_course(tmp_path, {"alice": {NAME: right()}, "bob": {NAME: right()}, "carol": {NAME: right()}})
     sources, _ = load_sources(tmp_path / "source")

@@ -10,6 +10,16 @@ other exercise and submission is judged as usual.
 
 The protocol is one JSON object per line: the grader sends ``{"exercise", "seed", "records"}`` and
 reads back ``{"verdicts": [{"status", "message", "hint", "mistake", "score"}, …]}``.
+
+Why not ``pebble.ProcessPool`` (a process pool with a timeout per task, which kills and replaces a worker that runs
+past it): it was weighed for issue 41 and kept out, because what it adds over this module is the ~40 lines of
+``_JudgeProcess.ask`` and ``_JudgeProcess.close``, and what it would change is unsafe here. Its results come
+back pickled over :mod:`multiprocessing` pipes, so the grader would unpickle what a process that has just read a
+submission's evidence sent: a judge subverted by that evidence could run code in the grader. Here the grader parses
+one JSON line, capped at ``_MAX_LINE`` characters. Its workers are :mod:`multiprocessing` children (forked from a
+grader that runs threads, or spawned with the parent's ``sys.path`` and ``__main__``), where a judge here is a fresh
+``python -P`` that imports the installed package and nothing from the working folder, under its own address-space
+limit. And it would be one more dependency in the Gradescope image for the same deadline-and-replace behaviour.
 """
 
 from __future__ import annotations

@@ -35,8 +35,8 @@ from typing import Any
 from ... import __version__
 from ..._validation import check_integer
 from ..release import SOURCE
+from ..sandbox.limits import Limits
 from ..sandbox.runner import (
-    Limits,
     SandboxUnavailable,
     check_sandbox_name,
     choose_sandbox,

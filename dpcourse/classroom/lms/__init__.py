@@ -1,8 +1,12 @@
 """The learning management systems: reading what each hands out and writing what each takes in.
 
-- :mod:`.archive`: reading an LMS's download without trusting it (sizes, names, links, metadata);
-- :mod:`.collect`: an LMS's download as one folder per student (``python -m dpcourse collect``);
-- :mod:`.canvas`: Canvas's REST API (``python -m dpcourse canvas pull|push``);
-- :mod:`.feedback_zip`: feedback back to Canvas in one upload;
-- :mod:`.gradescope`: the grader as a Gradescope autograder (``python -m dpcourse gradescope``).
+One place per platform, holding both directions: :mod:`.canvas` (its download, REST API, gradebook import and
+feedback upload), :mod:`.gradescope` (its export, the autograder, its grade import) and :mod:`.folders` (plain
+``DIR/<student>/*.ipynb``). What they share:
+
+- :mod:`.archive`: reading a download without trusting it (sizes, names, links, budgets);
+- :mod:`.claims`: who each file belongs to (the roster matched to the LMS's identities);
+- :mod:`.pipeline`: ranking each student's files and writing the kept ones;
+- :mod:`.collected`: the rows of ``collected.csv``;
+- :mod:`.collect`: ``collect_canvas``, ``collect_gradescope``, ``collect_folders`` and :func:`~.collect.collect`.
 """
