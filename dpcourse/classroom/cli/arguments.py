@@ -27,6 +27,11 @@ def memory(text: str) -> int:
     -------
     int
         Bytes.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        If ``text`` is not such an amount.
     """
     try:
         return memory_bytes(text, MIN_MEMORY_BYTES)
@@ -45,7 +50,12 @@ def positive(kind: type[int] | type[float]) -> Any:
     Returns
     -------
     callable
-        What argparse's ``type=`` takes: text → the number, or :class:`argparse.ArgumentTypeError`.
+        What argparse's ``type=`` takes: text → the number.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        From the returned callable, for text that is not a number > 0.
     """
 
     def parse(text: str) -> float:
@@ -69,6 +79,11 @@ def shard(text: str) -> tuple[int, int]:
     -------
     tuple of (int, int)
         ``(I, N)``.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        If ``text`` is not ``I/N`` with 0 <= I < N.
     """
     try:
         return parse_shard(text)
