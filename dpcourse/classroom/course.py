@@ -42,7 +42,7 @@ that daylight saving skips or repeats is refused), and an extension's extra days
 so that two days after 23:59 on the Friday before daylight saving ends is 23:59 on the Sunday, not 22:59.
 Without ``timezone`` every due time needs its offset and extra days are 24 hours each.
 
-Extensions are keyed by the roster's student id, compared after Unicode NFC (:func:`~.plan.student_id`).
+Extensions are keyed by the roster's student id, compared after Unicode NFC (:func:`~.validation.student_id`).
 Given the roster's ids, :func:`load_course` refuses an extension key that is none of them, or that is one of
 them only after normalisation (an NFD ``zoë`` beside the roster's NFC one): an extension must never miss its
 student silently.
@@ -245,7 +245,7 @@ class Course:
     late : LatePolicy
         How late work is scored (by default: no grace period, no penalty, late work accepted).
     extensions : Mapping
-        Student id (NFC, :func:`~.plan.student_id`) → {assignment key: that student's due time}.
+        Student id (NFC, :func:`~.validation.student_id`) → {assignment key: that student's due time}.
     timezone : zoneinfo.ZoneInfo or None
         The course's time zone (``timezone = "America/New_York"``): offset-less due times are read in it and
         extra days are added on its calendar; None when the course file gives none.
@@ -543,7 +543,7 @@ def load_course(
         Notebook stem → {exercise id: points}, the whole course as :func:`~.plan.read_outline` reads it
         from the instructor's notebooks: every notebook and exercise the file names must be in it.
     students : collection of str or None, optional
-        The roster's student ids (:attr:`~.gradebook.RosterEntry.student`): every extension key must be one of
+        The roster's student ids (:attr:`~.roster.RosterEntry.student`): every extension key must be one of
         them, exactly. None (no roster): the keys are only NFC-normalised.
 
     Returns

@@ -255,7 +255,7 @@ def write_totals(totals: CourseTotals, path: Path | str) -> Path:
     totals : CourseTotals
         The course's scores.
     path : pathlib.Path or str
-        The CSV to write (atomically; every cell through :func:`~.reports.safe_cell`).
+        The CSV to write (atomically; every cell through :func:`~.io.safe_cell`).
 
     Returns
     -------
@@ -335,7 +335,7 @@ def partial_line(partial: Mapping[tuple[str, str], tuple[str, ...]], report: Pat
     Returns
     -------
     str
-        The line, without a line break; student ids through :func:`~.reports.printable`.
+        The line, without a line break; student ids through :func:`~.io.printable`.
     """
     students = sorted({student for student, _ in partial})
     absent = sorted({nb for notebooks in partial.values() for nb in notebooks})

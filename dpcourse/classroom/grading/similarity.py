@@ -615,7 +615,7 @@ def read_answers(submissions: Sequence[Path | str], *, source: Path | str) -> Cl
     Parameters
     ----------
     submissions : sequence of str or pathlib.Path
-        The submitted notebooks, ``<root>/<student>/<file>.ipynb`` (as :func:`~.grade.grade` takes them).
+        The submitted notebooks, ``<root>/<student>/<file>.ipynb`` (as :func:`~.run.grade` takes them).
     source : str or pathlib.Path
         The instructor's notebooks.
 

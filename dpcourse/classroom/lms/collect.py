@@ -4,7 +4,7 @@
 [--canvas-submissions JSON]``
 writes one file per student and course notebook (the stem of one of ``--source``'s notebooks) and
 ``DIR/collected.csv``: one row for every file of the input, with :data:`COLUMNS`. This module holds that
-pipeline, its public functions and the command. The three inputs, read by :mod:`.exports` (which describes
+pipeline, its public functions and the command. The three inputs, read by :mod:`.archive` (which describes
 them in full): **canvas**, the zip of *Download Submissions*, members named by Canvas's ``ContentZipper``
 (canvas-lms ``lib/content_zipper.rb``) or ``Quizzes::QuizSubmissionZipper``; **gradescope**, the zip of
 *Export Submissions*, with ``submission_metadata.yml`` and one folder per submission; **folders**, today's
@@ -17,7 +17,7 @@ minute from her own due time. Gradescope's metadata has the times; a folder's ar
 
 **Who.** A person is only what the LMS writes and the student cannot choose: Canvas's user id in its fixed
 place in the member's name, Gradescope's ``sid`` and e-mail, a folder's own name; never the name of the file
-a student uploaded. With a roster (:func:`~.gradebook.read_roster`) the student is the roster's id, matched
+a student uploaded. With a roster (:func:`~.roster.read_roster`) the student is the roster's id, matched
 exactly after NFC: Canvas by ``canvas_id``, Gradescope by ``sid`` and ``email`` (which must not point at two
 students), folders by ``student``; a roster entry without the LMS's ids is matched by ``student`` equal to the
 LMS's folder name. Two LMS accounts that match one roster student equally get neither's file (the row says
@@ -36,12 +36,12 @@ of whom no notebook was collected, with what they handed in instead.
 
 **The input is hostile.** Nothing is written outside ``DIR`` whatever a member is called (output paths are
 made from the roster's or a sanitised id and the course's own notebook names), and a file is written
-atomically, never through a link. What :mod:`.exports` will not read (links, ``..`` or absolute paths, names
-that are not UTF-8, non-regular or encrypted members, files over :class:`~.exports.CollectLimits`, counted in
+atomically, never through a link. What :mod:`.archive` will not read (links, ``..`` or absolute paths, names
+that are not UTF-8, non-regular or encrypted members, files over :class:`~.archive.CollectLimits`, counted in
 bytes actually read) are rows with a note, and the rest is collected. The caps on files and bytes are each
 student's (a student's oldest notebooks beyond them are listed, not read), so nobody's files crowd out a
 classmate's; an input over the whole-input ceilings (entries really listed, notebooks' bytes) or an unreadable
-one raises :class:`~.exports.CollectError` before anything is written.
+one raises :class:`~.archive.CollectError` before anything is written.
 """
 
 from __future__ import annotations
@@ -60,15 +60,30 @@ from .archive import (
     _Member,
     _open_zip,
     _zip_members,
+    safe_student,
 )
 from .canvas.download import _canvas, _canvas_layout, _read_canvas_submissions
 from .claims import _check_roster
-from .collected import KINDS, CollectResult
+from .collected import COLUMNS, KINDS, CollectedFile, CollectResult
 from .folders import _folder_members, _folders
 from .gradescope.export import _gradescope, _read_metadata
-from .pipeline import _check_out, _Course, _make_out, _pipeline
+from .pipeline import _check_out, _Course, _make_out, _pipeline, course_notebooks
 
-__all__ = ["collect", "collect_canvas", "collect_folders", "collect_gradescope"]
+# The collector's public face: its functions, and (defined beside them) the types and names a caller needs.
+__all__ = [
+    "COLUMNS",
+    "KINDS",
+    "CollectError",
+    "CollectLimits",
+    "CollectResult",
+    "CollectedFile",
+    "collect",
+    "collect_canvas",
+    "collect_folders",
+    "collect_gradescope",
+    "course_notebooks",
+    "safe_student",
+]
 
 
 def collect_canvas(
@@ -90,7 +105,7 @@ def collect_canvas(
     Parameters
     ----------
     zip_path : path
-        The zip Canvas gave (see :mod:`.exports` for its member names).
+        The zip Canvas gave (see :mod:`.archive` for its member names).
     out : path
         The folder to write; must be empty unless ``force``.
     roster : list of RosterEntry, optional
@@ -264,7 +279,7 @@ def collect(
     force : bool
         Collect into a non-empty ``out`` (files of the same student and notebook are replaced).
     limits : CollectLimits, optional
-        Caps on files and bytes read (default :class:`~.exports.CollectLimits`).
+        Caps on files and bytes read (default :class:`~.archive.CollectLimits`).
     canvas_submissions : sequence of path, optional
         Canvas only: the JSON of its submissions API, the files' times (see :func:`collect_canvas`).
 

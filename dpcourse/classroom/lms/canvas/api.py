@@ -5,7 +5,7 @@ course's students (``GET /api/v1/courses/:id/search_users`` with their enrollmen
 submission of the assignment with its history (``GET …/assignments/:id/submissions?include[]=submission_history``),
 and writes what ``dpcourse collect`` writes: ``DIR/<student>/<notebook>.ipynb`` and ``DIR/collected.csv`` (the same
 pipeline, :func:`~.collect._pipeline`, so the same columns, matching and notes), plus the roster
-(``DIR/roster.csv``, :func:`~.gradebook.read_roster`'s CSV) and the submissions' JSON
+(``DIR/roster.csv``, :func:`~.roster.read_roster`'s CSV) and the submissions' JSON
 (``DIR/canvas_submissions.json``, what ``collect --canvas-submissions`` reads). Each file's ``submitted_at`` is
 its attempt's own, so ``grade`` charges lateness by the minute; an earlier attempt's notebook is an ``older
 submission`` row.
@@ -20,7 +20,7 @@ comment already on Canvas (from a rerun, or a push that stopped midway) is never
 **The input is hostile.** An attachment's name is only matched against the course's notebooks and shown in
 ``collected.csv``, never a path; only ``.ipynb`` attachments are downloaded, only from the Canvas instance's own
 host (the token goes with the request), only when Canvas's size for them is within
-:class:`~.exports.CollectLimits` (and the bytes read are counted again), with a timeout (:data:`TIMEOUT`).
+:class:`~.archive.CollectLimits` (and the bytes read are counted again), with a timeout (:data:`TIMEOUT`).
 Who a file is from is Canvas's user id, matched to the roster Canvas gave.
 
 **The client.** ``canvasapi`` makes every request (pagination by the ``Link`` header included); a rate-limited
@@ -275,8 +275,8 @@ def roster_entries(users: Iterable[Mapping[str, Any]], sections: Mapping[int, st
     """The roster of Canvas's users (``GET /courses/:id/users?include[]=enrollments``), in the order given.
 
     A student's id is her login id (``login_id``, Canvas's SIS Login ID), else her ``sis_user_id``, else her
-    Canvas user id, as :func:`~.gradebook.read_roster` reads Canvas's gradebook export; an id that is no safe
-    folder name (:func:`~.exports.safe_student`), that another student has (in any case) or that is the name of a
+    Canvas user id, as :func:`~.roster.read_roster` reads Canvas's gradebook export; an id that is no safe
+    folder name (:func:`~.archive.safe_student`), that another student has (in any case) or that is the name of a
     file ``pull`` writes beside the students' folders falls to the next.
 
     Parameters

@@ -1,7 +1,7 @@
 """Feedback back to Canvas in one upload: the zip of *Re-Upload Submissions*, one HTML file per student.
 
 ``python -m dpcourse feedback canvas COLLECTED --feedback DIR --out FILE.zip [--notebook NB …] [--force]`` reads
-the Markdown that ``grade --feedback DIR`` wrote (``DIR/<student>/<notebook>.md``, :func:`~.gradebook.write_feedback`)
+the Markdown that ``grade --feedback DIR`` wrote (``DIR/<student>/<notebook>.md``, :func:`~.feedback.write_feedback`)
 and the ``collected.csv`` that ``collect canvas`` wrote from the assignment's *Download Submissions* zip, and writes
 ``FILE.zip`` for Canvas's *Re-Upload Submissions* (Assignments → the assignment → *Re-Upload Submissions*), which
 attaches each member to its student's submission as a comment ("See attached file").
@@ -25,7 +25,7 @@ guides describe the upload, not this rule; it is read from canvas-lms's source (
 
 **How members are named.** Each member is the download's name of one of the student's files up to and including
 its file id, exactly as Canvas wrote it (``<sortable name>[_LATE]_<user id>_<file id>_``, read back by the
-collector's parser in :mod:`.exports`; NFC, as ``collected.csv`` holds it), followed by ``feedback.html``. The
+collector's parser in :mod:`.archive`; NFC, as ``collected.csv`` holds it), followed by ``feedback.html``. The
 name part is Canvas's own (the sortable name lower-cased with everything but word characters removed:
 ``O'Brien, Seán`` is ``obrienseán``), copied from the download, never rebuilt from a roster; the uploaded file's
 name, the one part a student chose, is dropped. The file id is that of the student's kept notebook of the
@@ -137,7 +137,7 @@ class FeedbackZip:
         Returns
         -------
         str
-            Several lines, every student id through :func:`~.reports.printable`.
+            Several lines, every student id through :func:`~.io.printable`.
         """
         lines = [f"feedback canvas: {len(self.members)} students' feedback in {self.out}"]
         lines.append(f"left out: {len(self.left_out)}")
@@ -257,7 +257,7 @@ def feedback_html(student: str, sections: Sequence[str]) -> str:
     student : str
         The student (the page's title; escaped).
     sections : sequence of str
-        The Markdown texts (as :func:`~.gradebook.write_feedback` wrote them).
+        The Markdown texts (as :func:`~.feedback.write_feedback` wrote them).
 
     Returns
     -------
@@ -319,7 +319,7 @@ def canvas_feedback_zip(
         The ``collected.csv`` that ``collect canvas`` wrote from the assignment's download.
     feedback : path
         The folder ``grade --feedback`` wrote (``<student>/<notebook>.md``, named by
-        :func:`~.gradebook.feedback_name`).
+        :func:`~.feedback.feedback_name`).
     out : path
         The zip to write (atomically); must not exist unless ``force``.
     notebooks : sequence of str, optional

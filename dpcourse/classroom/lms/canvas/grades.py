@@ -40,7 +40,7 @@ def write_canvas(
     roster : sequence of RosterEntry
         Where the Canvas ids, SIS ids, sections and names come from (empty for a student not on it).
     path : pathlib.Path or str
-        The CSV to write (atomically; every cell through :func:`~.reports.safe_cell`).
+        The CSV to write (atomically; every cell through :func:`~.io.safe_cell`).
     partial : mapping or None, optional
         The (student, assignment key) pairs held only in part (default: :func:`partial_assignments` of
         ``totals``).

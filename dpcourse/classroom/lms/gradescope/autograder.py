@@ -14,8 +14,8 @@ to ``<root>/results/results.json`` (``<root>`` is ``$DPCOURSE_AUTOGRADER_ROOT``,
 ``/autograder``). The submission is walked without recursion and within limits (:data:`MAX_DEPTH`,
 :data:`MAX_ENTRIES`); the ``.ipynb`` files found are copied (regular files only, never through a link, at
 most :data:`MAX_NOTEBOOKS` and :data:`MAX_STAGED_BYTES`) into a private folder, other files only counted,
-and graded by :func:`~.grade.grade`: the same plan, nonces, seeds, judges, limits and statuses, with the
-course file's points, partial and extra credit, late policy and extensions (:func:`~.gradebook.course_totals`).
+and graded by :func:`~.run.grade`: the same plan, nonces, seeds, judges, limits and statuses, with the
+course file's points, partial and extra credit, late policy and extensions (:func:`~.totals.course_totals`).
 An extension applies when its key equals a submitter's Gradescope ``sid`` (the roster's student id; both
 NFC-normalised), never a name or an e-mail address, which students choose. Each exercise is one test,
 named ``"01 · exact-tail-level"``; the overall output lists the notebooks graded, what to upload when one
@@ -25,11 +25,11 @@ failure of the grader itself becomes a result saying so.
 
 **The student's code cannot touch the result.** The kernel runs in bubblewrap where the container allows
 it; otherwise (Gradescope's containers usually refuse its namespaces) as :data:`DEFAULT_USER` (or
-``$DPCOURSE_UNCONFINED_USER``) under a user id drawn for this run alone (:func:`~.sandbox.run_job` draws it),
+``$DPCOURSE_UNCONFINED_USER``) under a user id drawn for this run alone (:func:`~.runner.run_job` draws it),
 never as root: the run refuses to grade if it cannot drop to that user. It cannot read the solutions
 (``<root>/source`` is made 0700 root) nor write ``<root>/results`` (0755 root); when its run ends, before
 ``results.json`` is written (atomically, as root, last), every process of that id is stopped and killed and
-its files in the shared scratch folders removed (:func:`~.sandbox.kill_user_processes`), so nothing the
+its files in the shared scratch folders removed (:func:`~.users.kill_user_processes`), so nothing the
 submission left behind outlives its run. The id is the run's own because the kernel counts ``RLIMIT_NPROC``
 per id across the machine and a container may share the host's processes: with the user's fixed id,
 containers of one image grading at once (or the host's own user of that id) would share one process
@@ -194,7 +194,7 @@ def build_autograder(
         The visibility of the autograder's stdout, which is meant for the instructor, one of
         :data:`VISIBILITIES`.
     limits : Limits or None, optional
-        Each run's limits (default :class:`~.sandbox.Limits`).
+        Each run's limits (default :class:`~.limits.Limits`).
     requirements : str or pathlib.Path
         The pinned requirements ``setup.sh`` installs.
 

@@ -114,7 +114,7 @@ def results_json(
     Parameters
     ----------
     rows : sequence of GradeRow
-        The rows :func:`~.grade.grade` gave for the submission's notebooks (rows of files that were not
+        The rows :func:`~.run.grade` gave for the submission's notebooks (rows of files that were not
         graded, exercise ``"-"``, are listed in the output).
     course : Course
         The course, for its late policy and extensions.

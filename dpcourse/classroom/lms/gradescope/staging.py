@@ -40,7 +40,7 @@ MAX_DEPTH = 16
 MAX_ENTRIES = 50_000
 
 #: ``.ipynb`` files copied for grading at most; the course has six notebooks, so 50 leaves room for many copies
-#: and drafts while bounding what :func:`~.grade.grade` reads. Later ones are named as not read.
+#: and drafts while bounding what :func:`~.run.grade` reads. Later ones are named as not read.
 MAX_NOTEBOOKS = 50
 
 #: Bytes of notebooks copied from one submission in all (each one is also at most
