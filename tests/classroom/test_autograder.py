@@ -28,9 +28,9 @@ import pytest
 from dpcourse.classroom.cli.gradescope import add_gradescope_command
 from dpcourse.classroom.course import Assignment, Course, LatePolicy
 from dpcourse.classroom.grading.reports import GradeRow
-from dpcourse.classroom.lms.gradescope import autograder, staging
+from dpcourse.classroom.lms.gradescope import autograder, results, staging
 from dpcourse.classroom.lms.gradescope.autograder import CONFIG, DEFAULT_USER, build_autograder
-from dpcourse.classroom.lms.gradescope.results import STUDENT, VISIBILITIES, _log_lines, results_json, test_name
+from dpcourse.classroom.lms.gradescope.results import STUDENT, VISIBILITIES, _log_lines, results_json
 from dpcourse.classroom.lms.gradescope.staging import MAX_DEPTH, stage_submission
 from dpcourse.classroom.sandbox.runner import SandboxUnavailable, choose_sandbox
 from dpcourse.classroom.sandbox.users import _remove_user_files, _user_pids, kill_user_processes, unused_user_id
@@ -508,7 +508,7 @@ def test_results_json_scores_penalties_and_feedback():
     assert "Upload your small.ipynb" in missing["output"]
     assert {t["visibility"] for t in missing["tests"]} == {"after_due_date"}
     assert "late" not in missing["output"]  # nothing handed in, nothing late
-    assert test_name("01_laplace_utility", "exact-tail-level") == "01 · exact-tail-level"
+    assert results.test_name("01_laplace_utility", "exact-tail-level") == "01 · exact-tail-level"
 
 
 JOSE_NFC, JOSE_NFD = "jos\u00e9", "jose\u0301"
