@@ -3,7 +3,7 @@ the function that runs it, which only parses and calls the classroom's functions
 
 - :mod:`.release`: ``release``, the students' copy;
 - :mod:`.collect`: ``collect``, an LMS's download as one folder per student;
-- :mod:`.run`: ``grade``, the batch, its report and gradebook;
+- :mod:`.grade`: ``grade``, the batch, its report and gradebook;
 - :mod:`.gradescope`: ``gradescope build|run``, Gradescope's autograder;
 - :mod:`.feedback`: ``feedback``, the feedback zip for Canvas;
 - :mod:`.canvas`: ``canvas pull|push``, Canvas's API;
