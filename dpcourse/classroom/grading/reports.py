@@ -1,10 +1,7 @@
 """Grade rows and the report CSV: writing it safely, reading it back, totals and merging shards.
 
-A report is one row per (student, notebook, exercise). Every cell a spreadsheet could run as a
-formula gets a leading quote (OWASP's advice). The report, the gradebook's CSVs, the class summary, the
-feedback and the collected notebooks are all written by :func:`atomic_write`: a temporary file in the same
-folder, flushed to the disk, then :func:`os.replace`, so that an interrupted or failing run leaves the old
-file or the new one, never half of one, and no temporary file.
+A report is one row per (student, notebook, exercise). It is written atomically, every cell a spreadsheet
+could run as a formula quoted (:mod:`dpcourse.classroom.io`).
 """
 
 from __future__ import annotations
@@ -15,14 +12,14 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 import threading
-import unicodedata
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import astuple, dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
+
+from ..io import atomic_csv, printable, unquoted
 
 __all__ = [
     "COLUMNS",
@@ -30,17 +27,12 @@ __all__ = [
     "GradeRow",
     "Merged",
     "ReportJournal",
-    "atomic_csv",
-    "atomic_text",
-    "atomic_write",
     "in_shard",
     "journal_path",
     "merge",
     "merge_reports",
-    "printable",
     "points_text",
     "read_report",
-    "safe_cell",
     "summary_table",
     "totals",
     "write_report",
@@ -106,34 +98,6 @@ class GradeRow:
     integrity: str = ""
 
 
-_FORMULA = re.compile(r"^[=+\-@\t\r]")
-# A cell that starts with a quote gets one more, so that reading removes exactly the quote writing added
-# (a student id ``'=x`` or ``'abc`` comes back unchanged).
-_QUOTED = re.compile(r"^[=+\-@\t\r']")
-
-
-def safe_cell(value: object) -> str:
-    """A report cell a spreadsheet will not run as a formula (a leading quote, OWASP's advice).
-
-    Parameters
-    ----------
-    value : object
-        The cell's value; written as ``str(value)``.
-
-    Returns
-    -------
-    str
-        The text with a ``'`` in front when it begins with ``=``, ``+``, ``-``, ``@``, a tab, a carriage
-        return or a quote (so that :func:`read_report` can remove exactly the quote added), else unchanged.
-    """
-    text = str(value)
-    return "'" + text if _QUOTED.match(text) else text
-
-
-def _unquoted(text: str) -> str:
-    return text[1:] if text.startswith("'") and _QUOTED.match(text[1:]) else text
-
-
 def points_text(value: float) -> str:
     """Points as the report writes them: ``1``, ``0.5``.
 
@@ -148,113 +112,6 @@ def points_text(value: float) -> str:
         ``value`` in the ``g`` format (six significant digits, no trailing zeros).
     """
     return f"{value:g}"
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write(path: Path | str, write: Callable[[Any], object], *, binary: bool = False) -> Path:
-    """Write a file atomically: ``write(handle)`` fills a temporary file beside ``path``, which then replaces it.
-
-    The temporary file (``.<name>.<random>`` in the same folder, so that the rename stays on one file
-    system) is flushed and synced to the disk before :func:`os.replace` puts it in place: a reader, or the
-    file system after a crash, sees the old file or the complete new one, never part of it. When ``write``
-    or anything after it fails (an exception, ``KeyboardInterrupt``), the temporary file is removed, the old
-    file is left as it was, and the exception propagates. The file gets the mode an ordinary ``open``
-    would give it (0666 less the umask), not the 0600 of a temporary file, so that a TA reading the
-    gradebook as another user can open it.
-
-    Parameters
-    ----------
-    path : pathlib.Path or str
-        The file to write; its folder is made when missing.
-    write : callable
-        Called once with the open temporary file: text (UTF-8, newlines written as given) or, with
-        ``binary``, bytes.
-    binary : bool, optional
-        Whether the handle takes bytes.
-
-    Returns
-    -------
-    pathlib.Path
-        ``path``.
-
-    Raises
-    ------
-    OSError
-        If the folder cannot be made or the file cannot be written or renamed into place.
-    Exception
-        Whatever ``write`` raises, after the temporary file is removed.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text: dict[str, Any] = {} if binary else {"newline": "", "encoding": "utf-8"}
-    handle = tempfile.NamedTemporaryFile(
-        "wb" if binary else "w", dir=path.parent, prefix=f".{path.name}.", delete=False, **text
-    )
-    try:
-        with handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(handle.name, 0o666 & ~_umask())
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def atomic_text(path: Path | str, text: str) -> Path:
-    """Write ``text`` to ``path`` atomically, with the umask's mode (:func:`atomic_write`).
-
-    Parameters
-    ----------
-    path : pathlib.Path or str
-        The file to write.
-    text : str
-        Its whole content, written as UTF-8 with newlines as given.
-
-    Returns
-    -------
-    pathlib.Path
-        ``path``.
-    """
-
-    def write(handle: IO[str]) -> None:
-        handle.write(text)
-
-    return atomic_write(path, write)
-
-
-def atomic_csv(path: Path | str, header: Sequence[str], rows: Iterable[Sequence[object]]) -> Path:
-    """Write a CSV to ``path`` atomically (every cell through :func:`safe_cell`), with the umask's mode.
-
-    Parameters
-    ----------
-    path : pathlib.Path or str
-        The file to write (:func:`atomic_write`).
-    header : sequence of str
-        The first row, the column names (written as they are).
-    rows : iterable of sequences
-        The rows; each cell is written as ``safe_cell(cell)``. Consumed while the temporary file is
-        written, so a generator that raises leaves the old file in place.
-
-    Returns
-    -------
-    pathlib.Path
-        ``path``.
-    """
-
-    def write(handle: IO[str]) -> None:
-        writer = csv.writer(handle)
-        writer.writerow(header)
-        writer.writerows([safe_cell(cell) for cell in row] for row in rows)
-
-    return atomic_write(path, write)
 
 
 def _row_cells(row: GradeRow) -> list[object]:
@@ -522,7 +379,7 @@ def read_report(path: Path | str) -> list[GradeRow]:
 def _read_row(line: dict[str | None, object], path: Path | str, number: int) -> GradeRow:
     if None in line:
         raise ValueError(f"{path}, line {number}: more cells than columns")
-    cell = {k: _unquoted(v) if isinstance(v, str) else "" for k, v in line.items() if k is not None}
+    cell = {k: unquoted(v) if isinstance(v, str) else "" for k, v in line.items() if k is not None}
     if cell["status"] not in STATUSES:
         raise ValueError(f"{path}, line {number}: unknown status {cell['status'][:40]!r}")
     where = f"{path}, line {number}"
@@ -744,38 +601,6 @@ def _check_shards(files: Sequence[Path], per_file: Sequence[Sequence[GradeRow]],
                 raise ValueError(f"{path}: student {row.student[:60]!r} does not belong to shard {index} of {count}")
             if owner.setdefault(row.student, path) != path:
                 raise ValueError(f"student {row.student[:60]!r} is in both {owner[row.student]} and {path}")
-
-
-_ESCAPED_CATEGORIES = {"Cc", "Cf", "Zl", "Zp"}  # control and format characters, line and paragraph separators
-
-
-def printable(text: str, *, keep_newlines: bool = False) -> str:
-    """``text`` with control and format characters (escape sequences, bidi overrides) shown as ``\\x1b``, ``\\u202e``.
-
-    For the terminal: a student's id or answer can no longer move the cursor, recolour or reverse the text.
-
-    Parameters
-    ----------
-    text : str
-        Any text.
-    keep_newlines : bool, optional
-        Whether ``\\n`` stays a line break (it is shown as ``\\x0a`` otherwise).
-
-    Returns
-    -------
-    str
-        ``text`` with every character of the Unicode categories Cc, Cf, Zl and Zp written as its escape.
-    """
-
-    def shown(char: str) -> str:
-        if keep_newlines and char == "\n":
-            return char
-        if unicodedata.category(char) not in _ESCAPED_CATEGORIES:
-            return char
-        code = ord(char)
-        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-    return "".join(shown(char) for char in text)
 
 
 def summary_table(rows: Sequence[GradeRow]) -> str:

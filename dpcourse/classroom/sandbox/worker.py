@@ -1,6 +1,6 @@
 """Run one built notebook top to bottom; the grader starts this inside the sandbox.
 
-``python -m dpcourse.classroom.worker [--detach]`` reads one job from standard input (JSON: the
+``python -m dpcourse.classroom.sandbox.worker [--detach]`` reads one job from standard input (JSON: the
 notebook, the limits, which cells are answers and checks, and a key) and writes one signed result
 to standard output. Nothing is read from or written to files: the submission's code can write
 anything into its folder, and none of it is ever read back.
@@ -398,7 +398,9 @@ def _job() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m dpcourse.classroom.worker [--detach]``: read one job on standard input, write its signed result.
+    """``python -m dpcourse.classroom.sandbox.worker [--detach]``: read one job on standard input, write its result.
+
+    The result is signed (:func:`sign`).
 
     The job is JSON of at most :data:`MAX_JOB_BYTES` with the notebook, ``cell_timeout``, ``notebook_timeout``,
     ``output_limit``, ``cells`` (exercise id → its answer and check cells) and ``key`` (hex). The result,
@@ -437,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import nbformat
 
-        from ..checks._grading import MIME
+        from ...checks._grading import MIME
 
         nb = nbformat.from_dict(job["notebook"])
         executed, skipped = run(

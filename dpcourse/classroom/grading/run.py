@@ -9,11 +9,11 @@ How one submission is graded:
    only *collects evidence* under a nonce and a seed fresh for that cell and run; the notebook goes
    to the worker on a pipe and its result comes back signed on another. nbclient runs it, not
    nbval: nbval turns a timeout or a dead kernel into skipped cells, which must never read as a pass.
-3. **Judged outside** (:mod:`.judging`): ``passed`` needs the instructor's check to have run to
+3. **Judged outside** (:mod:`.verdicts`): ``passed`` needs the instructor's check to have run to
    completion in this run and evidence its judge accepts.
 
 Any failure while reading, running or judging one submission becomes that submission's rows,
-never the batch's. :func:`grade` refuses to start (:class:`~.sandbox.SandboxUnavailable`) when there
+never the batch's. :func:`grade` refuses to start (:class:`~.runner.SandboxUnavailable`) when there
 is no working sandbox and ``sandbox="none"`` was not asked for.
 """
 
@@ -32,25 +32,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from .._validation import check_integer
-from .judge import JudgePool
-from .judging import INFRASTRUCTURE, judge_run, rows_for_failure
-from .plan import (
-    Plan,
-    SubmissionError,
-    load_sources,
-    pick_graded,
-    plan_submission,
-    read_submission,
-    source_for,
-    student_id,
-    student_of,
-)
-from .release import SOURCE
-from .reports import GradeRow, ReportJournal, in_shard
-from .sandbox import (
-    Limits,
+from ... import __version__
+from ..._validation import check_integer
+from ..release import SOURCE
+from ..sandbox.limits import Limits
+from ..sandbox.runner import (
     SandboxUnavailable,
     check_sandbox_name,
     choose_sandbox,
@@ -59,6 +45,20 @@ from .sandbox import (
     unconfined_user,
     why_no_unconfined_user,
 )
+from ..validation import student_id
+from .judge_pool import JudgePool
+from .plan import (
+    Plan,
+    SubmissionError,
+    load_sources,
+    pick_graded,
+    plan_submission,
+    read_submission,
+    source_for,
+    student_of,
+)
+from .reports import GradeRow, ReportJournal, in_shard
+from .verdicts import INFRASTRUCTURE, judge_run, rows_for_failure
 
 __all__ = ["AS_ROOT", "UNCONFINED", "grade", "in_shard", "parse_shard", "submissions_root"]
 
@@ -342,9 +342,9 @@ def grade(
         The instructor's notebooks, with their solutions (default: the workbook's ``notebooks/``).
     jobs : int or None, optional
         Submissions graded at once; by default the cores, within what
-        :func:`~.sandbox.max_parallel_runs` allows.
+        :func:`~.limits.max_parallel_runs` allows.
     limits : Limits or None, optional
-        Each run's limits (default :class:`~.sandbox.Limits`).
+        Each run's limits (default :class:`~.limits.Limits`).
     sandbox : str
         ``"bwrap"`` (the default; ``"auto"`` means the same) refuses to run anything without a working
         bubblewrap; ``"none"`` runs each submission unconfined, in its own session, and notes it on every row.
@@ -354,7 +354,7 @@ def grade(
         Show a progress bar on standard error.
     partial_credit : Mapping or None, optional
         Per notebook stem, the exercise ids whose failed rows earn the share of grading inputs passed (see
-        :func:`~.judging.judge_run`).
+        :func:`~.verdicts.judge_run`).
     run_as_root : bool
         With ``sandbox="none"`` as root, run the submissions as root when no unprivileged user can run this
         Python (every row then says so). Off by default: such a run is refused, since a submission run as
@@ -383,7 +383,7 @@ def grade(
         False: nothing ran. Checked after the arguments and the source, so those are reported first.
     ValueError
         If ``sandbox`` is none of those values, ``jobs`` is below 1 or above what
-        :func:`~.sandbox.max_parallel_runs` allows (the message says why), or the notebooks of ``source``
+        :func:`~.limits.max_parallel_runs` allows (the message says why), or the notebooks of ``source``
         hold no exercise or a malformed one (:func:`~.plan.load_sources`), or ``shard`` is not ``(I, N)`` with
         0 ≤ I < N.
     TypeError

@@ -6,8 +6,8 @@ cells the worker skipped. Only evidence carrying the nonce of this cell and run 
 judged outside the run by the exercise's own judge, with the seed the inputs of a function exercise
 were drawn from. Everything in a result may be hostile (it was shaped by code the student wrote), so
 every value is type-checked here and nothing here raises for it; the judges themselves run
-in the processes of a :class:`~.judge.JudgePool`, each exercise with a deadline and at most
-:data:`~.judge.MAX_RECORDS` records, and every text that reaches the report is cut to
+in the processes of a :class:`~.judge_pool.JudgePool`, each exercise with a deadline and at most
+:data:`~.judge_pool.MAX_RECORDS` records, and every text that reaches the report is cut to
 :data:`MAX_MESSAGE` characters.
 """
 
@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .judge import MAX_RECORDS, JudgePool, OverBudget
+from .judge_pool import MAX_RECORDS, JudgePool, OverBudget
 from .plan import Plan, PlannedExercise
 from .reports import GradeRow
 
@@ -117,7 +117,7 @@ def judge_run(
     An exercise is ``passed`` only when its check's evidence carries this run's nonce and its judge
     accepts every record; ``not attempted`` without an answer cell or with the stub as the answer;
     ``errored``, with the reason, when its answer cell did not run to its end, its check left no evidence
-    (or published it more than once, or ran more than :data:`~.judge.MAX_RECORDS` times) or its judge
+    (or published it more than once, or ran more than :data:`~.judge_pool.MAX_RECORDS` times) or its judge
     failed; otherwise ``failed``, with the judge's message, hint and mistake.
 
     Parameters
@@ -125,7 +125,7 @@ def judge_run(
     plan : Plan
         What ran (:func:`~.plan.plan_submission`), with the nonces and seeds drawn for this run.
     result : Mapping
-        The worker's verified result (:attr:`~.sandbox.RunResult.result`); any value in it may be hostile.
+        The worker's verified result (:attr:`~.runner.RunResult.result`); any value in it may be hostile.
     integrity : str
         The integrity notes, ``"; "``-joined, for every row.
     judges : JudgePool

@@ -1,74 +1,36 @@
-"""The instructor's command line: ``python -m dpcourse release …``, ``collect …``, ``grade …`` and ``gradescope …``.
+"""``python -m dpcourse grade``: grade submissions, each in its own sandbox, and write the report and gradebook.
 
-``grade`` exit status: 0 when grading worked (whatever the students scored, and whatever their kernels
-did), 2 for bad arguments, an unreadable source or course file, or no working sandbox (then nothing ran
-and nothing was written), 1 when the grader itself failed on some submission (those rows say so), 130 when
-stopped by SIGINT or SIGTERM (the runs in flight are ended; ``<report>.journal`` keeps every submission graded,
-and the same command again grades only the rest).
+Exit status: 0 when grading worked (whatever the students scored, and whatever their kernels did), 2 for bad
+arguments, an unreadable source or course file, or no working sandbox (then nothing ran and nothing was written), 1
+when the grader itself failed on some submission (those rows say so), 130 when stopped by SIGINT or SIGTERM (the
+runs in flight are ended; ``<report>.journal`` keeps every submission graded, and the same command again grades
+only the rest).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import signal
 import sys
 import threading
-from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from . import gradebook
-from .autograder import add_gradescope_command
-from .canvas import add_canvas_command
-from .collect import add_collect_command
-from .course import Course, CourseError, load_course
-from .feedback_zip import add_feedback_command
-from .grade import AS_ROOT, UNCONFINED, grade, parse_shard, submissions_root
-from .judging import INFRASTRUCTURE
-from .plan import read_outline, student_id, without_copy_number
-from .release import PROJECT, add_release_command, missing_checkout_default
-from .reports import GradeRow, journal_path, merge, printable, summary_table, write_report
-from .sandbox import MIN_MEMORY_BYTES, Limits, SandboxUnavailable
-from .similarity import read_answers
+from ..course import Course, CourseError, load_course
+from ..gradebook.roster import RosterEntry, collected_times, left_out_notebooks, read_roster, submission_times
+from ..grading.plan import read_outline
+from ..grading.reports import GradeRow, journal_path, merge, summary_table, write_report
+from ..grading.run import AS_ROOT, UNCONFINED, grade
+from ..grading.similarity import read_answers
+from ..grading.verdicts import INFRASTRUCTURE
+from ..io import printable
+from ..outputs import GRADEBOOKS, write_gradebook
+from ..release import PROJECT
+from ..sandbox.limits import Limits
+from ..sandbox.runner import SandboxUnavailable
+from .arguments import memory, positive, shard
 
-__all__ = ["add_grade_command", "main"]
-
-
-def _memory(text: str) -> int:
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(text), flags=re.IGNORECASE)
-    if not match:
-        raise argparse.ArgumentTypeError(f"--memory must look like 2G or 512M; got {text!r}")
-    value = float(match.group(1)) * 1024 ** " KMGT".index(match.group(2).upper() or " ")
-    if value < MIN_MEMORY_BYTES:
-        raise argparse.ArgumentTypeError(
-            f"--memory must be at least {MIN_MEMORY_BYTES // 1024**2}M (a kernel with numpy, scipy and matplotlib "
-            "needs that)"
-        )
-    return int(value)
-
-
-def _positive(kind: type) -> Any:
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-        return value
-
-    return parse
-
-
-def _shard(text: str) -> tuple[int, int]:
-    try:
-        return parse_shard(text)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
+__all__ = ["add_grade_command"]
 
 
 def add_grade_command(commands: Any) -> None:
@@ -103,15 +65,15 @@ def add_grade_command(commands: Any) -> None:
         help="the instructor's notebooks: the whole course (default: notebooks/)",
     )
     parser.add_argument(
-        "--jobs", type=_positive(int), default=None, help="submissions graded in parallel (default: the cores)"
+        "--jobs", type=positive(int), default=None, help="submissions graded in parallel (default: the cores)"
     )
-    parser.add_argument("--cell-timeout", type=_positive(float), default=Limits.cell_timeout, help="seconds per cell")
+    parser.add_argument("--cell-timeout", type=positive(float), default=Limits.cell_timeout, help="seconds per cell")
     parser.add_argument(
-        "--notebook-timeout", type=_positive(float), default=Limits.notebook_timeout, help="seconds per notebook"
+        "--notebook-timeout", type=positive(float), default=Limits.notebook_timeout, help="seconds per notebook"
     )
     parser.add_argument(
         "--memory",
-        type=_memory,
+        type=memory,
         default=Limits.memory_bytes,
         help="memory per submission, its files in the sandbox included (default 2G)",
     )
@@ -130,7 +92,7 @@ def add_grade_command(commands: Any) -> None:
     )
     parser.add_argument(
         "--shard",
-        type=_shard,
+        type=shard,
         default=None,
         metavar="I/N",
         help="grade only the students of shard I of N (0 <= I < N), for batch jobs; join with --merge",
@@ -151,7 +113,7 @@ def add_grade_command(commands: Any) -> None:
     )
     parser.add_argument(
         "--shards",
-        type=_positive(int),
+        type=positive(int),
         default=None,
         metavar="N",
         help="with --merge: the reports are the N shard reports of one batch (…-0.csv … …-N-1.csv); "
@@ -182,7 +144,7 @@ def add_grade_command(commands: Any) -> None:
     )
     parser.add_argument(
         "--gradebook",
-        choices=gradebook.GRADEBOOKS,
+        choices=GRADEBOOKS,
         action="append",
         default=[],
         help="also write an LMS import beside the report: canvas or gradescope (repeatable)",
@@ -208,73 +170,16 @@ def _limits(args: argparse.Namespace) -> Limits:
     )
 
 
-def _collected(files: list[Path]) -> dict[tuple[str, str], Any]:
-    """The hand-in times of several ``collected.csv`` files; a later file's entry for a (student, notebook) wins."""
-    times: dict[tuple[str, str], Any] = {}
-    for path in files:
-        times.update(gradebook.read_collected(path))
-    return times
-
-
-def _submission_times(paths: list[Path], outline: dict[str, dict[str, float]]) -> dict[tuple[str, str], Any]:
-    """When each (student, notebook) was handed in: the collector's ``collected.csv`` in the submissions' folder,
-    else the newest modification time of the student's files for that notebook."""
-    root = submissions_root(paths)
-    collected = root / "collected.csv"
-    if collected.is_file():
-        return _collected([collected])
-    times: dict[tuple[str, str], float] = {}
-    for path in paths:
-        relative = Path(os.path.abspath(path)).relative_to(root).parts
-        student = student_id(relative[0]) if len(relative) > 1 else student_id(path.parent.name)
-        stem = without_copy_number(path.stem)
-        if stem not in outline:
-            continue
-        try:
-            modified = os.stat(path, follow_symlinks=False).st_mtime
-        except OSError:
-            continue
-        times[(student, stem)] = max(modified, times.get((student, stem), modified))
-    return {key: gradebook.SubmissionTime(datetime.fromtimestamp(t, tz=UTC), None) for key, t in times.items()}
-
-
-#: The most entries of one student's folder :func:`_left_out` looks at (a folder is the student's hostile input).
-_MAX_FOLDER_ENTRIES = 10_000
-
-
-def _left_out(paths: list[Path], outline: dict[str, dict[str, float]]) -> dict[str, frozenset[str]]:
-    """Per student, the course notebooks in their folder that this run was not given (a regrade of one file):
-    ``.ipynb`` names at the top of the folder, copy numbers dropped, links not followed."""
-    root = submissions_root(paths)
-    given = {os.path.abspath(p) for p in paths}
-    folders: dict[str, Path] = {}
-    for path in paths:
-        relative = Path(os.path.abspath(path)).relative_to(root).parts
-        if len(relative) > 1:
-            folders[student_id(relative[0])] = root / relative[0]
-    found: dict[str, frozenset[str]] = {}
-    for student, folder in folders.items():
-        try:
-            with os.scandir(folder) as entries:
-                names = [e.path for e, _ in zip(entries, range(_MAX_FOLDER_ENTRIES), strict=False)]
-        except OSError:
-            continue
-        stems = {without_copy_number(Path(n).stem) for n in names if n.endswith(".ipynb") and n not in given}
-        if stems & outline.keys():
-            found[student] = frozenset(stems & outline.keys())
-    return found
-
-
 def _write_gradebook(
     args: argparse.Namespace,
     rows: list[GradeRow],
-    roster: list[gradebook.RosterEntry],
+    roster: list[RosterEntry],
     course: Course | None,
     times: Any,
     left_out: dict[str, frozenset[str]] | None = None,
 ) -> None:
     """Totals over the whole course, the class summary, the LMS imports and feedback asked for."""
-    written, text = gradebook.write_gradebook(
+    written, text = write_gradebook(
         rows,
         read_outline(args.source),
         report=args.report,
@@ -332,7 +237,7 @@ def _run_grade(args: argparse.Namespace) -> int:
 
 def _grade_command(args: argparse.Namespace) -> int:
     try:
-        roster = gradebook.read_roster(args.roster) if args.roster is not None else []
+        roster = read_roster(args.roster) if args.roster is not None else []
         outline = read_outline(args.source)
         students = [e.student for e in roster] if roster else None
         course = load_course(args.course, outline, students=students) if args.course is not None else None
@@ -342,7 +247,7 @@ def _grade_command(args: argparse.Namespace) -> int:
             merged = merge(args.merge, outline=outline, replace=args.replace, shards=args.shards)
         if args.merge and not args.submissions:
             rows = merged.rows
-            times = _collected(args.collected) if args.collected else None
+            times = collected_times(args.collected) if args.collected else None
             for student, notebook, winner in merged.replaced:
                 print(f"replaced: {student}/{notebook} by the rows of {winner}")
         else:
@@ -363,8 +268,10 @@ def _grade_command(args: argparse.Namespace) -> int:
                 run_as_root=args.run_submissions_as_root,
                 journal=journal_path(args.report),
             )
-            times = _collected(args.collected) if args.collected else _submission_times(list(args.submissions), outline)
-            left_out = _left_out(list(args.submissions), outline)
+            times = (
+                collected_times(args.collected) if args.collected else submission_times(list(args.submissions), outline)
+            )
+            left_out = left_out_notebooks(args.submissions, outline)
             if args.merge:  # this run's rows after the earlier reports' (a regrade)
                 merged = merge(args.merge, outline=outline, replace=args.replace, last=("this run", rows))
                 for student, notebook, _ in merged.replaced:
@@ -398,51 +305,3 @@ def _grade_command(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
-
-
-def _version() -> str:
-    """The installed distribution's version; in a source checkout that is not installed, the package's own."""
-    try:
-        return metadata.version("dpcourse")
-    except metadata.PackageNotFoundError:
-        return __version__
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``dpcourse`` (or ``python -m dpcourse``): the ``release``, ``collect``, ``grade`` and ``gradescope`` commands.
-
-    Parameters
-    ----------
-    argv : list of str or None, optional
-        The arguments after the program's name (default: ``sys.argv[1:]``).
-
-    Returns
-    -------
-    int
-        The sub-command's exit status (for ``grade``: see the module's docstring), or 2 with one line on stderr
-        when it would read a default that only a checkout of the workbook has (``--source`` without
-        ``notebooks/`` beside the package).
-
-    Raises
-    ------
-    SystemExit
-        From argparse, with status 2 for arguments it cannot parse (0 after ``--help`` or ``--version``).
-    """
-    parser = argparse.ArgumentParser(
-        prog="dpcourse" if Path(sys.argv[0]).name == "dpcourse" else "python -m dpcourse",
-        description="Instructors' tools for the dpcourse workbook.",
-    )
-    parser.add_argument("--version", action="version", version=f"dpcourse {_version()}")
-    commands = parser.add_subparsers(dest="command", required=True)
-    add_release_command(commands)
-    add_collect_command(commands)
-    add_grade_command(commands)
-    add_gradescope_command(commands)
-    add_feedback_command(commands)
-    add_canvas_command(commands)
-    args = parser.parse_args(argv)
-    missing = missing_checkout_default(args)
-    if missing:
-        print(missing, file=sys.stderr)
-        return 2
-    return int(args.run(args))

@@ -67,17 +67,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
-from .._validation import check_positive
-from .plan import (
-    load_sources,
-    pick_graded,
-    plan_submission,
-    read_submission,
-    source_exercises,
-    source_for,
-    student_id,
-    student_of,
-)
+from ..._validation import check_positive
+from ..validation import student_id
+from .plan import load_sources, pick_graded, plan_submission, read_submission, source_exercises, source_for, student_of
 
 __all__ = [
     "COMMON_CAP",
@@ -623,7 +615,7 @@ def read_answers(submissions: Sequence[Path | str], *, source: Path | str) -> Cl
     Parameters
     ----------
     submissions : sequence of str or pathlib.Path
-        The submitted notebooks, ``<root>/<student>/<file>.ipynb`` (as :func:`~.grade.grade` takes them).
+        The submitted notebooks, ``<root>/<student>/<file>.ipynb`` (as :func:`~.run.grade` takes them).
     source : str or pathlib.Path
         The instructor's notebooks.
 
@@ -636,7 +628,7 @@ def read_answers(submissions: Sequence[Path | str], *, source: Path | str) -> Cl
     FileNotFoundError, ValueError
         If ``source`` cannot be read (:func:`~.plan.load_sources`); never for a submission.
     """
-    from .grade import submissions_root  # grade imports the sandbox; only this reader needs its root
+    from .run import submissions_root  # grade imports the sandbox; only this reader needs its root
 
     sources, released = load_sources(source)
     paths = [Path(p) for p in submissions]

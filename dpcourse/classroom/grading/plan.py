@@ -20,9 +20,7 @@ import json
 import os
 import re
 import secrets
-import stat
 import textwrap
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +28,9 @@ from typing import Any
 
 import nbformat
 
-from .release import BEGIN, release_notebook
+from ..io import NotRegularFile, read_capped
+from ..release import BEGIN, release_notebook
+from ..validation import student_id
 
 __all__ = [
     "MAX_NOTEBOOK_BYTES",
@@ -267,11 +267,6 @@ def read_outline(source_dir: Path | str) -> dict[str, dict[str, float]]:
 # --------------------------------------------------------------------------- reading a submission
 
 
-def student_id(folder_name: str) -> str:
-    """A student id as the gradebook compares it: the folder's name in Unicode NFC (a Mac unzip gives NFD)."""
-    return unicodedata.normalize("NFC", folder_name)
-
-
 def student_of(path: Path) -> str:
     """The student a submission belongs to: the name of its folder (``submissions/<student>/x.ipynb``)."""
     return student_id(path.parent.name or path.stem)
@@ -314,21 +309,12 @@ def read_submission(path: Path, own_folder: Path | None = None) -> Any:
         raise SubmissionError("the file is missing, or a link to nothing") from None
     if os.path.realpath(own) != own or os.path.commonpath([own, real]) != own or real == own:
         raise SubmissionError("it is a link leading out of the student's own folder")
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(real, flags)
+        raw, _ = read_capped(real, MAX_NOTEBOOK_BYTES)
+    except NotRegularFile:
+        raise SubmissionError("it is not a regular file") from None
     except OSError as err:
         raise SubmissionError(f"it could not be opened ({err.strerror})") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise SubmissionError("it is not a regular file")
-        if info.st_size > MAX_NOTEBOOK_BYTES:
-            raise SubmissionError(f"the file is larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            raw = handle.read(MAX_NOTEBOOK_BYTES + 1)
-    finally:
-        os.close(fd)
     if len(raw) > MAX_NOTEBOOK_BYTES:
         raise SubmissionError(f"the file is larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB")
     return parse_notebook(raw)

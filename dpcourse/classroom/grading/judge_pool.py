@@ -2,7 +2,7 @@
 
 A judge is pure, but the evidence it reads was shaped by a submission: an audit record that asks for a
 million runs, six hundred copies of it, an answer that makes a reference computation slow. So judging
-runs outside the grader's process, in ``python -P -m dpcourse.classroom.judge`` processes kept by a
+runs outside the grader's process, in ``python -P -m dpcourse.classroom.grading.judge_pool`` processes kept by a
 :class:`JudgePool` for the whole batch (each imports the checks once): one request per exercise, a
 deadline for each, at most :data:`MAX_RECORDS` records, and an address-space limit. A judge that runs
 past its deadline is killed and replaced; that exercise is ``errored`` with a plain reason, and every
@@ -10,6 +10,16 @@ other exercise and submission is judged as usual.
 
 The protocol is one JSON object per line: the grader sends ``{"exercise", "seed", "records"}`` and
 reads back ``{"verdicts": [{"status", "message", "hint", "mistake", "score"}, …]}``.
+
+Why not ``pebble.ProcessPool`` (a process pool with a timeout per task, which kills and replaces a worker that runs
+past it): it was weighed for issue 41 and kept out, because what it adds over this module is the ~40 lines of
+``_JudgeProcess.ask`` and ``_JudgeProcess.close``, and what it would change is unsafe here. Its results come
+back pickled over :mod:`multiprocessing` pipes, so the grader would unpickle what a process that has just read a
+submission's evidence sent: a judge subverted by that evidence could run code in the grader. Here the grader parses
+one JSON line, capped at ``_MAX_LINE`` characters. Its workers are :mod:`multiprocessing` children (forked from a
+grader that runs threads, or spawned with the parent's ``sys.path`` and ``__main__``), where a judge here is a fresh
+``python -P`` that imports the installed package and nothing from the working folder, under its own address-space
+limit. And it would be one more dependency in the Gradescope image for the same deadline-and-replace behaviour.
 """
 
 from __future__ import annotations
@@ -36,7 +46,7 @@ _MAX_LINE = 16_000_000
 
 
 def _judge(request: dict[str, Any]) -> dict[str, Any]:
-    from ..checks import all_exercises
+    from ...checks import all_exercises
 
     exercise = all_exercises().get(str(request.get("exercise")))
     if exercise is None:
@@ -86,7 +96,7 @@ def main() -> int:
 
 
 #: the judge process's command line (``-P``: the working folder is not put on the import path)
-COMMAND = (sys.executable, "-P", "-m", "dpcourse.classroom.judge")
+COMMAND = (sys.executable, "-P", "-m", "dpcourse.classroom.grading.judge_pool")
 
 
 class OverBudget(str):

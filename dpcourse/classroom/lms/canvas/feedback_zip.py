@@ -1,7 +1,7 @@
 """Feedback back to Canvas in one upload: the zip of *Re-Upload Submissions*, one HTML file per student.
 
 ``python -m dpcourse feedback canvas COLLECTED --feedback DIR --out FILE.zip [--notebook NB …] [--force]`` reads
-the Markdown that ``grade --feedback DIR`` wrote (``DIR/<student>/<notebook>.md``, :func:`~.gradebook.write_feedback`)
+the Markdown that ``grade --feedback DIR`` wrote (``DIR/<student>/<notebook>.md``, :func:`~.feedback.write_feedback`)
 and the ``collected.csv`` that ``collect canvas`` wrote from the assignment's *Download Submissions* zip, and writes
 ``FILE.zip`` for Canvas's *Re-Upload Submissions* (Assignments → the assignment → *Re-Upload Submissions*), which
 attaches each member to its student's submission as a comment ("See attached file").
@@ -25,7 +25,7 @@ guides describe the upload, not this rule; it is read from canvas-lms's source (
 
 **How members are named.** Each member is the download's name of one of the student's files up to and including
 its file id, exactly as Canvas wrote it (``<sortable name>[_LATE]_<user id>_<file id>_``, read back by the
-collector's parser in :mod:`.exports`; NFC, as ``collected.csv`` holds it), followed by ``feedback.html``. The
+collector's parser in :mod:`.archive`; NFC, as ``collected.csv`` holds it), followed by ``feedback.html``. The
 name part is Canvas's own (the sortable name lower-cased with everything but word characters removed:
 ``O'Brien, Seán`` is ``obrienseán``), copied from the download, never rebuilt from a roster; the uploaded file's
 name, the one part a student chose, is dropped. The file id is that of the student's kept notebook of the
@@ -47,30 +47,29 @@ account. A feedback file that is a link, or over :data:`MAX_FEEDBACK_BYTES`, is 
 
 from __future__ import annotations
 
-import argparse
 import csv
 import os
 import re
-import stat
-import sys
 import zipfile
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
-from .exports import _canvas_assignment, _canvas_layout, _Member
-from .gradebook import _COLLECTED, _flag, _templates, feedback_name
-from .reports import _unquoted, atomic_write, printable
+from ...gradebook.feedback import feedback_name
+from ...gradebook.render import _templates
+from ...gradebook.roster import _COLLECTED, _flag
+from ...io import atomic_write, printable, read_capped, unquoted
+from ..archive import _Member
+from .download import _canvas_assignment, _canvas_layout
 
 __all__ = [
     "FEEDBACK_MEMBER",
     "MAX_FEEDBACK_BYTES",
     "FeedbackMember",
     "FeedbackZip",
-    "add_feedback_command",
     "canvas_feedback_zip",
     "canvas_reads",
     "feedback_html",
@@ -138,7 +137,7 @@ class FeedbackZip:
         Returns
         -------
         str
-            Several lines, every student id through :func:`~.reports.printable`.
+            Several lines, every student id through :func:`~.io.printable`.
         """
         lines = [f"feedback canvas: {len(self.members)} students' feedback in {self.out}"]
         lines.append(f"left out: {len(self.left_out)}")
@@ -231,7 +230,7 @@ def _read_collected(path: Path) -> list[dict[str, str]]:
                 raise ValueError(f"{path}: not a collector's list (no column {', '.join(missing)})")
             rows = []
             for number, line in enumerate(reader, start=2):
-                cell = {k: _unquoted(v) if isinstance(v, str) else "" for k, v in line.items() if k is not None}
+                cell = {k: unquoted(v) if isinstance(v, str) else "" for k, v in line.items() if k is not None}
                 kept = _flag(cell["kept"], "kept", f"{path}, line {number}", empty=False)
                 rows.append({**cell, "kept": "true" if kept else "false"})
         except csv.Error as err:
@@ -242,15 +241,9 @@ def _read_collected(path: Path) -> list[dict[str, str]]:
 def _read_feedback(path: Path) -> str:
     """A feedback file's text; :class:`OSError` for a link (never followed) or anything but a regular file, and
     :class:`ValueError` over the cap."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     if path.parent.is_symlink():
         raise OSError(f"{path.parent}: a link (links are not followed)")
-    fd = os.open(path, flags)  # O_NONBLOCK: a FIFO put there cannot hang the command
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(f"{path.name}: not a regular file")
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read(MAX_FEEDBACK_BYTES + 1)
+    data, _ = read_capped(path, MAX_FEEDBACK_BYTES)  # a FIFO put there cannot hang the command
     if len(data) > MAX_FEEDBACK_BYTES:
         raise ValueError(f"over {MAX_FEEDBACK_BYTES:,} bytes")
     return data.decode("utf-8", errors="replace")
@@ -264,7 +257,7 @@ def feedback_html(student: str, sections: Sequence[str]) -> str:
     student : str
         The student (the page's title; escaped).
     sections : sequence of str
-        The Markdown texts (as :func:`~.gradebook.write_feedback` wrote them).
+        The Markdown texts (as :func:`~.feedback.write_feedback` wrote them).
 
     Returns
     -------
@@ -326,7 +319,7 @@ def canvas_feedback_zip(
         The ``collected.csv`` that ``collect canvas`` wrote from the assignment's download.
     feedback : path
         The folder ``grade --feedback`` wrote (``<student>/<notebook>.md``, named by
-        :func:`~.gradebook.feedback_name`).
+        :func:`~.feedback.feedback_name`).
     out : path
         The zip to write (atomically); must not exist unless ``force``.
     notebooks : sequence of str, optional
@@ -424,44 +417,3 @@ def _write_zip(out: Path, members: Sequence[tuple[FeedbackMember, str]]) -> Path
 
 
 # --------------------------------------------------------------------------- the command
-
-
-def add_feedback_command(commands: Any) -> None:
-    """Register ``feedback`` on an argparse sub-command set.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        What :meth:`argparse.ArgumentParser.add_subparsers` returned; ``feedback`` is added to it, its ``run``
-        default set to the function that runs the command.
-    """
-    parser = commands.add_parser(
-        "feedback",
-        help="the feedback grade wrote, as a zip for Canvas's Re-Upload Submissions",
-        description="Write the Markdown feedback of grade --feedback as one HTML file per student, in a zip "
-        "named as Canvas's download named each student's file, for Canvas's Re-Upload Submissions (each "
-        "becomes a comment on the student's submission).",
-    )
-    parser.add_argument("kind", choices=("canvas",), help="the LMS (Canvas: Re-Upload Submissions)")
-    parser.add_argument("collected", type=Path, help="the collected.csv that collect canvas wrote from the download")
-    parser.add_argument("--feedback", type=Path, required=True, metavar="DIR", help="the folder grade --feedback wrote")
-    parser.add_argument("--out", type=Path, required=True, metavar="ZIP", help="the zip to write")
-    parser.add_argument(
-        "--notebook",
-        action="append",
-        default=[],
-        metavar="NB",
-        help="a notebook of the assignment (repeat, in the order shown); default: those collected.csv names",
-    )
-    parser.add_argument("--force", action="store_true", help="replace an existing --out")
-    parser.set_defaults(run=_run_feedback)
-
-
-def _run_feedback(args: argparse.Namespace) -> int:
-    try:
-        result = canvas_feedback_zip(args.collected, args.feedback, args.out, notebooks=args.notebook, force=args.force)
-    except (OSError, ValueError) as err:
-        print(f"feedback: {printable(str(err))}", file=sys.stderr)
-        return 2
-    print(result.summary())
-    return 0
