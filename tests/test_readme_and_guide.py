@@ -107,3 +107,12 @@ def test_the_commands_are_found_and_a_wrong_one_is_refused(monkeypatch):
     assert parses("dpcourse grade a.ipynb --report r.csv --jobs 2", monkeypatch).jobs == 2
     with pytest.raises(SystemExit):
         parses("dpcourse grade a.ipynb --report r.csv --gradebook moodle", monkeypatch)
+
+
+def test_the_course_file_on_its_page_is_one_the_grader_accepts(tmp_path):
+    text = (GUIDE / "course-file.md").read_text()
+    course = tmp_path / "course.toml"
+    course.write_text(re.search(r"^```toml\n(.*?)^```", text, re.M | re.S).group(1))
+    out = tmp_path / "week1.zip"
+    assert main(["gradescope", "build", "--out", str(out), "--course", str(course), "--assignment", "week1"]) == 0
+    assert out.is_file()
