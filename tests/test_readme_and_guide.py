@@ -74,6 +74,10 @@ def test_the_readme_is_short_and_starts_with_the_two_commands():
     assert [line.split("#")[0].strip() for line in first_block.splitlines()] == ["make lab", "make test"]
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(r"^lab:", makefile, re.M) and re.search(r"^test:", makefile, re.M)
+    # The speed figures: one short paragraph, with the benchmarks' tables and the guide's page behind it.
+    (speed,) = [paragraph for paragraph in text.split("\n\n") if paragraph.startswith("**Speed:**")]
+    assert len(speed.splitlines()) <= 2
+    assert "(benchmarks/RESULTS.md)" in speed and "(book/instructors/speed.md)" in speed
 
 
 def test_ci_runs_the_readmes_test_command_in_both_fresh_clones():
