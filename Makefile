@@ -47,7 +47,7 @@ help:
 	@echo "make nbtest NB=notebooks/01_laplace_utility.ipynb   nbval on one notebook"
 	@echo "make execute NB=notebooks/01_laplace_utility.ipynb  re-run a notebook, store its outputs (NB=notebooks/*.ipynb for all)"
 	@echo "make bench    run the benchmarks and rewrite benchmarks/RESULTS.md"
-	@echo "make docs     build the API reference from the docstrings into docs/_build/html (every warning an error)"
+	@echo "make docs     build the API reference and the instructors' guide into docs/_build/html (every warning an error)"
 	@echo "make book     build the course website (the students' notebooks, no answer in them, with their stored outputs,"
 	@echo "              and the API reference, readable offline) into book/_build/html; the first run installs"
 	@echo "              .venv/book and book/npm"
@@ -143,8 +143,9 @@ nbtest: $(STAMP) $(TEST_STAMP)
 execute: $(STAMP)
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=600 $(NB)
 
-# The API reference (Sphinx, autodoc and numpydoc; docs/conf.py). -W: a docstring docutils or numpydoc cannot
-# read fails the build; tests/test_docs.py builds it the same way in make test.
+# The API reference (Sphinx, autodoc and numpydoc; docs/conf.py) and the instructors' guide (myst-parser reads
+# book/instructors/*.md). -W: a docstring or page docutils, numpydoc or MyST cannot read fails the build;
+# tests/test_docs.py builds it the same way in make test.
 docs: $(STAMP) $(TEST_STAMP)
 	$(BIN)/python -m sphinx -W --keep-going -b html docs docs/_build/html
 	@echo "open docs/_build/html/index.html"

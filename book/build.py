@@ -4,7 +4,8 @@ Run with the book's environment (``.venv/book``, made by ``make book``)::
 
     .venv/book/bin/python book/build.py [--out DIR] [--with-solutions]
 
-1. Stage the sources in ``DIR/_build/source``: ``book/*.md``, the **student release** of ``notebooks/*.ipynb``
+1. Stage the sources in ``DIR/_build/source``: ``book/*.md``, the instructors' guide (``book/instructors/*.md``), the
+   **student release** of ``notebooks/*.ipynb``
    (:func:`dpcourse.classroom.release.release_notebook`: every solution region a stub; the outputs of solution,
    check and hand-in cells and of every cell that reads an answer cleared; the other cells' outputs and the
    widget state as stored: nothing is executed; only bars inside formulas on table rows are escaped, see
@@ -53,6 +54,8 @@ BOOK = Path(__file__).resolve().parent
 ROOT = BOOK.parent
 NODE_MODULES = BOOK / "npm" / "node_modules"
 NOTEBOOKS = ROOT / "notebooks"
+#: The instructors' guide (the part "For instructors"), staged as ``instructors/``; ``make docs`` reads the same files.
+INSTRUCTORS = BOOK / "instructors"
 #: Where ``--with-solutions`` builds by default (its site in ``book/with-solutions/_build/html``), apart from the
 #: students' site so that neither build overwrites the other's pages.
 WITH_SOLUTIONS = BOOK / "with-solutions"
@@ -73,14 +76,15 @@ _LOADED = {"script": "src", "link": "href", "img": "src", "iframe": "src", "sour
 
 
 def stage(source: Path, *, with_solutions: bool = False) -> None:
-    """Copy the book's pages, the notebooks (their student release unless ``with_solutions``) and the API
-    reference's pages into ``source``."""
+    """Copy the book's pages, the instructors' guide, the notebooks (their student release unless
+    ``with_solutions``) and the API reference's pages into ``source``."""
     if source.exists():
         shutil.rmtree(source)
     (source / "notebooks").mkdir(parents=True)
     (source / "api").mkdir()
     for page in BOOK.glob("*.md"):
         shutil.copy2(page, source / page.name)
+    shutil.copytree(INSTRUCTORS, source / INSTRUCTORS.name)
     for notebook in sorted(NOTEBOOKS.glob("*.ipynb")):
         staged = source / "notebooks" / notebook.name
         if with_solutions:

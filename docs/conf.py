@@ -1,4 +1,7 @@
-"""Sphinx configuration: an API reference built from the package's numpy-style docstrings.
+"""Sphinx configuration: an API reference built from the package's numpy-style docstrings, and the instructors' guide.
+
+The guide is Markdown (MyST), written once in ``book/instructors/`` for the course website. Each page of
+``docs/instructors/`` is one ``{include}`` of the page of the same name there, so both builds read the same text.
 
 ``make docs`` builds it into ``docs/_build/html`` with ``-W`` (every warning is an error);
 ``tests/test_docs.py`` builds it the same way, so a docstring that numpydoc cannot read fails
@@ -19,7 +22,9 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
     "numpydoc",
+    "myst_parser",
 ]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 
 # The page of each floor lists its modules, each with ``:members:``. Many modules re-export names for
 # the notebooks (``bounds``, ``pmw``, the packages' ``__init__``), and ``__all__`` lists them; with
@@ -47,7 +52,7 @@ html_theme = "alabaster"
 # Wider than alabaster's default (940 px), so that long signatures wrap less.
 html_theme_options = {"page_width": "1180px", "sidebar_width": "240px"}
 html_static_path: list[str] = []
-html_title = "dpcourse API reference"
+html_title = "dpcourse API reference and instructors' guide"
 
 
 # The docstrings are written first for ``help()`` and Jupyter's Shift-Tab, in plain Unicode

@@ -58,6 +58,32 @@ def test_the_table_of_contents_lists_every_notebook_and_every_api_page():
     assert api_pages == {p.stem for p in (ROOT / "docs" / "api").glob("*.rst")}
     own = [f for f in files if "/" not in f]
     assert all((BOOK / f"{name}.md").is_file() for name in own), own
+    guide = [f.removeprefix("instructors/") for f in files if f.startswith("instructors/")]
+    assert sorted(guide) == sorted(p.stem for p in (BOOK / "instructors").glob("*.md"))
+    assert guide[0] == "index"
+
+
+def guide_part() -> list[str]:
+    """The pages of the table of contents' part "For instructors", in order."""
+    toc = yaml.safe_load((BOOK / "_toc.yml").read_text())
+    (part,) = [part for part in toc["parts"] if part["caption"] == "For instructors"]
+    return [chapter["file"] for chapter in part["chapters"]]
+
+
+def test_the_instructors_guide_is_its_own_part_and_every_page_says_it_is_for_instructors():
+    assert guide_part() == [f for f in toc_files() if f.startswith("instructors/")]
+    for page in guide_part():
+        lines = (BOOK / f"{page}.md").read_text().splitlines()
+        assert lines[0].startswith("# ") and lines[1] == "", page
+        assert lines[2].startswith("> **For instructors.** The course website is built for students"), page
+
+
+def test_the_book_stages_the_instructors_guide(tmp_path, monkeypatch):
+    monkeypatch.setattr(build, "NOTEBOOKS", tmp_path / "no notebooks")
+    build.stage(tmp_path / "source")
+    staged = tmp_path / "source" / "instructors"
+    assert sorted(p.name for p in staged.iterdir()) == sorted(p.name for p in (BOOK / "instructors").glob("*.md"))
+    assert (staged / "scale.md").read_text() == (BOOK / "instructors" / "scale.md").read_text()
 
 
 def pins(path: Path) -> dict[str, str]:

@@ -188,3 +188,19 @@ def test_public_objects_are_found():
 @pytest.mark.parametrize("path", PUBLIC_OBJECTS)
 def test_every_public_object_is_documented_as_numpydoc_asks(path):
     assert problems(path) == []
+
+
+def test_the_instructors_guide_is_the_books_pages_included_in_the_books_order():
+    """docs/ shows the guide from book/instructors/: each page of docs/instructors/ is one include of its namesake,
+    and docs/index.rst lists them in the order of book/_toc.yml's part "For instructors"."""
+    from tests.test_book import guide_part
+
+    book_pages = sorted((ROOT / "book" / "instructors").glob("*.md"))
+    assert sorted(p.name for p in (DOCS / "instructors").iterdir()) == [p.name for p in book_pages]
+    for page in book_pages:
+        wrapper = (DOCS / "instructors" / page.name).read_text()
+        assert wrapper == f"```{{include}} ../../book/instructors/{page.name}\n```\n", page.name
+    index = (DOCS / "index.rst").read_text()
+    listed = re.findall(r"^   (instructors/\S+)$", index, re.M)
+    assert listed == guide_part()
+    assert "myst_parser" in load_conf().extensions

@@ -49,7 +49,7 @@ __all__ = [
 _OPTIONS = ("query noise", "output")
 # The answer key is kept only as salted digests, so that it is not in plain sight. The salt ships with them: hashing
 # both options of each line finds the key in at most 16 hashes (0.1 ms), which is no more than asking the check 16
-# times, as anyone may (the README says so; tests/checks/test_what_ships.py measures it).
+# times, as anyone may (book/instructors/grading.md says so; tests/checks/test_what_ships.py measures it).
 _SALT = "dpcourse|spot-the-flaw|v1"
 _FLAW_DIGESTS = {
     "alg3": "a382791f7cab3441dfece0aa9814a40d1ff6ad6523755280b37407a1895e016b",

@@ -1,6 +1,6 @@
 """Grading with ``--sandbox none``: the grader survives submissions that kill, stop or flood their parent.
 
-Without a sandbox a submission can do whatever the grader's user can (the README says exactly what
+Without a sandbox a submission can do whatever the grader's user can (book/instructors/sandbox.md says what
 an unconfined run protects). What must still hold: the worker is detached (walking up
 ``os.getppid()`` does not reach the grader), a submission that kills or stops its worker or floods
 its pipe only loses its own rows, every other submission is graded, the report is written, and every
@@ -162,7 +162,7 @@ def test_a_flood_loses_at_most_that_submission(unconfined):
 
 def test_as_root_each_submission_runs_as_nobody_reading_no_source_and_writing_nothing_of_roots(unconfined):
     if os.geteuid() != 0:
-        pytest.skip("run as an ordinary user, an unconfined submission is that user and reads what it reads (README)")
+        pytest.skip("run as an ordinary user, an unconfined submission is that user and reads what it reads (guide)")
     assert statuses(unconfined, "dropped") == dict.fromkeys(EXERCISES, "passed")
     assert not any(AS_ROOT in r.integrity for r in unconfined["rows"])
 

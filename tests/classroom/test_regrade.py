@@ -147,7 +147,7 @@ def test_merged_with_the_earlier_report_every_file_is_written_over_the_whole_ass
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_grading_a_resubmission_with_merge_writes_the_whole_assignment(course_folder):
-    """The README's regrade recipe in one command: grade the file, merge it after the earlier report."""
+    """The guide's regrade recipe (book/instructors/regrading.md): grade the file, merge it after the earlier report."""
     earlier = [
         *_rows("alice", "small", "passed"),
         *_rows("alice", "second", "failed"),

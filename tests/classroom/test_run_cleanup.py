@@ -4,7 +4,7 @@ session (a double fork, ``setsid``, SIGTERM ignored) is ended with the run throu
 As root the grader makes a control group per run and empties it when the run ends (``cgroup.kill``, or freezing
 it and killing each process until it is empty). As an ordinary user, or where ``/sys/fs/cgroup`` is read-only,
 no group can be made: with bubblewrap the pid namespace still ends everything; unconfined, a detached process can
-outlive the run (the README says so), and these tests skip.
+outlive the run (book/instructors/sandbox.md says so), and these tests skip.
 """
 
 from __future__ import annotations

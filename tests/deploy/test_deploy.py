@@ -1,8 +1,8 @@
 """The batch-grading recipes in deploy/ (a Kubernetes Indexed Job, a GitHub Actions matrix): their structure,
-that the commands they run are the README's "Grading at scale" commands (which the grader's own command
-line accepts), and that what a submission runs has nowhere to write where the reports are gathered.
-tests/deploy/test_deploy_run.py runs them; tests/deploy/test_deploy_schemas.py validates them against the
-platforms' schemas.
+that the commands they run are the instructors' guide's "Grading at scale" commands (book/instructors/scale.md,
+which the grader's own command line accepts), and that what a submission runs has nowhere to write where the
+reports are gathered. tests/deploy/test_deploy_run.py runs them; tests/deploy/test_deploy_schemas.py validates
+them against the platforms' schemas.
 """
 
 from __future__ import annotations
@@ -24,12 +24,13 @@ WORKFLOW = ROOT / "deploy" / "github" / "grade.yml"
 SHARD_INDEX = {"${JOB_COMPLETION_INDEX}": "I", "${SHARD}": "I"}  # the workflow's step sets SHARD to matrix.shard
 # What the grading container needs, as root, to run each submission as nobody and to end it.
 GRADER_CAPABILITIES = {"CHOWN", "DAC_OVERRIDE", "KILL", "SETGID", "SETUID"}
+SCALE_PAGE = ROOT / "book" / "instructors" / "scale.md"
 
 
-def readme_commands() -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    section = text.split("### Grading at scale", 1)[1].split("\n## ", 1)[0]
-    return [line.strip() for line in re.findall(r"^(python -m dpcourse grade .*)$", section, flags=re.M)]
+def guide_commands() -> list[str]:
+    text = SCALE_PAGE.read_text()
+    assert text.startswith("# Grading at scale\n")
+    return [line.strip() for line in re.findall(r"^(python -m dpcourse grade .*)$", text, flags=re.M)]
 
 
 def normalised(command: str, shards: int) -> str:
@@ -70,8 +71,8 @@ def workflow() -> dict[str, Any]:
     return yaml.safe_load(WORKFLOW.read_text())
 
 
-def test_the_readme_has_the_shard_and_merge_commands_and_the_grader_accepts_them():
-    commands = readme_commands()
+def test_the_guide_has_the_shard_and_merge_commands_and_the_grader_accepts_them():
+    commands = guide_commands()
     assert len(commands) == 2
     shard, merge = (accepted(c) for c in commands)
     assert shard.sandbox == "none" and shard.shard == (0, 4) and shard.report == Path("results/shards/shard-0.csv")
@@ -79,7 +80,7 @@ def test_the_readme_has_the_shard_and_merge_commands_and_the_grader_accepts_them
     assert merge.source == Path("notebooks") and merge.report == Path("results/grades.csv")
 
 
-def test_the_kubernetes_job_is_indexed_one_pod_per_shard_and_runs_the_readmes_commands():
+def test_the_kubernetes_job_is_indexed_one_pod_per_shard_and_runs_the_guides_commands():
     shards_job, merge_job, _ = kubernetes_documents()
     spec = shards_job["spec"]
     assert spec["completionMode"] == "Indexed" and spec["completions"] == spec["parallelism"]
@@ -89,7 +90,7 @@ def test_the_kubernetes_job_is_indexed_one_pod_per_shard_and_runs_the_readmes_co
     (grade,) = pod["initContainers"]
     merge = merge_job["spec"]["template"]["spec"]["containers"][0]
     commands = grade_commands(grade["args"]) + grade_commands(merge["args"])
-    assert [normalised(c, shards) for c in commands] == readme_commands()
+    assert [normalised(c, shards) for c in commands] == guide_commands()
     assert f"--shard ${{JOB_COMPLETION_INDEX}}/{shards} " in commands[0] and f"--shards {shards} " in commands[1]
 
 
@@ -148,7 +149,7 @@ def test_the_ci_matrix_runs_one_job_per_shard_uploads_each_csv_and_merges_them()
     assert grade["strategy"]["matrix"]["shard"] == list(range(shards)) and merge["needs"] == "grade"
     runs = [step.get("run", "") for step in grade["steps"]] + [step.get("run", "") for step in merge["steps"]]
     commands = grade_commands(runs)
-    assert [normalised(c, shards) for c in commands] == readme_commands()
+    assert [normalised(c, shards) for c in commands] == guide_commands()
     uploads = [s for s in grade["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
     assert [u["with"]["path"] for u in uploads] == ["results/shards/shard-${{ matrix.shard }}.csv"]
     downloads = [s for s in merge["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
