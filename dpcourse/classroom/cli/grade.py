@@ -133,7 +133,8 @@ def add_grade_command(commands: Any) -> None:
         type=Path,
         default=None,
         metavar="TOML",
-        help="the course file: assignments, due times, points, late policy, extensions (README)",
+        help="the course file: assignments, due times, points, late policy, extensions "
+        "(the instructors' guide: book/instructors/course-file.md)",
     )
     parser.add_argument(
         "--roster",

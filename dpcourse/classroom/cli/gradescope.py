@@ -32,13 +32,16 @@ def add_gradescope_command(commands: Any) -> None:
     parser = commands.add_parser(
         "gradescope",
         help="build Gradescope's autograder zip, or run it on one submission",
-        description="Grade on Gradescope with the same grader as `grade` (README: Grading on Gradescope).",
+        description="Grade on Gradescope with the same grader as `grade` "
+        "(the instructors' guide: book/instructors/gradescope.md).",
     )
     actions = parser.add_subparsers(dest="gradescope_command", required=True)
     build = actions.add_parser("build", help="write autograder.zip for one assignment")
     build.add_argument("--out", type=Path, required=True, help="the zip to write (upload it to Gradescope)")
     build.add_argument("--source", type=Path, default=SOURCE, help="the instructor's notebooks (default: notebooks/)")
-    build.add_argument("--course", type=Path, default=None, metavar="TOML", help="the course file (README)")
+    build.add_argument(
+        "--course", type=Path, default=None, metavar="TOML", help="the course file (book/instructors/course-file.md)"
+    )
     build.add_argument(
         "--assignment", default=None, help="the course file's assignment to grade (needed when it has several)"
     )

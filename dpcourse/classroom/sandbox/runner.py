@@ -190,8 +190,9 @@ def choose_sandbox(sandbox: str) -> str:
     if _REFUSED.search(message):
         raise SandboxUnavailable(
             f"no sandbox: the kernel refused bubblewrap's namespaces (bwrap said: {message}); this happens in "
-            f"unprivileged containers. {ways}: see the README's section '{SCALE_SECTION}' (one container per shard "
-            f"with --sandbox none, then --merge). Nothing was graded."
+            f"unprivileged containers. {ways}: see the instructors' guide's page '{SCALE_SECTION}' "
+            f"(book/instructors/scale.md: one container per shard with --sandbox none, then --merge). "
+            "Nothing was graded."
         )
     raise SandboxUnavailable(
         f"no sandbox: bubblewrap does not work here (bwrap said: {message}). {ways}. Nothing was graded."
