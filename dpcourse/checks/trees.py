@@ -168,7 +168,7 @@ def _judge_small_error(evidence: dict) -> str:
         expected,
         what="the expected error per query",
         digits=4,
-        hint="go through Section 2's error formula term by term: the noise variance of one strategy answer, the "
+        hint="go through Section 1's error formula term by term: the noise variance of one strategy answer, the "
         "trace term, and what the exercise asks for per query",
         mistakes={
             "Lap(b)'s variance taken as b² (it is 2b²)": (
@@ -318,7 +318,7 @@ def _judge_best_branching(evidence: dict) -> str:
             ),
             "the best power of 2 (or Qardaji et al.'s b ≈ 16): not every b was tried": (
                 grid,
-                "Section 7 found the winners between the powers of 2: which b did your search leave out?",
+                "Section 5 found the winners between the powers of 2: which b did your search leave out?",
             ),
             "b = ⌊√d⌋: a tree with one more level than needed": (
                 int(np.floor(np.sqrt(d))),
