@@ -394,16 +394,28 @@ def test_a_released_notebook_runs_top_to_bottom_even_past_a_typo_in_the_first_an
         else:
             assert "not attempted" in text, (cell.id, text)
     (hand_in,) = [c for c in nb.cells if "hand-in" in c.metadata.get("tags", [])]
-    assert nb.cells[-1] is hand_in
+    assert hand_in is _core_end(nb)
     text = "".join(str(o.get("data", {}).get("text/plain", "")) for o in hand_in.outputs)
     assert f"0 of {len(checks)} exercises pass" in text and "not attempted" in text and notebook.name in text, text
 
 
-def test_the_hand_in_cell_is_last_and_its_stored_output_is_cleared_in_the_release(released):
+def _core_end(nb):
+    """The cell that closes a lab's core: the last cell, or the one just above its optional "## Going further" part
+    (issue 39), which holds no exercise."""
+    further = [
+        i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("## Going further")
+    ]
+    if not further:
+        return nb.cells[-1]
+    assert len(further) == 1 and not any(_role(c) for c in nb.cells[further[0] :]), "an exercise in Going further"
+    return nb.cells[further[0] - 1]
+
+
+def test_the_hand_in_cell_closes_the_core_and_its_stored_output_is_cleared_in_the_release(released):
     for original, student in released:
-        assert "hand-in" in original.cells[-1].metadata.get("tags", [])
-        assert "exercises pass" in str(original.cells[-1].outputs)  # the solutions' status, stored
-        assert student.cells[-1].outputs == []
+        assert "hand-in" in _core_end(original).metadata.get("tags", [])
+        assert "exercises pass" in str(_core_end(original).outputs)  # the solutions' status, stored
+        assert _core_end(student).outputs == []
 
 
 @pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs the git checkout")

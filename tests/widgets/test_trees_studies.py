@@ -23,7 +23,7 @@ def test_least_squares_matches_lsqr_and_the_sum_of_nodes_has_its_exact_error():
     x = np.bincount(np.random.default_rng(0).integers(0, 64, size=2000), minlength=64).astype(float)
     study = consistency_study(tree, x, [(0, 0), (5, 50)], epsilon=1.0, trials=4000, rng=1)
     assert study.largest_difference_from_lsqr < 1e-9
-    for _, nodes, by_nodes, exact, by_least_squares in study.rows:
+    for _, nodes, by_nodes, exact, _ in study.rows:
         assert exact == pytest.approx(2 * tree.l1_sensitivity**2 * nodes)
         assert by_nodes == pytest.approx(exact, rel=0.1)  # 4000 releases: a few per cent
     assert study.rows[1][4] < study.rows[1][2]  # least squares wins on the clumsy interval
@@ -53,7 +53,9 @@ def test_comparison_exact_is_the_formula_and_the_measured_interval_holds_it(comp
     assert "binary tree" in table and " vs " in table
     fig = comparison.figure()
     assert isinstance(fig, Figure) and fig.axes[0].get_xlabel() == "domain size d"
-    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()][:4] == [f"{n}: exact" for n in STRATEGY_BUILDERS]
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()][:4] == [
+        f"{n}: exact" for n in STRATEGY_BUILDERS
+    ]
 
 
 def test_the_largest_domain_skips_prefix_and_wavelet():
