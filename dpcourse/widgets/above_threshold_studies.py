@@ -51,8 +51,10 @@ class OutcomeDistribution:
         Pr[⊥ᵏ⊤] for k = 0, …, m − 1, then Pr[⊥ᵐ], by quadrature.
     counts : numpy.ndarray
         The simulated runs ending in each outcome.
-    low, high : numpy.ndarray
-        The 99% Clopper–Pearson interval of each measured frequency.
+    low : numpy.ndarray
+        The lower end of the 99% Clopper–Pearson interval of each measured frequency.
+    high : numpy.ndarray
+        Its upper end.
     trials : int
         The simulated runs.
     title : str

@@ -407,8 +407,8 @@ class BranchingStudy:
         """
         rows = []
         for d, errors in self.errors.items():
-            best = min(errors, key=errors.get)
-            on_grid = min((b for b in self.grid if b <= d), key=errors.get)
+            best = min(errors, key=errors.__getitem__)
+            on_grid = min((b for b in self.grid if b <= d), key=errors.__getitem__)
             cuts = [1 - errors[b] / errors[2] for b in range(4, 17)]
             by_height = {h: b for b, h in sorted(self.heights[d].items(), reverse=True)}  # the smallest b wins
             rows.append(
