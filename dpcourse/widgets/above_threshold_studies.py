@@ -338,8 +338,8 @@ def cut_noise_losses(num_queries: Sequence[int] = (2, 8, 32)) -> tuple[Table, st
     per_bottom = np.diff(losses["no threshold noise"])[-1] / (m_values[-1] - m_values[-2])
     query_noise = stats.laplace(scale=4.0)
     line = (
-        f"no threshold noise: each extra ⊥ adds {per_bottom:.4f} to the loss; ln(F(T)/F(T − Δ)) for Lap(4Δ/ε) = "
-        f"{np.log(query_noise.cdf(0.5) / query_noise.cdf(-0.5)):.4f} ≤ ε/4 = 0.25"
+        f"no threshold noise: each extra ⊥ adds {per_bottom:.4f}; ln(F(T)/F(T − Δ)) of Lap(4Δ/ε) = "
+        f"{np.log(query_noise.cdf(0.5) / query_noise.cdf(-0.5)):.4f} ≤ ε/4"
     )
     return table, line
 
