@@ -20,10 +20,10 @@ from pathlib import Path
 
 import nbformat
 
-from dpcourse.classroom.autograder import build_autograder
-from dpcourse.classroom.grade import grade
+from dpcourse.classroom.grading.run import grade
+from dpcourse.classroom.lms.gradescope.autograder import build_autograder
 from dpcourse.classroom.release import release_notebook
-from dpcourse.classroom.sandbox import SandboxUnavailable, choose_sandbox
+from dpcourse.classroom.sandbox.runner import SandboxUnavailable, choose_sandbox
 
 from ._harness import Section
 

@@ -349,8 +349,15 @@ def _freeze_imports_after_this_cell() -> None:
     shell.events.register("post_run_cell", freeze)
 
 
-apply_style()
-_freeze_imports_after_this_cell()
+def _on_import() -> None:
+    """Everything importing this module does, in one place: :func:`apply_style` (``rcParams`` from :data:`STYLE`;
+    in a kernel, the inline PNG printer at 2×) and, in a kernel only, :func:`_freeze_imports_after_this_cell`.
+    Outside a kernel (a script, the grader, a test) it changes ``rcParams`` and nothing else."""
+    apply_style()
+    _freeze_imports_after_this_cell()
+
+
+_on_import()
 
 
 def color_for(method: str) -> str:

@@ -31,7 +31,13 @@ def modules_after_importing(module: str, path: Path | None = None) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "module", ["nbformat", "dpcourse.classroom.worker", "dpcourse.classroom.autograder", "dpcourse.classroom.cli"]
+    "module",
+    [
+        "nbformat",
+        "dpcourse.classroom.sandbox.worker",
+        "dpcourse.classroom.lms.gradescope.autograder",
+        "dpcourse.classroom.cli",
+    ],
 )
 def test_grading_imports_nothing_that_compiles_a_grammar(module):
     loaded = modules_after_importing(module)

@@ -16,11 +16,27 @@ Floors, lowest first (a module may import its own floor's group and the floors b
 
 A package's ``__init__`` (its face, what the notebooks import) sits on its package's floor, so a theory
 module cannot import it. Two groups on one floor may not import each other.
+
+The classroom is a house of its own on floor 7, with floors inside it (:data:`CLASSROOM_FLOORS`, lowest first):
+
+0. ``io`` (atomic writes, safe cells, printable text, capped reads) and ``validation`` (times, numbers, ids);
+1. ``release`` (the students' copy) and ``sandbox`` (where a submission runs, and the worker inside);
+2. ``grading``: plan, run, judge, report, similarity;
+3. ``course``: the course file;
+4. ``gradebook``: roster, totals, the summary page, feedback;
+5. ``lms`` (each platform's download and upload) and ``marking`` (the marking of written answers), which
+   do not import each other;
+6. ``outputs``: every file of a grading run;
+7. ``cli``: the commands, which only parse and call (and every ``__main__``).
+
+Every module (on every floor but 6, for now) has at most 400 lines of code, or says why in a "Longer than 400
+lines because" paragraph of its docstring.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -61,6 +77,51 @@ def floor(name: str) -> tuple[int, str]:
     if top == "classroom":
         return 7, "classroom"
     raise AssertionError(f"{name} is on no floor: put it in a package, or add its floor here and to the docstring")
+
+
+CLASSROOM_FLOORS = {
+    "io": 0,
+    "validation": 0,
+    "release": 1,
+    "sandbox": 1,
+    "grading": 2,
+    "course": 3,
+    "gradebook": 4,
+    "lms": 5,
+    "marking": 5,
+    "outputs": 6,
+    "cli": 7,
+}
+
+
+def classroom_floor(name: str) -> tuple[int, str]:
+    """The floor inside the classroom of a ``dpcourse.classroom`` module, and its group (its first name in there)."""
+    parts = name.split(".")
+    if parts[-1] == "__main__":
+        return max(CLASSROOM_FLOORS.values()), "__main__"
+    if len(parts) == 2:
+        return 0, "the classroom's own __init__"
+    group = parts[2]
+    if group not in CLASSROOM_FLOORS:
+        raise AssertionError(
+            f"{name} is on no floor of the classroom: add its group to CLASSROOM_FLOORS and the docstring"
+        )
+    return CLASSROOM_FLOORS[group], group
+
+
+def classroom_upward(edges) -> list[str]:
+    problems = []
+    for name, targets in edges.items():
+        if not name.startswith("dpcourse.classroom"):
+            continue
+        mine, group = classroom_floor(name)
+        for target, line in targets:
+            if not target.startswith("dpcourse.classroom"):
+                continue
+            theirs, their_group = classroom_floor(target)
+            if theirs > mine or (theirs == mine and group != their_group and group != "__main__"):
+                problems.append(f"{name} (line {line}) imports {target}: {group} may not import {their_group}")
+    return problems
 
 
 def imports(path: Path, name: str) -> list[tuple[str, int]]:
@@ -151,6 +212,36 @@ def test_no_import_cycle_anywhere_in_the_package():
     assert cycles(graph()) == []
 
 
+def test_no_classroom_module_imports_a_higher_floor_of_the_classroom():
+    assert classroom_upward(graph()) == []
+
+
+def test_the_classroom_rules_catch_an_upward_import_and_two_groups_of_one_floor():
+    edges = {
+        "dpcourse.classroom.io": [("dpcourse.classroom.grading.run", 4)],
+        "dpcourse.classroom.lms.collect": [("dpcourse.classroom.marking.app", 9)],
+        "dpcourse.classroom.cli.grade": [("dpcourse.classroom.outputs", 2)],
+        "dpcourse.classroom.lms.gradescope.__main__": [("dpcourse.classroom.cli.gradescope", 5)],
+    }
+    assert classroom_upward(edges) == [
+        "dpcourse.classroom.io (line 4) imports dpcourse.classroom.grading.run: io may not import grading",
+        "dpcourse.classroom.lms.collect (line 9) imports dpcourse.classroom.marking.app: lms may not import marking",
+    ]
+
+
+def test_every_classroom_package_names_each_of_its_modules_in_its_docstring():
+    """Each package's docstring is its map: every module in it is named there (``:mod:`.name```)."""
+    missing = []
+    for init in sorted((PACKAGE / "classroom").rglob("__init__.py")):
+        text = ast.get_docstring(ast.parse(init.read_text())) or ""
+        own = [p.stem for p in init.parent.glob("*.py") if p.stem not in ("__init__", "__main__")]
+        own += [p.name for p in init.parent.iterdir() if (p / "__init__.py").is_file()]
+        missing += [
+            f"{init.parent.name}/{name}" for name in own if f":mod:`.{name}`" not in text and f".{name}`" not in text
+        ]
+    assert missing == []
+
+
 def test_the_theory_imports_no_sampler():
     edges = graph()
     theory = [name for name in edges if floor(name)[1] == "theory"]
@@ -183,8 +274,10 @@ def test_code_lines_leave_out_docstrings_comments_and_blanks():
     assert code_lines(source) == 2
 
 
-@pytest.mark.parametrize("name", [n for n in modules() if floor(n)[0] <= 5])
-def test_library_and_auditor_modules_are_short_or_say_why(name):
+# Every floor but 6: checks.above_threshold and checks.svt_variants are over the cap without a reason (issue 41
+# leaves the checks and widgets to the lab helpers' issues).
+@pytest.mark.parametrize("name", [n for n in modules() if floor(n)[0] != 6])
+def test_every_module_is_short_or_says_why(name):
     source = modules()[name].read_text()
     lines = code_lines(source)
     docstring = ast.get_docstring(ast.parse(source)) or ""
@@ -199,8 +292,8 @@ def test_the_checks_catch_what_they_should():
         "dpcourse.checks.x": [("dpcourse.widgets.y", 1)],
         "dpcourse.widgets.y": [],
         "dpcourse.linear_queries.workloads": [("dpcourse.svt.batch", 7)],
-        "dpcourse.mechanisms.noise": [("dpcourse.classroom.grade", 9)],
-        "dpcourse.classroom.grade": [],
+        "dpcourse.mechanisms.noise": [("dpcourse.classroom.grading.run", 9)],
+        "dpcourse.classroom.grading.run": [],
     }
     problems = upward(edges)
     assert any("dpcourse.svt.theory (line 3) imports dpcourse.svt.batch" in p for p in problems)
@@ -219,3 +312,27 @@ def test_only_shared_modules_sit_at_the_top():
 def test_every_module_has_a_floor():
     for name in modules():
         floor(name)
+        if name.startswith("dpcourse.classroom"):
+            classroom_floor(name)
+
+
+def test_contributing_names_the_tests_of_every_classroom_module():
+    """CONTRIBUTING's table names the tests of each classroom module; every module has a row, every file exists."""
+    text = (PACKAGE.parent / "CONTRIBUTING.md").read_text()
+    table = text[text.index("| classroom modules | tests |") :].split("\n\n")[0]
+    named, files = set(), []
+    for row in table.splitlines()[2:]:
+        cells = row.strip().strip("|").split("|")
+        if len(cells) < 2:
+            break
+        named |= set(re.findall(r"`([a-z_/]+)`", cells[0]))
+        files += re.findall(r"`(tests/[^`]+\.py)`", cells[1])
+    own = {
+        name.removeprefix("dpcourse.classroom.").replace(".", "/")
+        for name in modules()
+        if name.startswith("dpcourse.classroom.")
+        and not name.endswith("__main__")
+        and modules()[name].name != "__init__.py"
+    }
+    assert sorted(own - named) == [] and sorted(named - own - {"cli"}) == []
+    assert [f for f in files if not (PACKAGE.parent / f).is_file()] == []

@@ -35,7 +35,6 @@ from typing import Any
 import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
-from PIL import Image
 
 from .. import plotting
 from .._validation import check_nonnegative, check_positive
@@ -321,9 +320,7 @@ class Panel:
         """The figure as it is now, as PNG bytes at the panel's resolution (its pixels are kept for the
         PNG stored beside the widget)."""
         self._pixels = plotting.render_rgba(self.figure, dpi=self.dpi)
-        buffer = io.BytesIO()
-        Image.fromarray(self._pixels).save(buffer, format="png", **PNG_OPTIONS["pil_kwargs"])
-        return buffer.getvalue()
+        return plotting.encode_png(self._pixels)  # the inline figures' writer: unfiltered rows, zlib level 1
 
     def set(self, **values: Any) -> None:
         """Set several controls at once (one redraw per changed control)."""
@@ -356,7 +353,7 @@ class Panel:
         """
         buffer = io.BytesIO()
         if self._pixels is not None and self.dpi == 2 * STATIC_PNG_DPI:
-            Image.fromarray(_halve(self._pixels)).save(buffer, format="png")  # the widget's picture: no second draw
+            buffer.write(plotting.encode_png(_halve(self._pixels)))  # the widget's picture: no second draw
             self._pixels = None  # shown once, when the panel is made; a later display draws again
         else:
             self.figure.savefig(buffer, format="png", dpi=STATIC_PNG_DPI)

@@ -127,15 +127,15 @@ def write_course(root: Path, submissions: dict[str, dict[str, object]]) -> list[
 
 def jobs_for(sandbox: str, wanted: int = 2) -> str:
     """``--jobs`` for a batch: ``wanted``, within what the grader allows here (as an ordinary user without a
-    control group, unconfined runs go one at a time: :func:`~dpcourse.classroom.sandbox.max_parallel_runs`)."""
-    from dpcourse.classroom.sandbox import max_parallel_runs
+    control group, unconfined runs go one at a time: :func:`~dpcourse.classroom.sandbox.runner.max_parallel_runs`)."""
+    from dpcourse.classroom.sandbox.runner import max_parallel_runs
 
     return str(min(wanted, max_parallel_runs(sandbox)[0]))
 
 
 def sandbox_problem() -> str | None:
     """Why there is no working bubblewrap here (its own one-line reason), or None when there is one."""
-    from dpcourse.classroom.sandbox import SandboxUnavailable, choose_sandbox
+    from dpcourse.classroom.sandbox.runner import SandboxUnavailable, choose_sandbox
 
     try:
         choose_sandbox("bwrap")

@@ -103,7 +103,7 @@ def grade_command(argv: Sequence[str], *, timeout: float = 900) -> int:
     submission to ``nobody`` as on an instructor's machine.
     """
     from dpcourse.classroom.cli import main
-    from dpcourse.classroom.sandbox import unconfined_user
+    from dpcourse.classroom.sandbox.runner import unconfined_user
 
     unconfined = any(a == "none" and b == "--sandbox" for b, a in zip(argv, argv[1:], strict=False))
     if not unconfined or os.geteuid() != 0 or unconfined_user() is not None:

@@ -25,19 +25,15 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpcourse.classroom import autograder, sandbox
-from dpcourse.classroom.autograder import (
-    CONFIG,
-    DEFAULT_USER,
-    VISIBILITIES,
-    add_gradescope_command,
-    build_autograder,
-    results_json,
-    stage_submission,
-)
+from dpcourse.classroom.cli.gradescope import add_gradescope_command
 from dpcourse.classroom.course import Assignment, Course, LatePolicy
-from dpcourse.classroom.reports import GradeRow
-from dpcourse.classroom.sandbox import SandboxUnavailable, choose_sandbox, kill_user_processes, unused_user_id
+from dpcourse.classroom.grading.reports import GradeRow
+from dpcourse.classroom.lms.gradescope import autograder, results, staging
+from dpcourse.classroom.lms.gradescope.autograder import CONFIG, DEFAULT_USER, build_autograder
+from dpcourse.classroom.lms.gradescope.results import STUDENT, VISIBILITIES, _log_lines, results_json
+from dpcourse.classroom.lms.gradescope.staging import MAX_DEPTH, stage_submission
+from dpcourse.classroom.sandbox.runner import SandboxUnavailable, choose_sandbox
+from dpcourse.classroom.sandbox.users import _remove_user_files, _user_pids, kill_user_processes, unused_user_id
 from tests.classroom import grading_scenarios as gs
 from tests.classroom.ordinary_python import copied_checkout, readable_environment, venv_imports_another_checkout
 
@@ -165,18 +161,19 @@ def _metadata(
 
 
 def _python_of_this_checkout(folder: Path, python: Path | None = None, checkout: Path = ROOT) -> Path:
-    """This venv's Python as ``run_autograder`` calls it (``-I -m dpcourse.classroom.autograder``), but importing
-    the dpcourse of this checkout: ``-I`` leaves out the working folder and PYTHONPATH, so in a git worktree the
-    venv's editable install (another checkout) would be graded instead. The worker and the sandbox take the
+    """This venv's Python as ``run_autograder`` calls it (``-I -m dpcourse.classroom.lms.gradescope``),
+    but importing the dpcourse of this checkout: ``-I`` leaves out the working folder and PYTHONPATH, so in a git
+    worktree the venv's editable install (another checkout) would be graded instead. The worker and the sandbox take the
     package's folder from the grader's own dpcourse, so the whole run is this checkout's."""
     script = folder / "python-of-this-checkout"
     code = (
         "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); "
-        "runpy.run_module('dpcourse.classroom.autograder', run_name='__main__', alter_sys=True)"
+        "runpy.run_module('dpcourse.classroom.lms.gradescope', run_name='__main__', alter_sys=True)"
     )
     script.write_text(
         "#!/bin/sh\n"
-        'if [ "$1" != -I ] || [ "$2" != -m ] || [ "$3" != dpcourse.classroom.autograder ]; then exit 3; fi\n'
+        'if [ "$1" != -I ] || [ "$2" != -m ] || [ "$3" != dpcourse.classroom.lms.gradescope ]; then '
+        "exit 3; fi\n"
         f"shift 3\nexec {shlex.quote(str(python or sys.executable))} -I -c {shlex.quote(code)} "
         f'{shlex.quote(str(checkout))} "$@"\n'
     )
@@ -274,7 +271,7 @@ def test_zip_follows_the_specification(tmp_path):
         config = json.loads(opened.read(CONFIG))
     assert {"setup.sh", "run_autograder", "requirements.txt", "course.toml", "notebooks/small.ipynb"} <= set(names)
     assert modes["setup.sh"] == modes["run_autograder"] == 0o755
-    assert "package/pyproject.toml" in names and "package/dpcourse/classroom/grade.py" in names
+    assert "package/pyproject.toml" in names and "package/dpcourse/classroom/grading/run.py" in names
     assert not any("__pycache__" in n for n in names)
     assert config["assignment"] == "week1" and config["notebooks"] == ["small"]
     assert config["visibility"] == "after_due_date" and config["outline"] == {"small": dict.fromkeys(gs.EXERCISES, 1.0)}
@@ -395,23 +392,23 @@ def test_stage_submission_walks_deep_folders_without_recursion(tmp_path):
     chain = _deep_chain(submission, 1500)
     try:
         nbformat.write(gs.right(), chain[-1] / "deepest.ipynb")
-        nbformat.write(gs.right(), chain[autograder.MAX_DEPTH - 1] / "deep.ipynb")  # MAX_DEPTH folders down
-        nbformat.write(gs.right(), chain[autograder.MAX_DEPTH] / "too-deep.ipynb")
+        nbformat.write(gs.right(), chain[MAX_DEPTH - 1] / "deep.ipynb")  # MAX_DEPTH folders down
+        nbformat.write(gs.right(), chain[MAX_DEPTH] / "too-deep.ipynb")
         nbformat.write(gs.right(), submission / gs.NAME)
         staged = stage_submission(submission, tmp_path / "staged")
     finally:
         _remove_chain(chain)
     assert sorted(p.name for p in staged.notebooks) == ["deep.ipynb", gs.NAME]
-    first = "/".join(["d"] * (autograder.MAX_DEPTH + 1))
+    first = "/".join(["d"] * (MAX_DEPTH + 1))
     assert staged.skipped == (
-        f"folders deeper than {autograder.MAX_DEPTH} levels were not searched (1 of them, the first {first}/)",
+        f"folders deeper than {MAX_DEPTH} levels were not searched (1 of them, the first {first}/)",
     )
 
 
 def test_stage_submission_bounds_the_entries_it_looks_at(tmp_path, monkeypatch):
     """Thousands of files (a virtualenv zipped along) stop the walk at MAX_ENTRIES, having looked at no more;
     the folders a notebook may be graded from come before the hidden ones, so the notebook is still found."""
-    monkeypatch.setattr(autograder, "MAX_ENTRIES", 100)
+    monkeypatch.setattr(staging, "MAX_ENTRIES", 100)
     submission = tmp_path / "submission"
     (submission / ".venv" / "lib").mkdir(parents=True)
     for i in range(1000):
@@ -441,7 +438,7 @@ def test_stage_submission_bounds_the_entries_it_looks_at(tmp_path, monkeypatch):
 
         return Listing()
 
-    monkeypatch.setattr(autograder.os, "scandir", counting_scandir)
+    monkeypatch.setattr(staging.os, "scandir", counting_scandir)
     staged = stage_submission(submission, tmp_path / "staged")
     monkeypatch.undo()
     assert [p.name for p in staged.notebooks] == [gs.NAME]
@@ -453,8 +450,8 @@ def test_stage_submission_bounds_the_entries_it_looks_at(tmp_path, monkeypatch):
 
 
 def test_stage_submission_caps_the_notebooks_it_copies(tmp_path, monkeypatch):
-    monkeypatch.setattr(autograder, "MAX_NOTEBOOKS", 2)
-    monkeypatch.setattr(autograder, "MAX_LISTED", 2)
+    monkeypatch.setattr(staging, "MAX_NOTEBOOKS", 2)
+    monkeypatch.setattr(staging, "MAX_LISTED", 2)
     submission = tmp_path / "submission"
     submission.mkdir()
     for name in ("a", "b", "c", "d", "e"):
@@ -465,8 +462,8 @@ def test_stage_submission_caps_the_notebooks_it_copies(tmp_path, monkeypatch):
     assert staged.ignored[0][1] == "more than 2 notebooks were handed in; this one was not read"
     assert staged.skipped == ("1 more .ipynb file was not graded (only the first 2 are named)",)
     size = (submission / "a.ipynb").stat().st_size
-    monkeypatch.setattr(autograder, "MAX_NOTEBOOKS", 50)
-    monkeypatch.setattr(autograder, "MAX_STAGED_BYTES", 2 * size + 1)
+    monkeypatch.setattr(staging, "MAX_NOTEBOOKS", 50)
+    monkeypatch.setattr(staging, "MAX_STAGED_BYTES", 2 * size + 1)
     staged = stage_submission(submission, tmp_path / "staged-bytes")
     assert [p.name for p in staged.notebooks] == ["a.ipynb", "b.ipynb"]
     assert "already fill" in staged.ignored[0][1]
@@ -511,7 +508,7 @@ def test_results_json_scores_penalties_and_feedback():
     assert "Upload your small.ipynb" in missing["output"]
     assert {t["visibility"] for t in missing["tests"]} == {"after_due_date"}
     assert "late" not in missing["output"]  # nothing handed in, nothing late
-    assert autograder.test_name("01_laplace_utility", "exact-tail-level") == "01 · exact-tail-level"
+    assert results.test_name("01_laplace_utility", "exact-tail-level") == "01 · exact-tail-level"
 
 
 JOSE_NFC, JOSE_NFD = "jos\u00e9", "jose\u0301"
@@ -527,11 +524,11 @@ def test_extension_is_keyed_by_the_sid_alone():
     def student(**user) -> str:
         return autograder._student_for(course, week, autograder._roster_ids({"users": [user]}))
 
-    assert student(name="ada", email="ada@example.edu", id=7, sid="s-2") == autograder.STUDENT
-    assert student(name="ada", email="ada@example.edu", sid=None) == autograder.STUDENT
+    assert student(name="ada", email="ada@example.edu", id=7, sid="s-2") == STUDENT
+    assert student(name="ada", email="ada@example.edu", sid=None) == STUDENT
     assert student(name="A Student", email="x@example.edu", sid="ada") == "ada"
     assert student(name="José", sid=JOSE_NFC) == JOSE_NFD  # the course file's key, as it is written
-    assert student(sid="Ada") == student(sid="ada ") == autograder.STUDENT  # exact: no case or space folding
+    assert student(sid="Ada") == student(sid="ada ") == STUDENT  # exact: no case or space folding
     nfc_course = Course(course.assignments, course.late, {JOSE_NFC: {"week1": due}})
     ids = autograder._roster_ids({"users": [{"sid": JOSE_NFD}]})
     assert autograder._student_for(nfc_course, week, ids) == JOSE_NFC
@@ -550,7 +547,7 @@ def test_log_shows_the_course_points():
         GradeRow("student", "notes", "-", "invalid", 0.0, 0.0, message="not a gradable notebook"),
     ]
     result = results_json(rows, course, week, skipped=["212 other files were not read (not notebooks)"])
-    lines = autograder._log_lines(result, rows, week, ["212 other files were not read (not notebooks)"])
+    lines = _log_lines(result, rows, week, ["212 other files were not read (not notebooks)"])
     assert "  small · max-queries: passed 2/2" in lines
     assert "  small · icu-sensitivity: errored 0/1" in lines
     assert "  small · exact-tail-level: missing 0/1" in lines
@@ -569,9 +566,9 @@ def test_kill_user_processes_leaves_none(tmp_path):
     time.sleep(0.5)
     assert kill_user_processes(uid) >= 3
     assert shell.wait(timeout=10) == -9
-    assert left.exists() and sandbox._remove_user_files(uid, [str(left.parent)]) >= 1
+    assert left.exists() and _remove_user_files(uid, [str(left.parent)]) >= 1
     assert not left.exists()
-    assert sandbox._user_pids(uid) == []
+    assert _user_pids(uid) == []
     with pytest.raises(ValueError, match="uid must be"):
         kill_user_processes(0)
 
@@ -665,9 +662,7 @@ def test_figures_and_a_deep_folder_do_not_hide_the_notebook(world_root, confined
     lines = result["output"].splitlines()
     assert "Graded: small.ipynb" in lines
     assert "210 other files were not read (not notebooks)." in lines
-    assert any(
-        line.startswith(f"Folders deeper than {autograder.MAX_DEPTH} levels were not searched") for line in lines
-    )
+    assert any(line.startswith(f"Folders deeper than {MAX_DEPTH} levels were not searched") for line in lines)
     assert "autograder: 210 other files were not read (not notebooks)" in log
 
 
@@ -801,7 +796,7 @@ def _python_for_others(python_path: Path | None = None, checkout: Path = ROOT) -
         )
         prefix = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", str(closed), child]
     drop = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"]
-    check = [*prefix, *drop, str(python_path or sys.executable), "-c", "import dpcourse.classroom.worker"]
+    check = [*prefix, *drop, str(python_path or sys.executable), "-c", "import dpcourse.classroom.sandbox.worker"]
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(checkout)}
     done = subprocess.run(check, env=env, cwd="/", capture_output=True, timeout=120, check=False)
     if done.returncode != 0:
@@ -845,7 +840,7 @@ def test_hostile_submissions_as_the_unprivileged_user(world_root):
     root = _gradescope(again, _zip(again), {gs.NAME: killer}, _metadata())
     uid = unused_user_id()  # the run's own id, chosen here to be looked at afterwards
     _assert_worker_died(_run(root, wrapper, DPCOURSE_BWRAP="/nonexistent", DPCOURSE_UNCONFINED_UID=str(uid)))
-    assert sandbox._user_pids(uid) == []
+    assert _user_pids(uid) == []
 
 
 def test_a_run_counts_and_kills_the_processes_of_its_own_user_id_alone(world_root):

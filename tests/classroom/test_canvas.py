@@ -33,21 +33,17 @@ from typing import Any
 import nbformat
 import pytest
 
-from dpcourse.classroom import canvas as canvas_module
-from dpcourse.classroom.canvas import (
-    CanvasError,
-    connect,
-    feedback_marker,
-    read_canvas_grades,
-    read_token,
-    roster_entries,
-)
 from dpcourse.classroom.cli import main
 from dpcourse.classroom.course import CourseError, load_course
-from dpcourse.classroom.exports import CollectLimits, _read_canvas_submissions
-from dpcourse.classroom.gradebook import read_collected, read_roster, write_gradebook
-from dpcourse.classroom.plan import read_outline
-from dpcourse.classroom.reports import GradeRow, write_report
+from dpcourse.classroom.gradebook.roster import read_collected, read_roster
+from dpcourse.classroom.grading.plan import read_outline
+from dpcourse.classroom.grading.reports import GradeRow, write_report
+from dpcourse.classroom.lms.archive import CollectLimits
+from dpcourse.classroom.lms.canvas import api as canvas_module
+from dpcourse.classroom.lms.canvas.api import CanvasError, connect, read_token, roster_entries
+from dpcourse.classroom.lms.canvas.download import _read_canvas_submissions
+from dpcourse.classroom.lms.canvas.push import feedback_marker, read_canvas_grades
+from dpcourse.classroom.outputs import write_gradebook
 from tests.classroom.grading_scenarios import WRONG, jobs_for, released, right, source_notebook, with_answers
 from tests.classroom.ordinary_python import grade_command
 

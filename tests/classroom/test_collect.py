@@ -20,18 +20,18 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpcourse.classroom.collect import (
-    COLUMNS,
+from dpcourse.classroom.cli.collect import add_collect_command
+from dpcourse.classroom.gradebook.roster import read_collected, read_roster
+from dpcourse.classroom.grading.plan import pick_graded
+from dpcourse.classroom.lms.collect import (
     CollectError,
     CollectLimits,
-    add_collect_command,
     collect_canvas,
     collect_folders,
     collect_gradescope,
     safe_student,
 )
-from dpcourse.classroom.gradebook import read_collected, read_roster
-from dpcourse.classroom.plan import pick_graded
+from dpcourse.classroom.lms.collected import COLUMNS
 
 STEMS = ("01_laplace_utility", "02_rr_vs_laplace", "03_threshold_query_trees")
 NOT_COURSE = "not a notebook of this course"

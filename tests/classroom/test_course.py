@@ -18,7 +18,7 @@ from dpcourse.classroom.course import (
     duration_text,
     load_course,
 )
-from dpcourse.classroom.plan import read_outline
+from dpcourse.classroom.grading.plan import read_outline
 
 EXERCISES = ("max-queries", "icu-sensitivity", "exact-tail-level")
 OUTLINE = {

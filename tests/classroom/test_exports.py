@@ -14,23 +14,25 @@ from pathlib import Path
 
 import pytest
 
-from dpcourse.classroom.exports import (
+from dpcourse.classroom.lms.archive import (
     CollectError,
     CollectLimits,
     _Budget,
+    _match_name,
+    _Member,
+    _open_zip,
+    _Skip,
+    _zip_members,
+)
+from dpcourse.classroom.lms.canvas.download import (
     _canvas_anonymous,
     _canvas_assignment,
     _canvas_layout,
     _canvas_quiz,
     _CanvasName,
-    _folder_members,
-    _match_name,
-    _Member,
-    _open_zip,
-    _read_metadata,
-    _Skip,
-    _zip_members,
 )
+from dpcourse.classroom.lms.folders import _folder_members
+from dpcourse.classroom.lms.gradescope.export import _read_metadata
 
 # --------------------------------------------------------------------------- Canvas's names
 

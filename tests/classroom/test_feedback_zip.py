@@ -15,12 +15,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpcourse.classroom import gradebook
 from dpcourse.classroom.cli import main
-from dpcourse.classroom.collect import collect_canvas
 from dpcourse.classroom.course import load_course
-from dpcourse.classroom.feedback_zip import FEEDBACK_MEMBER, canvas_feedback_zip, canvas_reads, feedback_html
-from dpcourse.classroom.reports import GradeRow
+from dpcourse.classroom.gradebook.feedback import feedback_name
+from dpcourse.classroom.gradebook.roster import read_collected
+from dpcourse.classroom.grading.reports import GradeRow
+from dpcourse.classroom.lms.canvas.feedback_zip import FEEDBACK_MEMBER, canvas_feedback_zip, canvas_reads, feedback_html
+from dpcourse.classroom.lms.collect import collect_canvas
+from dpcourse.classroom.outputs import write_gradebook
 
 STEMS = ("01_first", "02_second")
 EXERCISES = ("e1", "e2")
@@ -103,13 +105,13 @@ def pipeline(tmp_path, source):
     course_file = tmp_path / "course.toml"
     course_file.write_text(COURSE)
     feedback = tmp_path / "feedback"
-    gradebook.write_gradebook(
+    write_gradebook(
         graded_rows(),
         OUTLINE,
         report=tmp_path / "grades.csv",
         feedback=feedback,
         course=load_course(course_file, OUTLINE),
-        submissions=gradebook.read_collected(collected / "collected.csv"),
+        submissions=read_collected(collected / "collected.csv"),
     )
     out = tmp_path / "feedback.zip"
     result = canvas_feedback_zip(collected / "collected.csv", feedback, out)
@@ -230,7 +232,7 @@ def test_a_feedback_file_that_is_a_link_or_a_fifo_is_left_out_named_and_never_re
     eve = feedback / "evileve" / "01_first.md"
     eve.unlink()
     eve.symlink_to(feedback / "doejane" / "01_first.md")  # would send jane's feedback to eve
-    sean = feedback / gradebook.feedback_name("obrienseán") / "01_first.md"
+    sean = feedback / feedback_name("obrienseán") / "01_first.md"
     sean.unlink()
     os.mkfifo(sean)  # reading it would wait for a writer forever
     result = canvas_feedback_zip(tmp_path / "collected" / "collected.csv", feedback, tmp_path / "links.zip")
@@ -254,7 +256,7 @@ def test_a_name_over_255_bytes_is_shortened_and_canvas_still_reads_its_ids(tmp_p
     members = {f"{long_name}_107_9100_01_first.ipynb": ("01_first", "long")}
     collect_canvas(canvas_download(tmp_path / "long.zip", members), tmp_path / "long", notebooks=source)
     (student,) = [p.name for p in (tmp_path / "long").iterdir() if p.is_dir()]
-    folder = tmp_path / "fb" / gradebook.feedback_name(student)
+    folder = tmp_path / "fb" / feedback_name(student)
     folder.mkdir(parents=True)
     (folder / "01_first.md").write_text("# fine\n")
     result = canvas_feedback_zip(tmp_path / "long" / "collected.csv", tmp_path / "fb", tmp_path / "long-fb.zip")

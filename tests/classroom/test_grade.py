@@ -20,12 +20,14 @@ import nbformat
 import pytest
 
 import dpcourse
-from dpcourse.classroom import plan as plans
-from dpcourse.classroom import reports
 from dpcourse.classroom.cli import main
-from dpcourse.classroom.grade import grade
+from dpcourse.classroom.grading import plan as plans
+from dpcourse.classroom.grading import reports
+from dpcourse.classroom.grading.run import grade
 from dpcourse.classroom.release import release_notebook
-from dpcourse.classroom.sandbox import BWRAP_ENV, Limits, SandboxUnavailable
+from dpcourse.classroom.sandbox.bubblewrap import BWRAP_ENV
+from dpcourse.classroom.sandbox.limits import Limits
+from dpcourse.classroom.sandbox.runner import SandboxUnavailable
 from tests.classroom.grading_scenarios import (
     CHECKS,
     EXERCISES,
@@ -503,7 +505,7 @@ def test_a_source_exercise_without_its_check_is_refused(tmp_path):
 
 
 def test_shards_split_the_students_and_cover_each_once():
-    from dpcourse.classroom.grade import in_shard
+    from dpcourse.classroom.grading.run import in_shard
 
     students = [f"student-{k}" for k in range(200)]
     owners = [[i for i in range(4) if in_shard(s, (i, 4))] for s in students]
@@ -534,14 +536,15 @@ def test_the_real_notebook_01_grades_right(graded):
     ],
 )
 def test_grade_refuses_a_job_count_or_shard_that_would_grade_nobody_or_crash(tmp_path, keywords, named):
-    from dpcourse.classroom.grade import grade
+    from dpcourse.classroom.grading.run import grade
 
     with pytest.raises(ValueError, match=named):
         grade([], source=tmp_path, sandbox="none", **keywords)
 
 
 def test_a_sandbox_name_other_than_bwrap_or_none_never_runs_a_submission():
-    from dpcourse.classroom.sandbox import Limits, run_job
+    from dpcourse.classroom.sandbox.limits import Limits
+    from dpcourse.classroom.sandbox.runner import run_job
 
     with pytest.raises(ValueError, match="sandbox must be"):
         run_job({}, sandbox="auto", limits=Limits())

@@ -16,7 +16,7 @@ import unicodedata
 
 import pytest
 
-from dpcourse.classroom import reports
+from dpcourse.classroom.grading import reports
 from tests.classroom.grading_scenarios import (
     EXERCISES,
     NAME,

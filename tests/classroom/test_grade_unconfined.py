@@ -19,9 +19,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpcourse.classroom import reports
 from dpcourse.classroom.cli import main
-from dpcourse.classroom.grade import AS_ROOT, UNCONFINED
+from dpcourse.classroom.grading import reports
+from dpcourse.classroom.grading.run import AS_ROOT, UNCONFINED
 from tests.classroom.grading_scenarios import (
     EXERCISES,
     NAME,

@@ -15,9 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from dpcourse.classroom import gradebook, reports
+from dpcourse import classroom
 from dpcourse.classroom.course import load_course
-from dpcourse.classroom.reports import GradeRow, printable
+from dpcourse.classroom.gradebook.feedback import feedback_name
+from dpcourse.classroom.gradebook.render import _templates, class_summary, markdown_text, terminal_summary
+from dpcourse.classroom.gradebook.roster import RosterEntry, SubmissionTime, read_collected, read_roster
+from dpcourse.classroom.gradebook.totals import course_totals, hand_in_notes
+from dpcourse.classroom.grading import reports
+from dpcourse.classroom.grading.reports import GradeRow
+from dpcourse.classroom.io import printable
+from dpcourse.classroom.outputs import write_gradebook
 
 EXERCISES = ["max-queries", "icu-sensitivity", "exact-tail-level"]
 OUTLINE = {"01_first": dict.fromkeys(EXERCISES, 1.0), "02_second": dict.fromkeys(EXERCISES, 2.0)}
@@ -85,9 +92,9 @@ def rows():
 
 
 ROSTER = [
-    gradebook.RosterEntry("ada", "Ada Lovelace", "101", "S-1", "A", "1", "ada@uni.example", "ada"),
-    gradebook.RosterEntry("bob", "", "102", "", "B", "2", "bob@uni.example"),
-    gradebook.RosterEntry("carol", "Carol Q", "103", "S-3", "A", "3", "carol@uni.example"),
+    RosterEntry("ada", "Ada Lovelace", "101", "S-1", "A", "1", "ada@uni.example", "ada"),
+    RosterEntry("bob", "", "102", "", "B", "2", "bob@uni.example"),
+    RosterEntry("carol", "Carol Q", "103", "S-3", "A", "3", "carol@uni.example"),
 ]
 
 
@@ -97,7 +104,7 @@ def read_csv(path):
 
 
 def run(tmp_path, found, *, course=None, submissions=None, lms=("canvas", "gradescope"), feedback=True):
-    return gradebook.write_gradebook(
+    return write_gradebook(
         found,
         OUTLINE,
         report=tmp_path / "grades.csv",
@@ -170,7 +177,7 @@ def _course_file(tmp_path, text=COURSE):
 
 def totals_for(tmp_path, found, submissions=None, text=COURSE):
     course = load_course(_course_file(tmp_path, text), OUTLINE)
-    return gradebook.course_totals(found, OUTLINE, ROSTER, course=course, submissions=submissions)
+    return course_totals(found, OUTLINE, ROSTER, course=course, submissions=submissions)
 
 
 def test_course_points_override_the_notebooks_and_extra_credit_counts_above_the_maximum(tmp_path):
@@ -195,7 +202,7 @@ def test_partial_credit_counts_the_share_of_inputs_passed_only_where_the_course_
 
 
 def at(due, **span):
-    return gradebook.SubmissionTime(due + timedelta(**span), None, "x.ipynb")
+    return SubmissionTime(due + timedelta(**span), None, "x.ipynb")
 
 
 def test_late_penalties_grace_cap_and_extension(tmp_path):
@@ -242,9 +249,7 @@ def test_the_late_penalty_reaches_every_gradebook_file_and_the_feedback_says_wha
 
 
 def test_feedback_is_markdown_without_html_entities_and_names_every_file_not_graded(tmp_path):
-    submissions = {
-        ("bob", "01_first"): gradebook.SubmissionTime(None, True, "01_first.ipynb", (("old.ipynb", "an older copy"),))
-    }
+    submissions = {("bob", "01_first"): SubmissionTime(None, True, "01_first.ipynb", (("old.ipynb", "an older copy"),))}
     run(tmp_path, rows(), submissions=submissions)
     folder = tmp_path / "feedback"
     bob = (folder / "bob" / "01_first.md").read_text()
@@ -265,7 +270,7 @@ def test_feedback_is_markdown_without_html_entities_and_names_every_file_not_gra
 
 
 def test_markdown_escapes_only_what_markdown_reads_as_markup():
-    md = gradebook.markdown_text
+    md = markdown_text
     assert md("it's K_max = 538 (≤ α)") == "it's K_max = 538 (≤ α)"
     assert md("<img src=x onerror=alert(1)>") == "\\<img src=x onerror=alert(1)>"
     assert md("&#x27; and &amp; but not AT&T") == "\\&#x27; and \\&amp; but not AT&T"
@@ -288,7 +293,7 @@ def test_every_file_gets_the_umasks_mode(tmp_path, umask, mode):
 
 
 def test_the_summary_separates_not_handed_in_not_attempted_late_duplicates_and_integrity_notes(tmp_path):
-    submissions = {("ada", "02_second"): gradebook.SubmissionTime(None, True, "02_second.ipynb")}
+    submissions = {("ada", "02_second"): SubmissionTime(None, True, "02_second.ipynb")}
     found = [*rows(), row("ada", "01_first", "exact-tail-level", "passed", integrity="1 extra cells (not run)")]
     _, text = run(tmp_path, found, submissions=submissions)
     page = (tmp_path / "grades_summary.html").read_text()
@@ -345,9 +350,9 @@ def test_the_terminal_summary_names_the_most_common_mistake_and_escapes_control_
     assert text.splitlines()[0] == "class: 5 students, mean 2 of 9 points"
     assert f"2 of 5 on max-queries: {LOG}" in text
     assert "\x1b" not in text and "\u202e" not in text
-    totals = gradebook.course_totals(found, OUTLINE, ROSTER)
-    notes = gradebook.hand_in_notes(found, totals)
-    summary = gradebook.terminal_summary(gradebook.class_summary(found, totals), totals, notes, top=5)
+    totals = course_totals(found, OUTLINE, ROSTER)
+    notes = hand_in_notes(found, totals)
+    summary = terminal_summary(class_summary(found, totals), totals, notes, top=5)
     assert "1 of 5 on max-queries: bad\\x1b[31m" in summary
 
 
@@ -372,12 +377,12 @@ def test_the_collectors_list_gives_times_late_flags_and_the_files_set_aside(tmp_
         "cat,02_second,c.ipynb,2026-10-05T20:00:00,,true,\n"
         ",,junk.txt,,,false,not a notebook\n"
     )
-    found = gradebook.read_collected(path)
+    found = read_collected(path)
     assert set(found) == {("ada", "01_first"), ("bob", "01_first"), ("cat", "02_second")}
     ada = found[("ada", "01_first")]
     assert ada.submitted_at == datetime(2026, 10, 6, 0, 0, tzinfo=UTC) and ada.late is False
     assert ada.ignored == (("a-old.ipynb", "older"),)
-    assert found[("bob", "01_first")] == gradebook.SubmissionTime(None, True, "b.ipynb")
+    assert found[("bob", "01_first")] == SubmissionTime(None, True, "b.ipynb")
     assert found[("cat", "02_second")].submitted_at is None  # no offset: unknown, not guessed
 
 
@@ -385,11 +390,11 @@ def test_a_bad_collectors_list_is_refused_naming_the_line(tmp_path):
     path = tmp_path / "collected.csv"
     path.write_text("student,notebook,source_file,submitted_at,late,kept\nada,01_first,a.ipynb,,maybe,true\n")
     with pytest.raises(ValueError, match=r"line 2: column late holds 'maybe' \(allowed: true, false\)"):
-        gradebook.read_collected(path)
+        read_collected(path)
 
 
 def test_feedback_names_never_escape_and_never_collide():
-    names = [gradebook.feedback_name(s) for s in ("../x", "..", "a/b", "a_b", "", "ok-1.2")]
+    names = [feedback_name(s) for s in ("../x", "..", "a/b", "a_b", "", "ok-1.2")]
     assert all("/" not in n and not n.startswith(".") and n for n in names)
     assert len(set(names)) == len(names) and names[-1] == "ok-1.2"
 
@@ -407,22 +412,22 @@ def test_a_bad_roster_is_refused_naming_the_line(tmp_path, text, error):
     path = tmp_path / "roster.txt"
     path.write_text(text)
     with pytest.raises(ValueError, match=re.escape(error)):
-        gradebook.read_roster(path)
+        read_roster(path)
 
 
 def test_a_plain_roster_is_one_student_per_line(tmp_path):
     path = tmp_path / "roster.txt"
     path.write_text("# course 2026\nada\n\nbob\n")
-    assert [e.student for e in gradebook.read_roster(path)] == ["ada", "bob"]
+    assert [e.student for e in read_roster(path)] == ["ada", "bob"]
 
 
 @pytest.mark.parametrize("header", ["student", "Student", "ID", "name", "SIS Login ID", "email", "  sid  "])
 def test_a_one_column_rosters_header_is_not_a_student(tmp_path, header):
     path = tmp_path / "roster.txt"
     path.write_text(f"# course 2026\n{header}\nada\nbob\n")
-    assert [e.student for e in gradebook.read_roster(path)] == ["ada", "bob"]
+    assert [e.student for e in read_roster(path)] == ["ada", "bob"]
     path.write_text("ada\nstudent\n")  # only the first line can be a header
-    assert [e.student for e in gradebook.read_roster(path)] == ["ada", "student"]
+    assert [e.student for e in read_roster(path)] == ["ada", "student"]
 
 
 # Canvas's own export (Grades → Export), as it downloads: a byte-order mark, sortable names with commas, the
@@ -442,18 +447,18 @@ CANVAS_EXPORT = (
 def test_canvas_gradebook_export_is_read_as_it_downloads(tmp_path):
     path = tmp_path / "grades.csv"
     path.write_text(CANVAS_EXPORT, encoding="utf-8")
-    assert gradebook.read_roster(path) == [
-        gradebook.RosterEntry("ada", "Lovelace, Ada", "101", "S-1", "Section A", sis_login_id="ada"),
-        gradebook.RosterEntry("S-2", "Babbage, Charles", "102", "S-2", "Section B"),
-        gradebook.RosterEntry("103", "Carol Q", "103", "", "Section A"),
+    assert read_roster(path) == [
+        RosterEntry("ada", "Lovelace, Ada", "101", "S-1", "Section A", sis_login_id="ada"),
+        RosterEntry("S-2", "Babbage, Charles", "102", "S-2", "Section B"),
+        RosterEntry("103", "Carol Q", "103", "", "Section A"),
     ]
 
 
 def test_the_canvas_file_the_gradebook_writes_reads_back_as_a_roster(graded):
-    roster = gradebook.read_roster(graded["folder"] / "grades_canvas.csv")
+    roster = read_roster(graded["folder"] / "grades_canvas.csv")
     by_canvas_id = {e.canvas_id: e for e in roster}
-    assert by_canvas_id["101"] == gradebook.RosterEntry("ada", "Ada Lovelace", "101", "S-1", "A", sis_login_id="ada")
-    assert by_canvas_id["102"] == gradebook.RosterEntry("102", "bob", "102", "", "B")
+    assert by_canvas_id["101"] == RosterEntry("ada", "Ada Lovelace", "101", "S-1", "A", sis_login_id="ada")
+    assert by_canvas_id["102"] == RosterEntry("102", "bob", "102", "", "B")
     assert "Points Possible" not in {e.name for e in roster} and EVIL in {e.student for e in roster}
 
 
@@ -469,14 +474,14 @@ def test_a_bad_canvas_export_is_refused_in_one_line(tmp_path, text, error):
     path = tmp_path / "grades.csv"
     path.write_text(text)
     with pytest.raises(ValueError, match=re.escape(error)):
-        gradebook.read_roster(path)
+        read_roster(path)
 
 
 def test_the_summary_figure_survives_totals_too_large_to_draw(tmp_path):
     # issue 38: without a course file a notebook's own points are unbounded; 1e308 twice is an infinite total
     outline = {"01_first": {"max-queries": 1e308, "icu-sensitivity": 1e308}}
     found = [row("ada", "01_first", ex, "passed") for ex in outline["01_first"]]
-    written, _ = gradebook.write_gradebook(found, outline, report=tmp_path / "grades.csv", lms=())
+    written, _ = write_gradebook(found, outline, report=tmp_path / "grades.csv", lms=())
     assert tmp_path / "grades_summary.html" in written
     assert "data:image/png;base64," in (tmp_path / "grades_summary.html").read_text()
 
@@ -553,17 +558,17 @@ def test_hostile_text_is_inert_in_the_feedback(tmp_path):
 
 
 def test_the_markdown_templates_escape_every_value_unless_a_filter_made_it_markdown():
-    environment = gradebook._templates().text
+    environment = _templates().text
     template = environment.from_string("{{ a }}|{{ n }}|{{ p|points }}|{{ m|block }}")
     assert template.render(a="# *x*\n<b>", n=2, p=0.5, m="1. a\n> b") == "\\# \\*x\\*\\\\x0a\\<b>|2|0.5|1\\. a\n\\> b"
-    page = gradebook._templates().page.from_string("<td>{{ a }}</td>")
+    page = _templates().page.from_string("<td>{{ a }}</td>")
     assert page.render(a="<b>'\"&\x1b") == "<td>&lt;b&gt;&#39;&#34;&amp;\\x1b</td>"
 
 
 def test_the_templates_ship_with_the_package():
     setuptools = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["tool"]["setuptools"]
     patterns = setuptools["package-data"]["dpcourse.classroom"]
-    folder = Path(gradebook.__file__).parent / "templates"
+    folder = Path(classroom.__file__).parent / "templates"
     names = [f"templates/{p.name}" for p in folder.iterdir()]
     assert len(names) >= 3 and all(any(fnmatch.fnmatch(n, pattern) for pattern in patterns) for n in names)
 
@@ -600,14 +605,12 @@ def test_a_late_mark_without_a_time_on_an_extension_costs_nothing_and_the_row_an
     is charged one started day, as before."""
     course = load_course(_course_file(tmp_path), OUTLINE)
     perfect = [row(s, "01_first", ex, "passed") for s in ("bob", "dan") for ex in EXERCISES]
-    marked = {(s, "01_first"): gradebook.SubmissionTime(None, True, "x.ipynb") for s in ("bob", "dan")}
+    marked = {(s, "01_first"): SubmissionTime(None, True, "x.ipynb") for s in ("bob", "dan")}
     written, text = run(tmp_path, perfect, course=course, submissions=marked)
     scores = {line[0]: line[5] for line in read_csv(tmp_path / "grades_canvas.csv")[2:]}
     assert scores["bob"] == "4" and scores["dan"] == "3.7"
     brief = "late mark, time unknown, extension until 2026-10-08T23:59+00:00: check"
-    notes = gradebook.hand_in_notes(
-        perfect, gradebook.course_totals(perfect, OUTLINE, course=course, submissions=marked), marked
-    )
+    notes = hand_in_notes(perfect, course_totals(perfect, OUTLINE, course=course, submissions=marked), marked)
     assert [(n.student, n.detail) for n in notes if n.kind == "late"] == [
         ("bob", brief),
         ("dan", "marked late, time unknown (one day: −10 %)"),
@@ -625,8 +628,8 @@ def test_with_canvas_times_lateness_is_by_the_minute_on_the_course_calendar_acro
     course = load_course(_course_file(tmp_path, text), OUTLINE, students=[e.student for e in ROSTER] + ["dan"])
     perfect = [row(s, "01_first", ex, "passed") for s in ("bob", "dan") for ex in EXERCISES]
     times = {
-        ("bob", "01_first"): gradebook.SubmissionTime(datetime(2026, 11, 3, 4, 30, tzinfo=UTC), True, "b.ipynb"),
-        ("dan", "01_first"): gradebook.SubmissionTime(datetime(2026, 10, 31, 5, 59, tzinfo=UTC), True, "d.ipynb"),
+        ("bob", "01_first"): SubmissionTime(datetime(2026, 11, 3, 4, 30, tzinfo=UTC), True, "b.ipynb"),
+        ("dan", "01_first"): SubmissionTime(datetime(2026, 10, 31, 5, 59, tzinfo=UTC), True, "d.ipynb"),
     }
     run(tmp_path, perfect, course=course, submissions=times)
     scores = {line[0]: line[5] for line in read_csv(tmp_path / "grades_canvas.csv")[2:]}

@@ -7,7 +7,7 @@ import sys
 import time
 
 from dpcourse.checks import exercise
-from dpcourse.classroom.judge import MAX_RECORDS, JudgePool
+from dpcourse.classroom.grading.judge_pool import MAX_RECORDS, JudgePool
 
 SEED = 12345
 
@@ -63,7 +63,7 @@ class _FixedJudges:
 
 
 def _planned(tmp_path):
-    from dpcourse.classroom import plan as plans
+    from dpcourse.classroom.grading import plan as plans
     from tests.classroom.grading_scenarios import NAME, right, write_course
 
     paths = write_course(tmp_path, {"ada": {NAME: right()}})
@@ -87,7 +87,7 @@ def _result(plan):
 
 
 def test_partial_credit_counts_the_judges_share_only_where_the_course_allows_it(tmp_path):
-    from dpcourse.classroom.judging import judge_run
+    from dpcourse.classroom.grading.verdicts import judge_run
 
     plan = _planned(tmp_path)
     judges = _FixedJudges({"status": "failed", "message": "2 of 4 inputs right", "score": 0.5})
@@ -105,7 +105,7 @@ def test_partial_credit_counts_the_judges_share_only_where_the_course_allows_it(
 def test_long_messages_are_cut_and_records_over_the_cap_are_not_judged(tmp_path):
     import json
 
-    from dpcourse.classroom.judging import MAX_MESSAGE, judge_run
+    from dpcourse.classroom.grading.verdicts import MAX_MESSAGE, judge_run
 
     plan = _planned(tmp_path)
     rows = judge_run(plan, _result(plan), "", _FixedJudges({"status": "failed", "message": "x" * 900_000}))

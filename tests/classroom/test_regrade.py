@@ -16,10 +16,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpcourse.classroom import gradebook, reports
 from dpcourse.classroom.course import load_course
-from dpcourse.classroom.plan import read_outline
-from dpcourse.classroom.reports import GradeRow
+from dpcourse.classroom.gradebook.roster import read_roster
+from dpcourse.classroom.grading import reports
+from dpcourse.classroom.grading.plan import read_outline
+from dpcourse.classroom.grading.reports import GradeRow
+from dpcourse.classroom.outputs import write_gradebook
 from tests.classroom.grading_scenarios import EXERCISES, right, source_notebook
 from tests.classroom.ordinary_python import grade_command
 
@@ -64,11 +66,11 @@ def _table(path: Path) -> list[list[str]]:
 
 def _write(folder: Path, rows: list[GradeRow], report: Path, lms=("canvas", "gradescope")):
     outline = read_outline(folder / "source")
-    return gradebook.write_gradebook(
+    return write_gradebook(
         rows,
         outline,
         report=report,
-        roster=gradebook.read_roster(folder / "roster.csv"),
+        roster=read_roster(folder / "roster.csv"),
         lms=list(lms),
         feedback=folder / "feedback",
         course=load_course(folder / "source" / "course.toml", outline),
@@ -90,7 +92,7 @@ def test_a_run_of_one_notebook_of_an_assignment_writes_no_lms_cell_or_feedback_f
 def test_a_notebook_of_hers_the_run_was_not_given_is_part_of_an_assignment_too(course_folder):
     """Alice's and bob's regrades together hold both notebooks; alice's other notebook is in her folder, not in
     the run: no LMS cell or feedback for her assignment. Bob's folder holds nothing else: his counts."""
-    from dpcourse.classroom.cli import _left_out
+    from dpcourse.classroom.gradebook.roster import left_out_notebooks as _left_out
 
     for student, names in {"alice": ["second.ipynb", "small.ipynb", "notes.txt"], "bob": ["small.ipynb"]}.items():
         (course_folder / "submissions" / student).mkdir(parents=True)
@@ -104,11 +106,11 @@ def test_a_notebook_of_hers_the_run_was_not_given_is_part_of_an_assignment_too(c
     assert left_out == {"alice": frozenset({"small"})}
     outline = read_outline(course_folder / "source")
     rows = [*_rows("alice", "second", "passed"), *_rows("bob", "small", "passed")]
-    _, text = gradebook.write_gradebook(
+    _, text = write_gradebook(
         rows,
         outline,
         report=course_folder / "regrade.csv",
-        roster=gradebook.read_roster(course_folder / "roster.csv"),
+        roster=read_roster(course_folder / "roster.csv"),
         lms=["canvas"],
         feedback=course_folder / "feedback",
         course=load_course(course_folder / "source" / "course.toml", outline),

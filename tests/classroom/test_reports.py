@@ -10,10 +10,10 @@ import stat
 
 import pytest
 
-from dpcourse.classroom import reports
 from dpcourse.classroom.cli import main
-from dpcourse.classroom.grade import in_shard
-from dpcourse.classroom.reports import GradeRow, merge, read_report, write_report
+from dpcourse.classroom.grading import reports
+from dpcourse.classroom.grading.reports import GradeRow, merge, read_report, write_report
+from dpcourse.classroom.grading.run import in_shard
 from tests.classroom.grading_scenarios import EXERCISES, write_course
 
 OUTLINE = {"small": dict.fromkeys(EXERCISES, 1.0)}
@@ -208,66 +208,3 @@ def test_without_bubblewrap_a_bad_course_file_is_named_before_the_sandbox_and_th
     error = capsys.readouterr().err
     assert "bubblewrap (bwrap) is not installed" in error and "nothing was graded" in error
     assert not (tmp_path / "r.csv").exists()
-
-
-# --------------------------------------------------------------------------- atomic writes (issue 31, item 4)
-
-
-def _folder_after(tmp_path):
-    return sorted(p.name for p in tmp_path.iterdir())
-
-
-@pytest.mark.parametrize("error", [RuntimeError("disk on fire"), KeyboardInterrupt()])
-def test_a_failure_mid_write_leaves_the_old_file_and_no_temporary_file(tmp_path, error):
-    target = tmp_path / "report.csv"
-    target.write_text("the old report\n")
-    seen = []
-
-    def half_then_fail(handle):
-        handle.write("half of the new ")
-        handle.flush()
-        seen.append(target.read_text())  # what a reader sees while the new file is being written
-        raise error
-
-    with pytest.raises(type(error)):
-        reports.atomic_write(target, half_then_fail)
-    assert seen == ["the old report\n"]  # never a half-written file
-    assert target.read_text() == "the old report\n"
-    assert _folder_after(tmp_path) == ["report.csv"]  # the temporary file is gone
-
-
-def test_a_csv_whose_rows_fail_half_way_leaves_the_old_csv(tmp_path):
-    target = write_report(rows_for("alice", {"max-queries": "passed"}), tmp_path / "r.csv")
-    before = target.read_bytes()
-
-    def rows():
-        yield ["bob", "small", "max-queries", "passed"]
-        raise ValueError("a row that cannot be made")
-
-    with pytest.raises(ValueError, match="cannot be made"):
-        reports.atomic_csv(target, reports.COLUMNS, rows())
-    assert target.read_bytes() == before and _folder_after(tmp_path) == ["r.csv"]
-
-
-def test_a_rename_that_fails_leaves_no_temporary_file(tmp_path):
-    target = tmp_path / "summary.html"
-    target.mkdir()  # os.replace cannot put a file over a folder
-    (target / "keep").write_text("x")
-    with pytest.raises(OSError):
-        reports.atomic_text(target, "<p>new</p>")
-    assert _folder_after(tmp_path) == ["summary.html"] and (target / "keep").read_text() == "x"
-
-
-def test_the_new_file_is_synced_to_the_disk_before_it_replaces_the_old(tmp_path, monkeypatch):
-    calls = []
-    real_fsync, real_replace = os.fsync, os.replace
-    monkeypatch.setattr(reports.os, "fsync", lambda fd: (calls.append("fsync"), real_fsync(fd))[1])
-    monkeypatch.setattr(reports.os, "replace", lambda a, b: (calls.append("replace"), real_replace(a, b))[1])
-    reports.atomic_text(tmp_path / "f.md", "complete\n")
-    assert calls == ["fsync", "replace"]
-    assert (tmp_path / "f.md").read_text() == "complete\n"
-
-
-def test_bytes_are_written_atomically_too(tmp_path):
-    path = reports.atomic_write(tmp_path / "sub" / "n.ipynb", lambda handle: handle.write(b"\x00\xff"), binary=True)
-    assert path.read_bytes() == b"\x00\xff" and _folder_after(path.parent) == ["n.ipynb"]

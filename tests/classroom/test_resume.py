@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from dpcourse.classroom import reports
-from dpcourse.classroom.reports import GradeRow, ReportJournal, journal_path
+from dpcourse.classroom.grading import reports
+from dpcourse.classroom.grading.reports import GradeRow, ReportJournal, journal_path
 from tests.classroom.grading_scenarios import EXERCISES, NAME, right, with_answers, write_course
 from tests.classroom.ordinary_python import copied_checkout, readable_environment
 
@@ -95,7 +95,7 @@ K_max = 538"""
 def _command(argv: list[str]) -> tuple[list[str], Path]:
     """``python -m dpcourse …`` as :func:`~tests.classroom.ordinary_python.grade_command` would run it, as a
     process of its own that the test can signal."""
-    from dpcourse.classroom.sandbox import unconfined_user
+    from dpcourse.classroom.sandbox.runner import unconfined_user
 
     if os.geteuid() != 0 or unconfined_user() is not None:
         return [sys.executable, "-m", "dpcourse", *argv], ROOT
@@ -161,9 +161,9 @@ def test_a_batch_stopped_halfway_and_run_again_ends_with_every_row_each_graded_o
 
 
 def test_a_rerun_takes_only_unchanged_files_of_the_same_student_under_the_same_sources(tmp_path):
-    from dpcourse.classroom import grade as batch
-    from dpcourse.classroom.plan import load_sources
-    from dpcourse.classroom.sandbox import Limits
+    from dpcourse.classroom.grading import run as batch
+    from dpcourse.classroom.grading.plan import load_sources
+    from dpcourse.classroom.sandbox.limits import Limits
 
     paths = write_course(tmp_path, {"alice": {NAME: right()}, "bob": {NAME: right()}, "carol": {NAME: right()}})
     sources, _ = load_sources(tmp_path / "source")
@@ -188,8 +188,8 @@ def test_a_rerun_takes_only_unchanged_files_of_the_same_student_under_the_same_s
 
 
 def test_rows_of_a_stopped_run_or_of_the_graders_own_failure_are_not_kept(tmp_path):
-    from dpcourse.classroom import grade as batch
-    from dpcourse.classroom.judging import INFRASTRUCTURE
+    from dpcourse.classroom.grading import run as batch
+    from dpcourse.classroom.grading.verdicts import INFRASTRUCTURE
 
     item = batch._Item(tmp_path / "s" / "alice" / NAME, "alice", tmp_path / "s" / "alice", digest="d")
     failed = [

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from dpcourse.classroom import reports
-from dpcourse.classroom.sandbox import Limits, _ControlGroup
+from dpcourse.classroom.grading import reports
+from dpcourse.classroom.sandbox.limits import Limits, _ControlGroup
 from tests.classroom.grading_scenarios import EXERCISES, NAME, right, sandbox_problem, with_answers, write_course
 from tests.classroom.ordinary_python import (
     copied_checkout,

@@ -4,7 +4,7 @@ what it can hoard (processes: its own budget, never a classmate's or the grader'
 instructor is told when bubblewrap cannot bind the Python environment.
 
 Skipped, with the reason in pytest's summary, without a working bubblewrap (``$DPCOURSE_BWRAP``
-as in :mod:`dpcourse.classroom.sandbox`). The ordinary-user cases need root (to create the user
+as in :mod:`dpcourse.classroom.sandbox.runner`). The ordinary-user cases need root (to create the user
 ``dpcourse-sandbox-test`` and run as it) and a Python environment that user can read: this one, or
 the one ``$DPCOURSE_ORDINARY_PYTHON`` names; else they are skipped saying which is missing.
 Nothing here waits for a fixed time: the runs synchronise on what they print, and every deadline
@@ -25,17 +25,17 @@ from typing import Any
 
 import pytest
 
-from dpcourse.classroom import sandbox
-from dpcourse.classroom.sandbox import (
-    Limits,
-    SandboxUnavailable,
+from dpcourse.classroom.sandbox import bubblewrap, users
+from dpcourse.classroom.sandbox import runner as sandbox
+from dpcourse.classroom.sandbox.bubblewrap import (
     bind_failure,
     bwrap_path,
-    choose_sandbox,
-    max_parallel_runs,
     sandbox_command,
     storage_filter,
 )
+from dpcourse.classroom.sandbox.limits import Limits, _apply_limits, _ControlGroup, _user_processes
+from dpcourse.classroom.sandbox.runner import SandboxUnavailable, choose_sandbox, max_parallel_runs
+from dpcourse.classroom.sandbox.users import UNCONFINED_UID_ENV, UNCONFINED_USER_ENV, unused_user_id
 from tests.classroom.grading_scenarios import sandbox_problem
 from tests.classroom.ordinary_python import copied_checkout, readable_environment
 
@@ -60,7 +60,7 @@ def _start(program: str, limits: Limits) -> tuple[subprocess.Popen[str], Any]:
     """``python -c program`` in the sandbox a submission gets, with its limits and (as root) its control group."""
     executable = bwrap_path()
     assert executable is not None
-    group = sandbox._ControlGroup(limits)
+    group = _ControlGroup(limits)
     process = subprocess.Popen(
         sandbox_command(executable, limits, [sys.executable, "-c", program]),
         stdin=subprocess.PIPE,
@@ -69,7 +69,7 @@ def _start(program: str, limits: Limits) -> tuple[subprocess.Popen[str], Any]:
         text=True,
         env={"PATH": os.environ.get("PATH", "")},
         start_new_session=True,
-        preexec_fn=sandbox._apply_limits(limits, True, None, group),
+        preexec_fn=_apply_limits(limits, True, None, group),
     )
     return process, group
 
@@ -192,7 +192,7 @@ def hoarder_beside_honest(processes: int) -> dict[str, Any]:
     """
     limits = Limits(processes=processes)
     if os.geteuid() != 0:
-        in_use = sandbox._user_processes(os.getuid())
+        in_use = _user_processes(os.getuid())
         _, hard = resource.getrlimit(resource.RLIMIT_NPROC)
         wanted = in_use + 3 * processes + 64
         if hard != resource.RLIM_INFINITY:
@@ -228,14 +228,14 @@ def hoarder_beside_honest(processes: int) -> dict[str, Any]:
 
 def bind_message(unreadable: str) -> str:
     """What :func:`choose_sandbox` says when bubblewrap must also bind ``unreadable``."""
-    paths = sandbox._readonly_paths
-    sandbox._readonly_paths = lambda: [*paths(), Path(unreadable)]  # type: ignore[method-assign]
+    paths = bubblewrap._readonly_paths
+    bubblewrap._readonly_paths = lambda: [*paths(), Path(unreadable)]  # type: ignore[method-assign]
     try:
         choose_sandbox("bwrap")
     except SandboxUnavailable as err:
         return str(err)
     finally:
-        sandbox._readonly_paths = paths  # type: ignore[method-assign]
+        bubblewrap._readonly_paths = paths  # type: ignore[method-assign]
     return ""
 
 
@@ -252,7 +252,7 @@ def _checkout_for(python: str) -> Path:
 
 
 def _runs(user: str, python: str) -> subprocess.CompletedProcess[str]:
-    check = ["runuser", "-u", user, "--", python, "-c", "import dpcourse.classroom.sandbox, pytest"]
+    check = ["runuser", "-u", user, "--", python, "-c", "import dpcourse.classroom.sandbox.runner, pytest"]
     return subprocess.run(check, cwd="/", capture_output=True, text=True, timeout=DEADLINE, check=False)
 
 
@@ -409,7 +409,7 @@ def test_an_unused_user_id_belongs_to_no_account_and_no_process():
             taken.add(os.stat(f"/proc/{pid}").st_uid)
         except FileNotFoundError:  # ended meanwhile
             continue
-    drawn = {sandbox.unused_user_id() for _ in range(50)}
+    drawn = {unused_user_id() for _ in range(50)}
     assert not drawn & taken and len(drawn) > 45  # drawn at random: two runs at once do not share one
     assert all(2**20 <= uid < 2**31 for uid in drawn)  # above the ids accounts get, below the 32-bit sign
 
@@ -417,23 +417,23 @@ def test_an_unused_user_id_belongs_to_no_account_and_no_process():
 def test_an_unused_user_id_is_one_the_user_namespace_maps(monkeypatch):
     # a rootless container maps root to the host's user and 65,536 ids above: only those can be set
     maps = {"/proc/self/uid_map": "         0       1000          1\n         1     100000      65536\n"}
-    monkeypatch.setattr(sandbox, "_read", lambda path: maps.get(str(path), ""))
-    drawn = {sandbox.unused_user_id() for _ in range(200)}
+    monkeypatch.setattr(users, "_read", lambda path: maps.get(str(path), ""))
+    drawn = {unused_user_id() for _ in range(200)}
     assert all(1 <= uid <= 65536 for uid in drawn) and 0 not in drawn
     maps["/proc/self/uid_map"] = "0 0 1\n"  # root alone: no id for a run
     with pytest.raises(OSError, match="no user id"):
-        sandbox.unused_user_id()
+        unused_user_id()
 
 
 def test_the_unconfined_user_takes_the_runs_own_id_or_says_why_not(monkeypatch):
-    monkeypatch.setenv(sandbox.UNCONFINED_USER_ENV, "nobody")
+    monkeypatch.setenv(UNCONFINED_USER_ENV, "nobody")
     try:
-        monkeypatch.setenv(sandbox.UNCONFINED_UID_ENV, "0")
+        monkeypatch.setenv(UNCONFINED_UID_ENV, "0")
         sandbox._unconfined.cache_clear()
         assert sandbox.unconfined_user() is None
         expected = "the grader is not root" if os.geteuid() != 0 else "must be a user id other than root's"
         assert expected in sandbox.why_no_unconfined_user()
-        monkeypatch.setenv(sandbox.UNCONFINED_USER_ENV, "no-such-user-dpcourse")
+        monkeypatch.setenv(UNCONFINED_USER_ENV, "no-such-user-dpcourse")
         sandbox._unconfined.cache_clear()
         assert sandbox.unconfined_user() is None
         assert (
@@ -445,7 +445,7 @@ def test_the_unconfined_user_takes_the_runs_own_id_or_says_why_not(monkeypatch):
 
 def test_runs_under_one_fixed_user_id_go_one_at_a_time(monkeypatch):
     # each run's clean-up ends every process of its id: with one id for all, a second run would lose its kernel
-    monkeypatch.setenv(sandbox.UNCONFINED_UID_ENV, str(sandbox.unused_user_id()))
+    monkeypatch.setenv(UNCONFINED_UID_ENV, str(unused_user_id()))
     runs, why = sandbox.max_parallel_runs("none")
     if os.geteuid() == 0:
-        assert runs == 1 and sandbox.UNCONFINED_UID_ENV in why
+        assert runs == 1 and UNCONFINED_UID_ENV in why

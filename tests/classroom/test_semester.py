@@ -21,8 +21,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpcourse.classroom import reports
 from dpcourse.classroom.cli import main
+from dpcourse.classroom.grading import reports
 from tests.classroom.grading_scenarios import WRONG, jobs_for, released, right, source_notebook, with_answers
 from tests.classroom.ordinary_python import grade_command
 

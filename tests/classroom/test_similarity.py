@@ -12,12 +12,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpcourse.classroom import gradebook, similarity
 from dpcourse.classroom.course import Course, CourseError, load_course
-from dpcourse.classroom.plan import read_outline, source_exercises
-from dpcourse.classroom.release import release_notebook
-from dpcourse.classroom.reports import GradeRow
-from dpcourse.classroom.similarity import (
+from dpcourse.classroom.grading import similarity
+from dpcourse.classroom.grading.plan import read_outline, source_exercises
+from dpcourse.classroom.grading.reports import GradeRow
+from dpcourse.classroom.grading.similarity import (
     ClassAnswers,
     compare_exercise,
     fingerprints,
@@ -25,6 +24,8 @@ from dpcourse.classroom.similarity import (
     read_answers,
     similarity_report,
 )
+from dpcourse.classroom.outputs import write_gradebook
+from dpcourse.classroom.release import release_notebook
 
 NOTEBOOK = "01_laplace_utility"
 SOURCE = Path(__file__).resolve().parents[2] / "notebooks" / f"{NOTEBOOK}.ipynb"
@@ -623,7 +624,7 @@ def summary_page(tmp_path: Path, answers: ClassAnswers | None, course: Course | 
     rows = [GradeRow(s, NOTEBOOK, "max-queries", "passed", points=1.0, max_points=1.0) for s in ("ada", "bob", "cy")]
     outline = {NOTEBOOK: {"max-queries": 1.0}}
     report = tmp_path / "grades.csv"
-    _, text = gradebook.write_gradebook(rows, outline, report=report, course=course, answers=answers)
+    _, text = write_gradebook(rows, outline, report=report, course=course, answers=answers)
     return (tmp_path / "grades_summary.html").read_text(), text
 
 

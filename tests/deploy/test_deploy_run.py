@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 import yaml
 
-from dpcourse.classroom.grade import in_shard
+from dpcourse.classroom.grading.run import in_shard
 from tests.classroom.grading_scenarios import EXERCISES, NAME, WRONG, released, right, with_answers, write_course
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]

@@ -3,18 +3,18 @@ loads, and it asks the network for nothing. Screenshot: test-artifacts/grades_su
 
 from __future__ import annotations
 
-from dpcourse.classroom import gradebook
+from dpcourse.classroom.gradebook.render import class_summary, write_summary_html
+from dpcourse.classroom.gradebook.roster import RosterEntry
+from dpcourse.classroom.gradebook.totals import course_totals, hand_in_notes
 from tests.classroom.test_gradebook import EXERCISES, LOG, rows
 
 
 def test_the_summary_page_renders_offline_with_its_figure(browser, tmp_path, artifacts):
     outline = {"01_first": dict.fromkeys(EXERCISES, 1.0), "02_second": dict.fromkeys(EXERCISES, 2.0)}
-    roster = [gradebook.RosterEntry("carol")]
-    totals = gradebook.course_totals(rows(), outline, roster)
-    notes = gradebook.hand_in_notes(rows(), totals)  # who handed in what: the hostile name is listed, as text
-    page_path = gradebook.write_summary_html(
-        gradebook.class_summary(rows(), totals), totals, tmp_path / "grades_summary.html", notes
-    )
+    roster = [RosterEntry("carol")]
+    totals = course_totals(rows(), outline, roster)
+    notes = hand_in_notes(rows(), totals)  # who handed in what: the hostile name is listed, as text
+    page_path = write_summary_html(class_summary(rows(), totals), totals, tmp_path / "grades_summary.html", notes)
     requests = []
     page = browser.new_page(viewport={"width": 1000, "height": 900})
     try:
