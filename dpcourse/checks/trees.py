@@ -155,42 +155,6 @@ def _judge_decomposition(evidence: dict) -> str:
 decomposition = Exercise("decomposition", probe=value_evidence, judge=_judge_decomposition, answers=("nodes",))
 """Exercise ``decomposition``: the canonical nodes (level, index) whose intervals partition [3, 12], d = 16."""
 
-#: Exercise ``small-error``: ε of the Laplace noise.
-SMALL_ERROR_EPSILON = 1.0
-
-
-def _judge_small_error(evidence: dict) -> str:
-    got = value(evidence, "small_error")
-    workload, strategy = linear_queries.all_range_workload(2), linear_queries.hierarchical_strategy(2)
-    expected = linear_queries.expected_error(workload, strategy, epsilon=SMALL_ERROR_EPSILON)
-    diagnose(
-        got,
-        expected,
-        what="the expected error per query",
-        digits=4,
-        hint="go through Section 2's error formula term by term: the noise variance of one strategy answer, the "
-        "trace term, and what the exercise asks for per query",
-        mistakes={
-            "Lap(b)'s variance taken as b² (it is 2b²)": (
-                expected / 2,
-                "work out the variance of Lap(b) from its density, or look it up in notebook 01",
-            ),
-            "‖A‖₁ = 1: a cell is in two strategy rows (its leaf and the root)": (
-                expected / 4,
-                "‖A‖₁ is the largest column sum of |A|: in how many strategy rows is each cell?",
-            ),
-            "the total over the three queries, not the mean": (
-                3 * expected,
-                "reread what the exercise asks for: the error of the whole workload, or of one query on average?",
-            ),
-        },
-    )
-    return f"{expected:.4g} = 2·(2/ε)²·trace(WᵀW(AᵀA)⁻¹)/3"
-
-
-small_error = Exercise("small-error", probe=value_evidence, judge=_judge_small_error, answers=("small_error",))
-"""Exercise ``small-error``: the mean squared error per query of the 2-leaf tree with root on all-range queries."""
-
 #: Exercise ``interval-nodes``: the tree (domain size, branching; root included) whose worst interval is asked for.
 INTERVAL_NODES: dict[str, Any] = {"d": 64, "branching": 4}
 
@@ -284,6 +248,42 @@ prefix_variance = Exercise(
 )
 """Exercise ``prefix-variance``: the largest variance of a prefix answer summed from the binary tree's nodes."""
 
+#: Exercise ``small-error``: ε of the Laplace noise.
+SMALL_ERROR_EPSILON = 1.0
+
+
+def _judge_small_error(evidence: dict) -> str:
+    got = value(evidence, "small_error")
+    workload, strategy = linear_queries.all_range_workload(2), linear_queries.hierarchical_strategy(2)
+    expected = linear_queries.expected_error(workload, strategy, epsilon=SMALL_ERROR_EPSILON)
+    diagnose(
+        got,
+        expected,
+        what="the expected error per query",
+        digits=4,
+        hint="go through Section 1's error formula term by term: the noise variance of one strategy answer, the "
+        "trace term, and what the exercise asks for per query",
+        mistakes={
+            "Lap(b)'s variance taken as b² (it is 2b²)": (
+                expected / 2,
+                "work out the variance of Lap(b) from its density, or look it up in notebook 01",
+            ),
+            "‖A‖₁ = 1: a cell is in two strategy rows (its leaf and the root)": (
+                expected / 4,
+                "‖A‖₁ is the largest column sum of |A|: in how many strategy rows is each cell?",
+            ),
+            "the total over the three queries, not the mean": (
+                3 * expected,
+                "reread what the exercise asks for: the error of the whole workload, or of one query on average?",
+            ),
+        },
+    )
+    return f"{expected:.4g} = 2·(2/ε)²·trace(WᵀW(AᵀA)⁻¹)/3"
+
+
+small_error = Exercise("small-error", probe=value_evidence, judge=_judge_small_error, answers=("small_error",))
+"""Exercise ``small-error``: the mean squared error per query of the 2-leaf tree with root on all-range queries."""
+
 #: Exercise ``best-branching``: the domain size whose best branching factor the student searches for (ε = 1,
 #: all-range workload, trees with root and least squares).
 BEST_BRANCHING: dict[str, Any] = {"d": 80}
@@ -318,7 +318,7 @@ def _judge_best_branching(evidence: dict) -> str:
             ),
             "the best power of 2 (or Qardaji et al.'s b ≈ 16): not every b was tried": (
                 grid,
-                "Section 7 found the winners between the powers of 2: which b did your search leave out?",
+                "Section 5 found the winners between the powers of 2: which b did your search leave out?",
             ),
             "b = ⌊√d⌋: a tree with one more level than needed": (
                 int(np.floor(np.sqrt(d))),

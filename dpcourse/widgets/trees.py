@@ -36,12 +36,12 @@ __all__ = [
     "write_table",
 ]
 
-STRATEGIES = ("identity", "prefix", "tree", "wavelet")
+STRATEGIES = ("histogram", "prefix", "tree", "wavelet")
 DOMAIN_SIZES = (16, 64, 256, 1024)
 BRANCHINGS = (2, 3, 4, 8, 16, 32)
 TABLE = DIRECTORY / "interval_errors.npz"
 #: The same colour for a strategy here as in notebook 03's table of strategies.
-STRATEGY_COLORS = {"identity": "laplace", "prefix": "laplace_histogram", "tree": "tree", "wavelet": "matrix_mechanism"}
+STRATEGY_COLORS = {"histogram": "laplace", "prefix": "laplace_histogram", "tree": "tree", "wavelet": "matrix_mechanism"}
 
 
 def strategy_by_name(name: str, d: int, branching: int = 2) -> linear_queries.Strategy:
@@ -50,7 +50,7 @@ def strategy_by_name(name: str, d: int, branching: int = 2) -> linear_queries.St
     Parameters
     ----------
     name : str
-        ``"identity"``, ``"prefix"``, ``"tree"`` (hierarchical) or ``"wavelet"``.
+        ``"histogram"`` (the identity strategy), ``"prefix"``, ``"tree"`` (hierarchical) or ``"wavelet"``.
     d : int
         The number of cells, ≥ 1.
     branching : int, optional
@@ -70,7 +70,7 @@ def strategy_by_name(name: str, d: int, branching: int = 2) -> linear_queries.St
         If ``d`` or ``branching`` is not an integer (raised by the builder).
     """
     builders = {
-        "identity": linear_queries.identity_strategy,
+        "histogram": linear_queries.identity_strategy,
         "prefix": linear_queries.prefix_strategy,
         "wavelet": linear_queries.wavelet_strategy,
         "tree": lambda d: linear_queries.hierarchical_strategy(d, branching),
@@ -264,8 +264,8 @@ def tree_panel(*, render: bool = True) -> Panel:
 
     def build(fig: Figure) -> None:
         ax_err, ax_tree = fig.subplots(1, 2, width_ratios=[1.0, 1.2])
-        (artists["identity"],) = ax_err.plot(
-            [], [], ":", color=color_for(STRATEGY_COLORS["identity"]), alpha=0.8, label="identity"
+        (artists["histogram"],) = ax_err.plot(
+            [], [], ":", color=color_for(STRATEGY_COLORS["histogram"]), alpha=0.8, label="histogram"
         )
         (artists["strategy"],) = ax_err.plot([], [], "-", label="strategy")
         fast_log_axes(ax_err)
@@ -301,7 +301,7 @@ def tree_panel(*, render: bool = True) -> Panel:
         s, t = (min(interval[0], d - 1), min(interval[1], d - 1))
         numbers = {}
         ranges = []
-        for name, line in (("identity", artists["identity"]), (strategy, artists["strategy"])):
+        for name, line in (("histogram", artists["histogram"]), (strategy, artists["strategy"])):
             consistent = consistency or name != "tree"
             lengths, unit, sensitivity = interval_error_by_length(name, d, branching, consistent)
             curve = 2 * (sensitivity / epsilon) ** 2 * unit

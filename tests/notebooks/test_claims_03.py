@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from dpcourse import linear_queries
+from tests.notebooks.core_layout import check_core_layout
 from tests.notebooks.notebook_claims import StoredNotebook, number_after, numbers
 
 B_GRID = (2, 3, 4, 8, 16, 32, 64)
@@ -147,7 +148,7 @@ def test_which_strategy_is_closest_to_the_svd_bound(nb, errors_by_b):
     nb.states(
         "c0bdd909",
         "the histogram comes closest to the bound up to $d = 256$ and the wavelet at $d = 1024$",
-        "the 4-ary tree of §7 has a lower error there still",
+        "the 4-ary tree of Section 5 has a lower error there still",
         "the gap to the bound grows with $d$",
         "the wavelet is within a factor of 1.6 of the bound at every $d$ here",
     )
@@ -174,7 +175,7 @@ def test_best_branching_factor_over_every_b(nb, errors_by_b):
         "Qardaji et al.'s advice, a moderate $b$ rather than 2, holds",
     )
     nb.states(
-        "c0bdd909",
+        "tr-branching-md",
         "Qardaji, Yang & Li (2013) derived an approximate error formula whose minimum lies near $b = 16$, essentially "
         "independently of $d$",
     )
@@ -242,7 +243,7 @@ def test_every_b_from_4_to_16_beats_binary_by_the_range_stated(nb, errors_by_b):
 
 def test_laplace_or_gaussian_strategies(nb):
     nb.states(
-        "c252af0f",
+        "gf-gaussian-md",
         "at $\\varepsilon = 1$, $\\delta = 10^{-6}$ its variance is about 9 times Laplace's",
         "So at $d = 256$ and $\\varepsilon = 1$ prefix sums gain almost thirtyfold, the tree and the wavelet (ratio 9) "
         "break even, and the histogram loses ninefold",
@@ -297,8 +298,25 @@ def test_decomposition_and_two_pass_least_squares(nb):
 
 def test_summary_repeats_only_what_the_sections_measured(nb):
     nb.states(
-        "921936ea",
+        "gf-summary-md",
         "the wavelet sits within a factor of 1.6 of the SVD lower bound at every $d$ here",
         "about 9 times Laplace's at $\\varepsilon = 1$ and $\\delta = 10^{-6}$, where it wins by far for prefix sums "
         "and breaks even for the tree and the wavelet at $d = 256$",
     )
+
+
+def test_a_core_lab_with_each_exercise_in_the_section_it_tests_then_going_further(nb):
+    # issue 39: every exercise sat at the end, after nine sections; the SVD bound and Gaussian noise go further
+    check_core_layout(
+        nb,
+        {
+            "strategy-sensitivity": 1,
+            "decomposition": 2,
+            "interval-nodes": 2,
+            "prefix-variance": 3,
+            "small-error": 3,
+            "best-branching": 5,
+        },
+    )
+    nb.states("e55f06a8", "The core, five sections with six exercises, takes about 90 minutes")
+    assert "identity" not in " ".join(markdown(nb)).replace("identity strategy", "")

@@ -17,6 +17,8 @@ from scipy import stats
 from dpcourse import svt
 from dpcourse.mechanisms import advanced_composition_epsilon
 from dpcourse.widgets import above_threshold as widgets_at
+from tests.notebooks.core_layout import check_core_layout
+from tests.notebooks.notebook_claims import StoredNotebook
 
 NOTEBOOK = "notebooks/04_above_threshold_proof.ipynb"
 FLOAT = r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
@@ -225,3 +227,55 @@ def test_numeric_sparse_values_with_delta(out):
 def test_panel_stays_within_epsilon(out):
     # "the privacy loss of each outcome, which stays within ±ε whatever you choose"
     assert numbers(out["ca923fb0"], "loss / epsilon:")[0] <= 1.0
+
+
+def test_a_core_lab_with_each_exercise_in_the_section_it_tests_then_going_further():
+    # issue 39: twelve sections came before the first exercise ("implement AboveThreshold" sat 40 cells below the
+    # algorithm); the δ > 0 and Corollary 3.21 material goes further
+    nb = StoredNotebook("04_above_threshold_proof.ipynb")
+    check_core_layout(
+        nb,
+        {
+            "implement": 1,
+            "small-pmf": 2,
+            "large-loss": 3,
+            "free-bottoms": 4,
+            "top-budget": 4,
+            "sv-scales": 5,
+            "ns-scales": 5,
+        },
+    )
+    nb.states("fe4a698c", "The core, six sections with six exercises and one written answer, takes about 90 minutes")
+    cells = nb.notebook.cells
+    hand_in = next(i for i, cell in enumerate(cells) if "hand-in" in cell.metadata.get("tags", []))
+    core = " ".join(cell.source for cell in cells[1:hand_in])  # the opening cell names what goes further
+    for further in ("Corollary 3.21", "\\sqrt{512}", "Theorem 3.20", "delta_panel ="):
+        assert further not in core, further
+    # the algorithm is stated in Section 1, right above Exercise 1
+    algorithm = next(i for i, cell in enumerate(cells) if "> **AboveThreshold**" in cell.source)
+    implement = next(
+        i for i, cell in enumerate(cells) if cell.metadata.get("dpcourse", {}).get("exercise") == "implement"
+    )
+    assert cells[algorithm].source.startswith("## 1 · ") and implement - algorithm <= 3
+
+
+def test_the_written_exercise_follows_the_proof_in_the_marking_format():
+    # issue 42's format: a prompt, then a Markdown cell tagged `written` holding the model answer, its metadata the
+    # exercise id, the points and 3–5 rubric items; the proof it asks about is the one Section 4 checks
+    nb = StoredNotebook("04_above_threshold_proof.ipynb")
+    cells = nb.notebook.cells
+    (index,) = [i for i, cell in enumerate(cells) if "written" in cell.metadata.get("tags", [])]
+    answer, prompt = cells[index], cells[index - 1]
+    assert answer.cell_type == prompt.cell_type == "markdown"
+    written = answer.metadata["dpcourse"]["written"]
+    assert written["exercise"] == "free-bottoms" and written["points"] == 4
+    rubric = written["rubric"]
+    assert 3 <= len(rubric) <= 5 and len({item["id"] for item in rubric}) == len(rubric)
+    assert all(set(item) == {"id", "text", "points"} and item["text"] for item in rubric)
+    assert sum(item["points"] for item in rubric if item["points"] > 0) == written["points"]
+    assert any(item["points"] < 0 for item in rubric)
+    assert prompt.source.startswith("### Written exercise") and "4 points" in prompt.source
+    # the model answer argues the lecture's steps: the shift u = z + Δ, the ⊥ factors only grow, the fictitious query
+    text = " ".join(answer.source.split())
+    for step in ("u = z + \\Delta", "q_i(D') - \\Delta \\le q_i(D)", "\\tilde q = q_{k+1} + \\Delta", "2\\Delta"):
+        assert step in text, step

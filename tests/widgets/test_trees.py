@@ -79,3 +79,16 @@ def test_interval_follows_d(panel):
     assert panel.controls["interval"].max == 1023
     s, t = panel.controls["interval"].value
     assert 0 <= s <= t <= 1023
+
+
+def test_the_reference_curve_and_the_strategy_are_called_histogram_as_in_the_notebook(panel):
+    # issue 39: the legend, the dropdown and the key numbers said "identity" where notebook 03 says "histogram"
+    from dpcourse.widgets.trees import STRATEGIES
+
+    panel.set(d=64, strategy="tree", consistency=True, epsilon=1.0)
+    legend = [text.get_text() for text in panel.figure.axes[0].get_legend().get_texts()]
+    assert legend[0] == "histogram" and "histogram: error at length 1" in panel.numbers
+    assert "histogram" in STRATEGIES and "identity" not in STRATEGIES
+    assert "identity" not in panel.controls["strategy"].options
+    panel.set(strategy="histogram")
+    assert panel.numbers["histogram: error at length d"] == pytest.approx(2 * 64, rel=1e-9)  # Δ₁ = 1: 2·length
