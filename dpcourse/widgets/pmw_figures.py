@@ -24,6 +24,7 @@ __all__ = [
     "CapStudy",
     "EMUtility",
     "em_utility",
+    "mw_updates_table",
     "show_hedge_run",
     "show_mw_updates",
     "show_private_mw_run",
@@ -128,6 +129,49 @@ def show_mw_updates(
     ax_k.legend()
     few_ticks(ax_k, 4)
     plt.show()
+
+
+def mw_updates_table(
+    runs: Mapping[str, Sequence[pmw.MWReleaseResult]], alphas: Sequence[float], *, domain_size: int, num_queries: int
+) -> Table:
+    """MW release's updates for each α and adversary, beside 4 ln|X|/α².
+
+    Parameters
+    ----------
+    runs : mapping of str to sequence of MWReleaseResult
+        For ``"largest"`` and ``"smallest"``, one run of :func:`dpcourse.pmw.mw_query_release` per α of ``alphas``.
+    alphas : sequence of float
+        The α of the runs.
+    domain_size : int
+        |X| (≥ 2).
+    num_queries : int
+        How many queries the runs chose from (≥ 1), for the caption.
+
+    Returns
+    -------
+    Table
+        One row per α: updates with the largest gap first, with the smallest gap ≥ α first, and the bound.
+
+    Raises
+    ------
+    ValueError
+        If ``domain_size`` or ``num_queries`` is out of range, or a run list is not as long as ``alphas``.
+    KeyError
+        If ``runs`` lacks one of the two adversaries.
+    """
+    domain_size = check_integer(domain_size, "domain_size", minimum=2)
+    num_queries = check_integer(num_queries, "num_queries", minimum=1)
+    alpha_values = np.asarray(alphas, dtype=float)
+    largest, smallest = ([r.updates for r in runs[adversary]] for adversary in ("largest", "smallest"))
+    if len(largest) != alpha_values.size or len(smallest) != alpha_values.size:
+        raise ValueError("runs must hold one run per alpha for each adversary")
+    bound = 4 * np.log(domain_size) / alpha_values**2
+    rows = list(zip(alpha_values, largest, smallest, bound, strict=True))
+    return Table(
+        ["α", "updates, largest gap first", "updates, smallest gap ≥ α first", "4 ln|X|/α²"],
+        rows,
+        caption=f"{num_queries} queries, |X| = {domain_size}",
+    )
 
 
 def show_private_mw_run(history: pmw.PMWHistory, truth: np.ndarray, potential: np.ndarray, *, alpha: float) -> None:

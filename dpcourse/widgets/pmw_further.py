@@ -12,15 +12,19 @@ from dataclasses import dataclass
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .. import mechanisms, pmw
+from .. import mechanisms, pmw, svt
 from .._validation import check_array, check_epsilon, check_integer, check_probability
 from ..plotting import color_for, fast_log_axes, few_ticks, plot_theory
 from ..tables import Table
 
 __all__ = [
+    "DworkRothRuns",
+    "LaplaceBaselines",
     "CompositionStudy",
     "EtaStudy",
     "composition_by_k",
+    "dwork_roth_runs",
+    "laplace_baselines",
     "eta_for_the_wrong_horizon",
     "show_regret_against_distributions",
 ]
@@ -267,3 +271,254 @@ def composition_by_k(k: np.ndarray, *, epsilon0: float, delta: float) -> Composi
         ]
     )
     return CompositionStudy(k, k * epsilon0, advanced, exact, delta_at, epsilon0, delta)
+
+
+@dataclass(frozen=True)
+class DworkRothRuns:
+    """The slides' Private MW (``calibration="dwork_roth"``) on one stream, at each δ.
+
+    Attributes
+    ----------
+    deltas : tuple of float
+        The δ of each run.
+    alphas : tuple of float
+        The least α of Theorem 4.14 (δ = 0) or 4.15 (δ > 0) at each δ.
+    max_errors : tuple of float
+        Each run's max |error| over the stream.
+    guaranteed : tuple of float
+        3α.
+    updates : tuple of int
+        The updates each run made.
+    caps : tuple of int
+        c, the updates NumericSparse pays for.
+    release_ratio : tuple of float
+        The released values' Laplace noise at its β-level, over α (above 1: Theorem 4.15's update count is not
+        covered as stated).
+    """
+
+    deltas: tuple[float, ...]
+    alphas: tuple[float, ...]
+    max_errors: tuple[float, ...]
+    guaranteed: tuple[float, ...]
+    updates: tuple[int, ...]
+    caps: tuple[int, ...]
+    release_ratio: tuple[float, ...]
+
+    def max_error(self, delta: float) -> float:
+        """The max |error| of the run at ``delta``.
+
+        Parameters
+        ----------
+        delta : float
+            One of :attr:`deltas`.
+
+        Returns
+        -------
+        float
+            That run's max |error|.
+
+        Raises
+        ------
+        ValueError
+            If no run had that δ.
+        """
+        if delta not in self.deltas:
+            raise ValueError(f"delta must be one of {self.deltas}; got {delta!r}")
+        return self.max_errors[self.deltas.index(delta)]
+
+    def table(self) -> Table:
+        """δ, α, max error, 3α, updates, c and the release-noise level over α, one row per δ.
+
+        Returns
+        -------
+        Table
+            Captioned with the guarantee of the whole run.
+        """
+        rows = [
+            [f"{d:g}", a, e, g, u, c, r]
+            for d, a, e, g, u, c, r in zip(
+                self.deltas,
+                self.alphas,
+                self.max_errors,
+                self.guaranteed,
+                self.updates,
+                self.caps,
+                self.release_ratio,
+                strict=True,
+            )
+        ]
+        return Table(
+            ["δ", "α", "max error", "3α", "updates", "c", "release-noise level / α"],
+            rows,
+            caption="Dwork & Roth's OnlineMW on the stream of §3; the guarantee is (ε, δ) = (1, δ) for the whole run",
+        )
+
+
+def dwork_roth_runs(
+    histogram: np.ndarray,
+    stream: pmw.ConjunctionWorkload,
+    truth: np.ndarray,
+    *,
+    epsilon: float,
+    beta: float,
+    deltas: tuple[float, ...],
+    rng: int,
+) -> DworkRothRuns:
+    """Run the slides' Private MW on ``stream`` at each δ, with the least α its theorem admits.
+
+    Parameters
+    ----------
+    histogram : numpy.ndarray
+        The data's counts over the universe.
+    stream : ConjunctionWorkload
+        The queries, in order.
+    truth : numpy.ndarray
+        Their true (normalised) answers.
+    epsilon : float
+        ε (> 0).
+    beta : float
+        β, in (0, 1).
+    deltas : tuple of float
+        The δ of each run (0 or in (0, 1)).
+    rng : int
+        The seed of every run.
+
+    Returns
+    -------
+    DworkRothRuns
+        What each run did.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` or ``beta`` is out of range, or as :class:`~dpcourse.pmw.PrivateMW` raises.
+    """
+    epsilon, beta = check_epsilon(epsilon), check_probability(beta, "beta")
+    n, k, d = float(histogram.sum()), len(stream), histogram.size
+    columns: list[list] = [[] for _ in range(6)]
+    for delta in deltas:
+        alpha = pmw.pmw_dwork_roth_alpha(n=n, epsilon=epsilon, domain_size=d, num_queries=k, beta=beta, delta=delta)
+        run = pmw.PrivateMW(
+            histogram,
+            epsilon=epsilon,
+            alpha=alpha,
+            beta=beta,
+            delta=delta,
+            max_queries=k,
+            calibration="dwork_roth",
+            rng=rng,
+        )
+        error = float(np.abs(pmw.run_stream(run, stream) - truth).max())
+        release = svt.numeric_sparse_accuracy_bound(
+            num_queries=2 * k,
+            c=run.max_updates,
+            beta=beta,
+            epsilon=epsilon,
+            delta=delta,
+            sensitivity=1 / n,
+            part="values",
+        )
+        for column, value in zip(
+            columns, (alpha, error, run.guaranteed_error, run.updates, run.max_updates, release / alpha), strict=True
+        ):
+            column.append(value)
+    return DworkRothRuns(tuple(deltas), *(tuple(column) for column in columns))
+
+
+@dataclass(frozen=True)
+class LaplaceBaselines:
+    """Laplace per query on one stream by basic and by advanced composition, with their bounds and PMW's.
+
+    Attributes
+    ----------
+    epsilon_per_query : tuple of float
+        ε₀ by basic composition (ε/|Q|), then by advanced composition at δ.
+    max_errors : tuple of float
+        Their max |error| over the stream (the same standard noise, rescaled).
+    bounds : dict of str to float
+        At β: ``"basic"``, ``"advanced"`` and ``"pmw"`` (the slides' 3α at δ).
+    crossing : float
+        The first |Q| on a log grid of [10³, 10¹⁴] where PMW's bound is below the advanced-composition one.
+    delta : float
+        δ.
+    """
+
+    epsilon_per_query: tuple[float, float]
+    max_errors: tuple[float, float]
+    bounds: dict[str, float]
+    crossing: float
+    delta: float
+
+
+def laplace_baselines(
+    histogram: np.ndarray,
+    stream: pmw.ConjunctionWorkload,
+    truth: np.ndarray,
+    *,
+    epsilon: float,
+    beta: float,
+    delta: float,
+    rng: int,
+) -> LaplaceBaselines:
+    """Answer ``stream`` with Laplace per query (basic, then advanced composition) and compare the bounds.
+
+    Parameters
+    ----------
+    histogram : numpy.ndarray
+        The data's counts over the universe.
+    stream : ConjunctionWorkload
+        The queries, in order.
+    truth : numpy.ndarray
+        Their true (normalised) answers.
+    epsilon : float
+        ε (> 0).
+    beta : float
+        β of the bounds, in (0, 1).
+    delta : float
+        δ of advanced composition and of PMW's bound, in (0, 1).
+    rng : int
+        The seed of both baselines (the same standard noise).
+
+    Returns
+    -------
+    LaplaceBaselines
+        Both baselines' ε₀ and max errors, the three bounds, and where PMW's overtakes advanced composition's.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon``, ``beta`` or ``delta`` is out of range.
+    """
+    epsilon, beta = check_epsilon(epsilon), check_probability(beta, "beta")
+    delta = check_probability(delta, "delta")
+    n, k, d = float(histogram.sum()), len(stream), histogram.size
+    baselines = [
+        pmw.LaplacePerQuery(histogram, epsilon=epsilon, num_queries=k, delta=dd, rng=rng) for dd in (0.0, delta)
+    ]
+    errors = [float(np.abs(pmw.run_stream(b, stream) - truth).max()) for b in baselines]
+
+    def pmw_bound(queries: int) -> float:
+        return pmw.pmw_dwork_roth_error_bound(
+            n=n, epsilon=epsilon, domain_size=d, num_queries=queries, beta=beta, delta=delta
+        )
+
+    def advanced_bound(queries: int) -> float:
+        return mechanisms.laplace_advanced_composition_max_error_bound(
+            num_queries=queries, beta=beta, epsilon=epsilon, delta=delta, n=n
+        )
+
+    bounds = {
+        "basic": mechanisms.composed_laplace_max_error_bound(num_queries=k, beta=beta, epsilon=epsilon, n=n),
+        "advanced": advanced_bound(k),
+        "pmw": pmw_bound(k),
+    }
+    many = np.geomspace(1e3, 1e14, 45)
+    wins = np.array([pmw_bound(int(q)) < advanced_bound(int(q)) for q in many])
+    crossing = float(many[np.argmax(wins)]) if wins.any() else float("nan")
+    return LaplaceBaselines(
+        (baselines[0].epsilon_per_query, baselines[1].epsilon_per_query),
+        (errors[0], errors[1]),
+        bounds,
+        crossing,
+        delta,
+    )

@@ -111,3 +111,19 @@ def test_em_utility_measures_both_mechanisms_and_the_exact_tail():
     assert plt.gcf().axes[0].get_title() == "Pricing: 50 consumers, ε = 1"
     with pytest.raises(ValueError, match="sensitivity"):
         figures.em_utility(revenue, consumers=50, epsilon=1.0, sensitivity=0.0)
+
+
+def test_mw_updates_table_lists_each_adversarys_updates_beside_the_bound():
+    x = pmw.product_histogram(10_000, 4, rng=1)
+    queries = np.vstack([pmw.conjunction_workload(30, 4, width=2, rng=2).matrix(), np.eye(16)])
+    runs = {
+        a: [pmw.mw_query_release(x, queries, alpha=al, adversary=a) for al in (0.1, 0.2)]
+        for a in ("largest", "smallest")
+    }
+    table = figures.mw_updates_table(runs, [0.1, 0.2], domain_size=16, num_queries=46)
+    assert table.caption == "46 queries, |X| = 16"
+    assert [row[1] for row in table.rows] == [r.updates for r in runs["largest"]]
+    assert [row[2] for row in table.rows] == [r.updates for r in runs["smallest"]]
+    assert table.rows[0][3] == pytest.approx(4 * np.log(16) / 0.01)
+    with pytest.raises(ValueError, match="one run per alpha"):
+        figures.mw_updates_table(runs, [0.1], domain_size=16, num_queries=46)

@@ -45,3 +45,38 @@ def test_composition_study_holds_the_three_totals():
     assert plt.gcf().axes[0].get_xlabel() == "k mechanisms, each ε₀ = 0.01"
     with pytest.raises(ValueError, match="delta"):
         pmw_further.composition_by_k(np.array([1]), epsilon0=0.01, delta=0.0)
+
+
+@pytest.fixture(scope="module")
+def stream_setup():
+    x = pmw.product_histogram(10**9, 6, rng=3)
+    stream = pmw.conjunction_workload(200, 6, width=2, rng=4)
+    return x, stream, stream.answers(x / x.sum())
+
+
+def test_dwork_roth_runs_match_a_run_by_hand_and_flag_the_release_noise(stream_setup):
+    x, stream, truth = stream_setup
+    runs = pmw_further.dwork_roth_runs(x, stream, truth, epsilon=1.0, beta=0.05, deltas=(0.0, 1e-6), rng=7)
+    alpha = pmw.pmw_dwork_roth_alpha(n=1e9, epsilon=1.0, domain_size=64, num_queries=200, beta=0.05, delta=0.0)
+    by_hand = pmw.PrivateMW(x, epsilon=1.0, alpha=alpha, beta=0.05, max_queries=200, calibration="dwork_roth", rng=7)
+    error = np.abs(pmw.run_stream(by_hand, stream) - truth).max()
+    assert runs.alphas[0] == alpha and runs.max_error(0.0) == error and runs.updates[0] == by_hand.updates
+    assert runs.release_ratio[0] < 1 < runs.release_ratio[1]  # Theorem 4.15's caveat, as the notebook's table shows
+    assert [row[0] for row in runs.table().rows] == ["0", "1e-06"]
+    with pytest.raises(ValueError, match="delta must be one of"):
+        runs.max_error(0.5)
+
+
+def test_laplace_baselines_rescale_one_noise_and_compare_the_bounds(stream_setup):
+    x, stream, truth = stream_setup
+    base = pmw_further.laplace_baselines(x, stream, truth, epsilon=1.0, beta=0.05, delta=1e-6, rng=5)
+    basic, advanced = base.epsilon_per_query
+    assert basic == pytest.approx(1.0 / 200) and advanced > basic
+    # the same standard noise, rescaled: the errors are in the inverse ratio of the ε₀
+    assert base.max_errors[0] / base.max_errors[1] == pytest.approx(advanced / basic, rel=1e-9)
+    assert base.bounds["basic"] == mechanisms.composed_laplace_max_error_bound(
+        num_queries=200, beta=0.05, epsilon=1.0, n=1e9
+    )
+    assert base.crossing > 200 and base.bounds["pmw"] > base.bounds["advanced"]
+    with pytest.raises(ValueError, match="delta"):
+        pmw_further.laplace_baselines(x, stream, truth, epsilon=1.0, beta=0.05, delta=0.0, rng=5)
