@@ -114,9 +114,6 @@ def test_notebook_runs_and_its_panels_react(lab, browser, artifacts, name):
             page.screenshot(path=str(artifacts / f"student_{name[:2]}_typo_first_answer.png"))
         check_wrong_answers_ran_to_the_end(page, lab, name, artifacts)
 
-        # JupyterLab keeps only the cells near the view in the page: scroll until a panel is there (a notebook's
-        # Going further part may follow its panels, so where Run All ended can be far from them)
-        _scroll_until_shown(page, ".dpcourse-panel")
         panels = page.locator(".dpcourse-panel")
         assert panels.count() >= 1, "no panel on the page"
         for index in range(panels.count()):
@@ -156,14 +153,3 @@ def test_notebook_runs_and_its_panels_react(lab, browser, artifacts, name):
             assert pixels.std() > 10, "the panel screenshot is blank"
     finally:
         page.close()
-
-
-def _scroll_until_shown(page, selector: str) -> None:
-    """Scroll the notebook from its top, a screen at a time, until an element matching ``selector`` is in the page."""
-    scroller = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer").first
-    step = int(scroller.evaluate("el => el.clientHeight")) - 60
-    position = 0
-    while page.locator(selector).count() == 0 and position < int(scroller.evaluate("el => el.scrollHeight")):
-        scroller.evaluate("(el, y) => { el.scrollTop = y; }", position)
-        page.wait_for_timeout(400)
-        position += step
