@@ -218,6 +218,8 @@ OVERRIDES = {
         "c": 2,
     },
     "svt.svt_retraversal": {"answers": [0.0, 1.0, 2.0, 0.5], "trials": 5, "monotonic": False},
+    "svt.interactive_top_c": {"counts": [5, 3, 8, 1], "c": 2, "epsilons": [0.5, 1.0]},
+    "svt.non_interactive_top_c": {"counts": [5, 3, 8, 1], "c": 2, "epsilons": [0.5, 1.0]},
     "audit.audit": {"mechanism": "alg1", "trials": 2000, "threshold": 1.0},
     "audit.scan": {"mechanism": "alg1", "trials": 2000, "threshold": 1.0},
     "svt.outcome_integrand": {"z": [0.0, 0.5], "outcome": 1, "answers": [0.0, 1.0, 2.0]},

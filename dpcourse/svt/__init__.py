@@ -10,7 +10,8 @@
 - :mod:`~dpcourse.svt.variants`: the published variants of Lyu, Su & Li (2017) as their papers state them;
 - :mod:`~dpcourse.svt.specs`: each variant as numbers (its noise and stopping rule) and one sampler for all;
 - :mod:`~dpcourse.svt.selection`: choosing the top c of many counts, the data and scores of Lyu et al.;
-- :mod:`~dpcourse.svt.exact_variants`: the variants' exact losses and counterexamples, and their shipped table.
+- :mod:`~dpcourse.svt.exact_variants`: the variants' exact losses and counterexamples, and their shipped table;
+- :mod:`~dpcourse.svt.top_c`: Lyu et al.'s top-c experiments (SVT's budget splits, and the exponential mechanism).
 
 Every name in these modules' ``__all__`` is importable from here. The empirical side, running a mechanism
 and testing its claim, is :mod:`dpcourse.audit`.
@@ -68,6 +69,7 @@ from .theory import (
     sparse_vector_composed_epsilon,
     sparse_vector_scales,
 )
+from .top_c import TopCScores, interactive_top_c, non_interactive_top_c
 from .variants import VARIANTS, Variant, format_outputs, svt_retraversal, svt_standard
 
 __all__ = [
@@ -125,6 +127,9 @@ __all__ = [
     "sparse_vector_accuracy_bound",
     "sparse_vector_composed_epsilon",
     "sparse_vector_scales",
+    "TopCScores",
+    "interactive_top_c",
+    "non_interactive_top_c",
     "VARIANTS",
     "Variant",
     "format_outputs",

@@ -394,16 +394,30 @@ def test_a_released_notebook_runs_top_to_bottom_even_past_a_typo_in_the_first_an
         else:
             assert "not attempted" in text, (cell.id, text)
     (hand_in,) = [c for c in nb.cells if "hand-in" in c.metadata.get("tags", [])]
-    assert nb.cells[-1] is hand_in
+    assert _closes_the_core(nb, hand_in)
     text = "".join(str(o.get("data", {}).get("text/plain", "")) for o in hand_in.outputs)
     assert f"0 of {len(checks)} exercises pass" in text and "not attempted" in text and notebook.name in text, text
 
 
-def test_the_hand_in_cell_is_last_and_its_stored_output_is_cleared_in_the_release(released):
+def _closes_the_core(nb, cell) -> bool:
+    """The hand-in cell is the notebook's last, or the last before its optional part (issue 39: a notebook's core
+    ends with the hand-in; ``## Going further (optional)`` may follow, holding no exercise)."""
+    index = next(i for i, c in enumerate(nb.cells) if c is cell)
+    rest = nb.cells[index + 1 :]
+    return not rest or (
+        rest[0].cell_type == "markdown"
+        and rest[0].source.startswith("## Going further (optional)")
+        and not any(c.metadata.get("dpcourse") for c in rest)
+    )
+
+
+def test_the_hand_in_cell_closes_the_core_and_its_stored_output_is_cleared_in_the_release(released):
     for original, student in released:
-        assert "hand-in" in original.cells[-1].metadata.get("tags", [])
-        assert "exercises pass" in str(original.cells[-1].outputs)  # the solutions' status, stored
-        assert student.cells[-1].outputs == []
+        (hand_in,) = [c for c in original.cells if "hand-in" in c.metadata.get("tags", [])]
+        assert _closes_the_core(original, hand_in)
+        assert "exercises pass" in str(hand_in.outputs)  # the solutions' status, stored
+        (cleared,) = [c for c in student.cells if "hand-in" in c.metadata.get("tags", [])]
+        assert cleared.outputs == [] and _closes_the_core(student, cleared)
 
 
 @pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs the git checkout")

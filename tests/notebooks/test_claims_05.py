@@ -124,6 +124,7 @@ def test_svt_s_lemmas_cost_epsilon_1(nb):
 
 def test_numeric_outputs_cost_epsilon_3(nb):
     nb.states("c05b0005", "The loss climbs to $\\varepsilon + \\varepsilon_3 = 1.5$ and never past it")
+    nb.states("9e9a10a5", "SVT-S's numeric outputs cost exactly ε₃ more, because their noise is fresh")
     _, header, rows = _table(nb, "c05b0004")
     losses = np.array([[float(x) for x in row[1:]] for row in rows])
     assert np.all(losses <= 1.5 + 1e-4) and np.all(np.diff(losses, axis=0) >= 0) and losses[-1] == pytest.approx(1.5)
@@ -143,6 +144,7 @@ def test_auditor_verdicts(nb):
         "so StatDP's smaller ε = 0.2 (an excess of 0.15) would need about six times as many",
     )
     assert (1 + 6 * 1) / 4 * 0.5 == 0.875 and round((0.375 / 0.15) ** 2) == 6  # "about six times as many"
+    nb.states("9e9a10a5", "it flags Alg. 3 to 6 at ε = 0.5 from their outputs alone")
     rows = _audit_rows(nb)
     assert set(rows) == {"alg1", "alg2", "svt_s", "alg3", "alg4", "alg5", "alg6"}
     for key, row in rows.items():
@@ -241,3 +243,95 @@ def test_retraversal_and_the_exponential_mechanism(nb):
         assert np.all(d1 > d0) and np.all(d5 < d3)
         for e, a1, a3 in zip(eps, d1, d3, strict=True):
             assert a3 > a1 if e < 0.2 else a1 > a3
+
+
+# --- the lab's layout (issue 39): a 90-minute core, each exercise after its section, then Going further ---------------
+
+SECTION_OF = {  # each graded or written exercise → the core section it tests
+    "spot-the-flaw": 1,
+    "counterexample-loss": 3,
+    "alg3-broken-step": 3,
+    "allocation-gain": 4,
+    "numeric-budget": 4,
+    "audit-your-own": 5,
+}
+
+
+def _exercise(cell):
+    ours = cell.metadata.get("dpcourse", {})
+    return ours.get("exercise") or ours.get("written", {}).get("exercise")
+
+
+def _layout(nb):
+    """Per cell: the number of the core section it is in (0 before Section 1), or "further" after Going further."""
+    section, where = 0, []
+    for cell in nb.notebook.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if match := re.match(r"^## (\d+) · ", line):
+                    section = int(match.group(1))
+                elif line.startswith("## Going further"):
+                    section = "further"
+        where.append(section)
+    return where
+
+
+def test_the_opening_says_what_it_teaches_what_it_assumes_and_how_long_it_takes(nb):
+    nb.states("4601ec82", "**What it assumes:** notebook 04", "takes about 90 minutes", "not needed for the hand-in")
+    bullets = [line for line in nb.prose("4601ec82").split(" - ")[1:]]
+    assert 3 <= len(bullets) <= 5
+
+
+def test_the_core_has_at_most_six_sections_and_each_exercise_follows_its_section(nb):
+    cells, where = nb.notebook.cells, _layout(nb)
+    hand_in = next(i for i, c in enumerate(cells) if "hand-in" in c.metadata.get("tags", []))
+    further = next(i for i, c in enumerate(cells) if c.source.startswith("## Going further (optional)"))
+    assert hand_in < further and "Nothing below is needed for the hand-in" in cells[further].source
+    sections = {w for w in where[:hand_in] if isinstance(w, int) and w > 0}
+    assert sections == {1, 2, 3, 4, 5}
+    found = {}
+    for i, cell in enumerate(cells):
+        if exercise := _exercise(cell):
+            assert i < hand_in, f"{exercise} is below the hand-in cell"
+            found.setdefault(exercise, set()).add(where[i])
+            if "solution" in cell.metadata.get("tags", []) or "written" in cell.metadata.get("tags", []):
+                prompt = cells[i - 1]  # the prompt is the markdown cell just above the answer
+                assert prompt.cell_type == "markdown" and prompt.source.startswith("### "), exercise
+    assert found == {exercise: {section} for exercise, section in SECTION_OF.items()}
+    # the next section starts after the exercise: no section's text sits between an exercise and the section it tests
+    for exercise, section in SECTION_OF.items():
+        last = max(i for i, c in enumerate(cells) if _exercise(c) == exercise)
+        assert all(w == section for w in where[: last + 1][-3:])
+
+
+def test_reading_cells_are_short_and_show_no_reprs_or_production_notes(nb):
+    for cell in nb.notebook.cells[2:]:  # the imports cell aside
+        tags = cell.metadata.get("tags", [])
+        if cell.cell_type == "code" and "solution" not in tags:
+            assert len(cell.source.splitlines()) <= 8, cell.source
+        for output in cell.get("outputs", []):
+            text = output.get("text", "") + output.get("data", {}).get("text/plain", "")
+            assert "AuditResult(" not in text and "ScanResult(" not in text and "TopCScores(" not in text
+        if cell.cell_type == "markdown":
+            assert "transcript" not in cell.source.lower()
+
+
+def test_the_written_exercise_on_alg3(nb):
+    nb.states("c05c0004", "### Written exercise · What Alg. 3 breaks", "Which step fails for Alg. 3, and why?")
+    answer = nb.cells["c05c0005"]
+    assert answer.cell_type == "markdown" and answer.metadata["tags"] == ["written"]
+    written = answer.metadata["dpcourse"]["written"]
+    assert set(written) == {"exercise", "points", "rubric"} and written["exercise"] not in SECTION_OF.keys() - {
+        "alg3-broken-step"
+    }
+    rubric = written["rubric"]
+    assert 3 <= len(rubric) <= 5 and len({item["id"] for item in rubric}) == len(rubric)
+    assert all(set(item) == {"id", "text", "points"} and item["points"] != 0 for item in rubric)
+    assert sum(item["points"] for item in rubric if item["points"] > 0) == written["points"] == 3
+    # the model answer's numbers are the notebook's: m·ε/(2c) = 5.5 at m = 11, c = 1, ε = 1, printed in Section 3
+    nb.states("c05c0005", "the exact loss is $m\\varepsilon/(2c)$, 5.5 at $m = 11$, $c = 1$, $\\varepsilon = 1$")
+    assert "m = 11: exact loss 5.5000" in nb.printed("c5a3e1d1")
+    # and the counterexample it describes is the library's: 0^m against Δ^m, ⊥^{m−1} then a number ≤ T − Δ
+    d, d_prime, threshold, pattern = svt.counterexample("alg3", 11, c=1)
+    assert np.all(d == 0) and np.all(d_prime == 1) and pattern[-1][1] <= threshold - 1
+    assert svt.exact_variant_loss("alg3", 11, epsilon=1.0, c=1)[0] == pytest.approx(11 / 2, abs=1e-4)
