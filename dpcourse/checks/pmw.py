@@ -188,39 +188,6 @@ update_cap = Exercise("update-cap", probe=value_evidence, judge=_judge_update_ca
 """Exercise ``update-cap``: Private MW's cap N on updates for |𝒳| = 2¹², α = 0.1 (gap α/2, η = α/4)."""
 
 
-def _judge_histogram_scale(evidence: dict) -> str:
-    got = value(evidence, "b")
-    eps, n = HISTOGRAM_SCALE_EXERCISE["epsilon"], HISTOGRAM_SCALE_EXERCISE["n"]
-    expected = laplace_scale(sensitivity=REPLACE_ONE_HISTOGRAM_SENSITIVITY, epsilon=eps)
-    diagnose(
-        got,
-        expected,
-        what="the Laplace scale per cell (in counts)",
-        rtol=1e-6,
-        hint="the scale is the histogram's L1 sensitivity over ε: count how far x moves, in L1, between two "
-        "neighbours of this notebook",
-        mistakes={
-            "1/ε: the sensitivity of add/remove-one neighbours, not of one record replaced": (
-                1 / eps,
-                "under this notebook's neighbours, how many cells of x change when one record is replaced?",
-            ),
-            "2/(nε): the scale of a normalised answer, not of a count": (
-                2 / (n * eps),
-                "the exercise asks for the noise on the counts x, before dividing by n",
-            ),
-            "ε/2: the ratio is upside down": (
-                eps / 2,
-                "a smaller ε must mean more noise",
-            ),
-        },
-    )
-    return f"b = Δ₁/ε = {expected:.4g} per cell: replacing a record moves two counts"
-
-
-histogram_scale = Exercise("histogram-scale", probe=value_evidence, judge=_judge_histogram_scale, answers=("b_hist",))
-"""Exercise ``histogram-scale``: the Laplace scale per cell of the ε-DP noisy histogram under replace-one."""
-
-
 _ABSURD_ALPHA = "an α above 1 is absurd: every normalised answer lies in [0, 1], so an error bound above 1 says nothing"
 
 
@@ -269,6 +236,39 @@ def _judge_choose_alpha(evidence: dict) -> str:
 
 choose_alpha = Exercise("choose-alpha", probe=value_evidence, judge=_judge_choose_alpha, answers=("alpha_choice",))
 """Exercise ``choose-alpha``: the least α at which Lecture 4's PMW is ε-DP and accurate (:data:`ALPHA_EXERCISE`)."""
+
+
+def _judge_histogram_scale(evidence: dict) -> str:
+    got = value(evidence, "b")
+    eps, n = HISTOGRAM_SCALE_EXERCISE["epsilon"], HISTOGRAM_SCALE_EXERCISE["n"]
+    expected = laplace_scale(sensitivity=REPLACE_ONE_HISTOGRAM_SENSITIVITY, epsilon=eps)
+    diagnose(
+        got,
+        expected,
+        what="the Laplace scale per cell (in counts)",
+        rtol=1e-6,
+        hint="the scale is the histogram's L1 sensitivity over ε: count how far x moves, in L1, between two "
+        "neighbours of this notebook",
+        mistakes={
+            "1/ε: the sensitivity of add/remove-one neighbours, not of one record replaced": (
+                1 / eps,
+                "under this notebook's neighbours, how many cells of x change when one record is replaced?",
+            ),
+            "2/(nε): the scale of a normalised answer, not of a count": (
+                2 / (n * eps),
+                "the exercise asks for the noise on the counts x, before dividing by n",
+            ),
+            "ε/2: the ratio is upside down": (
+                eps / 2,
+                "a smaller ε must mean more noise",
+            ),
+        },
+    )
+    return f"b = Δ₁/ε = {expected:.4g} per cell: replacing a record moves two counts"
+
+
+histogram_scale = Exercise("histogram-scale", probe=value_evidence, judge=_judge_histogram_scale, answers=("b_hist",))
+"""Exercise ``histogram-scale``: the Laplace scale per cell of the ε-DP noisy histogram under replace-one."""
 
 
 def _judge_em_epsilon(evidence: dict) -> str:
