@@ -4,6 +4,8 @@
   them (explicit, prefix, all-range), their sensitivities and Gram matrices;
 - :mod:`~dpcourse.linear_queries.rr_vs_laplace`: randomized response against Laplace, the noisy table and
   the Gaussian mechanism for many queries (notebook 02);
+- :mod:`~dpcourse.linear_queries.comparisons`: notebook 02's measurements over grids of settings (the number
+  of queries, the table's size, n, the attack's noise level);
 - :mod:`~dpcourse.linear_queries.reconstruction`: too many too-accurate answers reveal the data (Dinur &
   Nissim's attack by least squares);
 - :mod:`~dpcourse.linear_queries.strategies`: strategy matrices (identity, prefix, b-ary tree, Haar wavelet)
@@ -16,6 +18,17 @@ Every name in these modules' ``__all__`` is importable from here.
 
 from __future__ import annotations
 
+from .comparisons import (
+    AttackSweep,
+    CrossoverSweep,
+    QueryCountSweep,
+    TableSizeSweep,
+    attack_sweep,
+    crossover_sweep,
+    release_variances,
+    rr_query_count_sweep,
+    table_size_sweep,
+)
 from .factorization import (
     ALL_RANGE_TABLE,
     ALL_RANGE_TABLE_BRANCHINGS,
@@ -79,6 +92,15 @@ from .workloads import (
 )
 
 __all__ = [
+    "AttackSweep",
+    "CrossoverSweep",
+    "QueryCountSweep",
+    "TableSizeSweep",
+    "attack_sweep",
+    "crossover_sweep",
+    "release_variances",
+    "rr_query_count_sweep",
+    "table_size_sweep",
     "ALL_RANGE_TABLE",
     "ALL_RANGE_TABLE_BRANCHINGS",
     "ALL_RANGE_TABLE_EVERY_BRANCHING",
