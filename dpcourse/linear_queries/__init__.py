@@ -6,6 +6,8 @@
   the Gaussian mechanism for many queries (notebook 02);
 - :mod:`~dpcourse.linear_queries.comparisons`: notebook 02's measurements over grids of settings (the number
   of queries, the table's size, n, the attack's noise level);
+- :mod:`~dpcourse.linear_queries.histogram_sweeps`: notebook 01's measurements (K counting queries answered
+  directly or from the noisy histogram, and the histogram against the universe's size);
 - :mod:`~dpcourse.linear_queries.reconstruction`: too many too-accurate answers reveal the data (Dinur &
   Nissim's attack by least squares);
 - :mod:`~dpcourse.linear_queries.strategies`: strategy matrices (identity, prefix, b-ary tree, Haar wavelet)
@@ -43,6 +45,7 @@ from .factorization import (
     tree_least_squares,
     write_all_range_table,
 )
+from .histogram_sweeps import CountingQuerySweep, UniverseSizeSweep, counting_query_sweep, universe_size_sweep
 from .reconstruction import (
     NOISE_KINDS,
     AttackResult,
@@ -113,6 +116,10 @@ __all__ = [
     "svd_lower_bound",
     "tree_least_squares",
     "write_all_range_table",
+    "CountingQuerySweep",
+    "UniverseSizeSweep",
+    "counting_query_sweep",
+    "universe_size_sweep",
     "NOISE_KINDS",
     "AttackResult",
     "all_subsets_max_error",
