@@ -1,6 +1,6 @@
 """Notebook 02's measurements: randomized response, Laplace and the noisy table as the workload grows.
 
-Each function runs one experiment over a grid of settings (the number of queries, the table's
+Each function runs one experiment over a grid of settings (ε, the number of queries, the table's
 size, the number of people, the noise level of an attack), every setting vectorised over trials,
 and returns what it measured: a frozen dataclass whose ``str`` is the lines the notebook prints,
 or a :class:`~dpcourse.tables.Table`. The draws are taken from ``rng`` in the order of the grid,
@@ -19,20 +19,37 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import ArrayLike, RngLike, as_generator, check_array, check_epsilon, check_integer, check_probability
+from .._validation import (
+    ArrayLike,
+    RngLike,
+    as_generator,
+    check_array,
+    check_binary,
+    check_epsilon,
+    check_integer,
+    check_probability,
+)
 from ..mechanisms import (
     ErrorSummary,
+    all_subsets_error_lower_bound,
     dp_bit_guess_bound,
+    gaussian_mechanism,
     laplace_variance,
     max_abs_error,
     noisy_histogram_max_error_bound,
+    noisy_table_all_queries_mean_error,
+    randomized_response,
+    rr_estimate,
     rr_max_error_bound,
+    rr_proportion_variance,
+    rr_reports_all_subsets_error,
     summarize,
 )
 from ..tables import Table
-from .reconstruction import run_attack
+from .reconstruction import all_subsets_max_error, run_attack
 from .rr_vs_laplace import (
     Population,
+    histogram_all_subsets_max_error,
     histogram_answers,
     laplace_answers,
     make_population,
@@ -47,12 +64,17 @@ __all__ = [
     "AttackSweep",
     "CrossoverSweep",
     "QueryCountSweep",
+    "RootNSweep",
     "TableSizeSweep",
+    "all_subsets_errors",
     "attack_sweep",
     "crossover_sweep",
+    "gaussian_root_n_errors",
     "release_variances",
+    "rr_proportion_variances",
     "rr_query_count_sweep",
     "table_size_sweep",
+    "type_queries_max_errors",
 ]
 
 
@@ -526,4 +548,254 @@ def attack_sweep(
     dp = run_attack(bits, num_queries=num_queries, noise_scale=dp_scale, noise="laplace", rng=gen, trials=trials)
     return AttackSweep(
         levels, np.array(recovered), dp.mean, dp_scale / root_n, dp_bit_guess_bound(epsilon=epsilon), epsilon
+    )
+
+
+def rr_proportion_variances(bits: ArrayLike, epsilons: ArrayLike, *, trials: int, rng: RngLike = None) -> Table:
+    """Randomized response on one bit per person: the debiased proportion's variance, measured and exact.
+
+    For each ε: ``trials`` rounds of randomized response on ``bits``, each debiased to an estimate of the
+    proportion of ones; their sample variance beside e^ε/(n(e^ε − 1)²), and their mean.
+
+    Parameters
+    ----------
+    bits : array_like of {0, 1}
+        One private bit per person (n ≥ 1).
+    epsilons : array_like of float
+        The privacy parameters ε, each > 0.
+    trials : int
+        The number of rounds per ε, ≥ 2.
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the reports, in the order of ``epsilons``.
+
+    Returns
+    -------
+    Table
+        One row per ε: the measured variance, the exact one and the mean estimate.
+
+    Raises
+    ------
+    ValueError
+        If ``bits`` is empty or not 0/1, ``epsilons`` is not a grid of numbers > 0, ``trials`` < 2, or ``rng``
+        is a negative seed.
+    TypeError
+        If an argument has the wrong type.
+    """
+    x = check_binary(bits, "bits")
+    grid = _positive_grid(epsilons, "epsilons")
+    trials = check_integer(trials, "trials", minimum=2)
+    gen = as_generator(rng)
+    rows = []
+    for epsilon in grid:
+        reports = randomized_response(x, epsilon=epsilon, rng=gen, trials=trials)
+        estimates = np.asarray(rr_estimate(reports, epsilon=epsilon))  # one debiased proportion per round
+        exact = rr_proportion_variance(n=x.size, epsilon=epsilon)
+        rows.append([float(epsilon), estimates.var(ddof=1), exact, estimates.mean()])
+    return Table(
+        ["ε", "measured variance", "e^ε/(n(e^ε−1)²)", "mean estimate"],
+        rows,
+        caption=f"{x.size} people, true proportion {x.mean():.3f}, {trials} runs per ε",
+    )
+
+
+@dataclass(frozen=True)
+class RootNSweep:
+    """The Gaussian mechanism's largest error on k = √n queries, against 1/√n (:func:`gaussian_root_n_errors`).
+
+    Attributes
+    ----------
+    sizes : numpy.ndarray of int
+        The numbers of people n.
+    error : numpy.ndarray
+        Per n, the mean largest normalised error over the k = round(√n) answers.
+    slope : float
+        The slope of log(error·√n) against log n: how the ratio to 1/√n falls.
+    epsilon : float
+        The privacy parameter ε.
+    delta : float
+        The δ of the Gaussian mechanism.
+    """
+
+    sizes: np.ndarray
+    error: np.ndarray
+    slope: float
+    epsilon: float
+    delta: float
+
+    def __str__(self) -> str:
+        return f"the ratio falls like n^{self.slope:.2f}"
+
+    def table(self) -> Table:
+        """Per n: k, the mean largest error, 1/√n and their ratio.
+
+        Returns
+        -------
+        Table
+            One row per n.
+        """
+        rows = [
+            [int(n), int(round(np.sqrt(n))), e, 1 / np.sqrt(n), e * np.sqrt(n)]
+            for n, e in zip(self.sizes, self.error, strict=True)
+        ]
+        return Table(
+            ["n", "k = √n", "Gaussian: mean max error", "1/√n", "ratio"],
+            rows,
+            caption=f"k = √n queries, ε = {self.epsilon:g}, δ = {self.delta:g}".replace("e-0", "e-"),
+        )
+
+
+def gaussian_root_n_errors(
+    sizes: ArrayLike, *, epsilon: float, delta: float, trials: int, rng: RngLike = None
+) -> RootNSweep:
+    """The Gaussian mechanism on k = √n counting queries that one person can all be in, for several n.
+
+    Each answer gets N(0, σ²) with σ calibrated (analytically) to Δ₂ = √k/n; only the noise matters, so
+    the true answers are 0.
+
+    Parameters
+    ----------
+    sizes : array_like of int
+        The numbers of people n, each ≥ 1.
+    epsilon : float
+        The privacy parameter ε > 0.
+    delta : float
+        The δ of the Gaussian mechanism, in (0, 1).
+    trials : int
+        The number of releases per n, ≥ 1.
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the noise, in the order of ``sizes``.
+
+    Returns
+    -------
+    RootNSweep
+        The mean largest errors and how their ratio to 1/√n falls; ``str`` gives the slope.
+
+    Raises
+    ------
+    ValueError
+        If ``sizes`` is not a grid of whole numbers ≥ 1, ``epsilon`` or ``delta`` is out of range, ``trials``
+        < 1, or ``rng`` is a negative seed.
+    TypeError
+        If an argument has the wrong type.
+    """
+    people = _count_grid(sizes, "sizes")
+    epsilon = check_epsilon(epsilon)
+    delta = check_probability(delta, "delta")
+    trials = check_integer(trials, "trials", minimum=1)
+    gen = as_generator(rng)
+    error = []
+    for n in people:
+        k = int(round(np.sqrt(n)))
+        noisy = gaussian_mechanism(
+            np.zeros(k), l2_sensitivity=np.sqrt(k) / n, epsilon=epsilon, delta=delta, rng=gen, trials=trials
+        )
+        error.append(max_abs_error(noisy, np.zeros(k)).mean())
+    ratio = np.array(error) * np.sqrt(people)
+    slope = float(np.polyfit(np.log(people), np.log(ratio), 1)[0]) if people.size > 1 else np.nan
+    return RootNSweep(people, np.array(error), slope, epsilon, delta)
+
+
+def type_queries_max_errors(
+    num_types: int, sizes: ArrayLike, *, epsilon: float, trials: int, rng: RngLike = None
+) -> Table:
+    """The noisy table's largest error over all 2^G type queries, measured and approximated, for several n.
+
+    Parameters
+    ----------
+    num_types : int
+        The number of types G, ≥ 1.
+    sizes : array_like of int
+        The numbers of people n, each ≥ 1.
+    epsilon : float
+        The privacy parameter ε > 0 of the table.
+    trials : int
+        The number of releases per n, ≥ 1.
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the populations and the noise, in the order of ``sizes``.
+
+    Returns
+    -------
+    Table
+        One row per n: the measured mean and 95th percentile, (G/2 + √(G/π))/(εn), G/(2εn), 1/√n and how
+        far the mean lies below 1/√n.
+
+    Raises
+    ------
+    ValueError
+        If ``num_types`` or ``trials`` is out of range, ``sizes`` is not a grid of whole numbers ≥ 1,
+        ``epsilon`` is out of range, or ``rng`` is a negative seed.
+    TypeError
+        If an argument has the wrong type.
+    """
+    g = check_integer(num_types, "num_types", minimum=1)
+    people = _count_grid(sizes, "sizes")
+    epsilon = check_epsilon(epsilon)
+    trials = check_integer(trials, "trials", minimum=1)
+    gen = as_generator(rng)
+    rows = []
+    for n in people:
+        population = make_population(int(n), g, rng=gen)
+        worst = histogram_all_subsets_max_error(population, epsilon=epsilon, rng=gen, trials=trials)
+        approx = noisy_table_all_queries_mean_error(num_types=g, epsilon=epsilon, n=int(n))
+        root = 1 / np.sqrt(n)
+        rows.append(
+            [int(n), worst.mean(), np.quantile(worst, 0.95), approx, g / (2 * epsilon * n), root, root / worst.mean()]
+        )
+    return Table(
+        ["n", "measured mean", "95th percentile", "≈ (G/2 + √(G/π))/(εn)", "G/(2εn)", "1/√n", "(1/√n) / mean"],
+        rows,
+        caption=f"largest error over all 2^{g} type queries, ε = {epsilon:g}, {trials} releases",
+    )
+
+
+def all_subsets_errors(n: int, epsilons: ArrayLike, *, trials: int, rng: RngLike = None) -> Table:
+    """The largest error over all 2ⁿ subset sums of n people whose bits are all 1: the DP lower bound, randomized
+    response's raw reports, and a noisy cell per person.
+
+    Parameters
+    ----------
+    n : int
+        The number of people, ≥ 1.
+    epsilons : array_like of float
+        The privacy parameters ε, each > 0.
+    trials : int
+        The number of releases per ε, ≥ 1.
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the reports and the noise, in the order of ``epsilons``.
+
+    Returns
+    -------
+    Table
+        One row per ε: 1/(4(1 + e^ε)), the reports' measured error and 1/(1 + e^ε), the noisy cells' error.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` or ``trials`` is out of range, ``epsilons`` is not a grid of numbers > 0, or ``rng`` is a
+        negative seed.
+    TypeError
+        If an argument has the wrong type.
+    """
+    n = check_integer(n, "n", minimum=1)
+    grid = _positive_grid(epsilons, "epsilons")
+    trials = check_integer(trials, "trials", minimum=1)
+    gen = as_generator(rng)
+    ones = np.ones(n, dtype=int)
+    rows = []
+    for epsilon in grid:
+        reports = randomized_response(ones, epsilon=epsilon, rng=gen, trials=trials)
+        cell_noise = gen.laplace(scale=1 / epsilon, size=(trials, n))  # the noisy table's error in each person's cell
+        rows.append(
+            [
+                float(epsilon),
+                all_subsets_error_lower_bound(epsilon=epsilon),
+                all_subsets_max_error(reports - ones).mean(),
+                rr_reports_all_subsets_error(epsilon=epsilon),
+                all_subsets_max_error(cell_noise).mean(),
+            ]
+        )
+    return Table(
+        ["ε", "DP lower bound 1/(4(1+e^ε))", "RR reports: measured", "1/(1+e^ε)", "noisy cell per person: measured"],
+        rows,
+        caption=f"largest normalised error over all 2ⁿ subset sums, n = {n}, every bit 1; ignoring the data: 0.5",
     )

@@ -96,3 +96,38 @@ def test_the_attack_recovers_accurate_answers_and_not_dp_ones():
 def test_bad_grids_are_refused_by_name(population, queries, call, name):
     with pytest.raises(ValueError, match=name):
         call(population, queries)
+
+
+def test_rr_proportion_variances_match_the_formula():
+    bits = (np.random.default_rng(10).random(500) < 0.4).astype(int)
+    table = linear_queries.rr_proportion_variances(bits, [0.5, 2.0], trials=4000, rng=11)
+    assert table.caption == f"500 people, true proportion {bits.mean():.3f}, 4000 runs per ε"
+    for epsilon, measured, exact, mean in table.rows:
+        assert exact == pytest.approx(mechanisms.rr_proportion_variance(n=500, epsilon=epsilon))
+        assert measured == pytest.approx(exact, rel=0.1)  # relative SE of a variance over 4000: 2.2%
+        assert abs(mean - bits.mean()) <= 5 * np.sqrt(exact / 4000)
+
+
+def test_gaussian_at_root_n_queries_falls_below_one_over_root_n():
+    sweep = linear_queries.gaussian_root_n_errors([10**3, 10**5, 10**7], epsilon=1.0, delta=1e-6, trials=50, rng=12)
+    ratios = [row[4] for row in sweep.table().rows]
+    assert ratios == sorted(ratios, reverse=True) and ratios[-1] < 1 < ratios[0]
+    assert -0.3 <= sweep.slope <= -0.1 and str(sweep) == f"the ratio falls like n^{sweep.slope:.2f}"
+    assert sweep.table().caption == "k = √n queries, ε = 1, δ = 1e-6"
+
+
+def test_type_queries_max_errors_follow_their_approximation():
+    table = linear_queries.type_queries_max_errors(16, [1000, 100_000], epsilon=1.0, trials=300, rng=13)
+    for n, mean, p95, approx, half, root, ratio in table.rows:
+        assert approx == pytest.approx(mechanisms.noisy_table_all_queries_mean_error(num_types=16, epsilon=1.0, n=n))
+        assert mean == pytest.approx(approx, rel=0.1) and p95 > mean and half == 16 / (2 * n)
+        assert ratio == pytest.approx(root / mean)
+
+
+def test_all_subsets_errors_put_randomized_response_below_a_half():
+    table = linear_queries.all_subsets_errors(300, [0.5, 2.0], trials=50, rng=14)
+    assert "n = 300, every bit 1" in table.caption
+    for epsilon, lower, rr_measured, rr_exact, cell_measured in table.rows:
+        assert lower == pytest.approx(mechanisms.all_subsets_error_lower_bound(epsilon=epsilon))
+        assert rr_measured == pytest.approx(rr_exact, abs=0.02) and rr_measured < 0.5
+        assert cell_measured >= 1 / (2 * epsilon) * 0.9  # at least E Σ Z⁺ / n = 1/(2ε), up to sampling
