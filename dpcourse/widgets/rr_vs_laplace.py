@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from .. import linear_queries, mechanisms
 from .._validation import RngLike, as_generator, check_choice, check_integer, check_size
-from ..linear_queries import AttackSweep, CrossoverSweep, MatrixWorkload, QueryCountSweep, TableSizeSweep
+from ..linear_queries import CrossoverSweep, MatrixWorkload, QueryCountSweep, TableSizeSweep
 from ..mechanisms import ErrorSummary, gaussian_sigma, max_abs_error, mean_squared_error, summarize
 from ..plotting import color_for, fast_log_axes, new_figure, plot_empirical, plot_theory
 from ._panel import Panel, delta_slider, float_slider, log_slider
@@ -23,7 +23,6 @@ from ._panel import Panel, delta_slider, float_slider, log_slider
 __all__ = [
     "CheckboxGroup",
     "METHOD_LABELS",
-    "attack_figure",
     "crossover_figure",
     "gaussian_vs_laplace_figure",
     "query_count_figure",
@@ -35,8 +34,8 @@ __all__ = [
 
 METHOD_LABELS = {
     "randomized_response": "randomized response",
-    "laplace": "Laplace, ε/|Q| per query",
-    "laplace_histogram": "Laplace histogram",
+    "laplace": "Laplace per query",
+    "laplace_histogram": "noisy table",
     "gaussian": "Gaussian (analytic)",
 }
 BETA = 0.05
@@ -609,35 +608,4 @@ def crossover_figure(sweep: CrossoverSweep) -> Figure:
     ax.set_ylabel("mean max normalised error")
     ax.set_title(f"ε = {sweep.epsilon:g}; dots: where randomized response starts to win")
     ax.legend(fontsize=8, ncol=2)
-    return fig
-
-
-def attack_figure(sweep: AttackSweep) -> Figure:
-    """The fraction of secret bits the attack recovers against the answers' accuracy E/√n, and under DP noise.
-
-    Parameters
-    ----------
-    sweep : AttackSweep
-        What :func:`~dpcourse.linear_queries.attack_sweep` measured.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The fraction recovered against E/√n (log axis), guessing's ½, and the ε-DP answers as a square.
-    """
-    fig, (ax,) = new_figure(width=6.4, height=4.0)
-    ax.plot(sweep.noise_levels, sweep.recovered, "o-", color=color_for("laplace"), label="answers within E")
-    ax.axhline(0.5, color=color_for("bound"), ls=":", label="guessing")
-    ax.plot(
-        [sweep.dp_noise_level],
-        [sweep.dp_recovered],
-        "s",
-        color=color_for("laplace_histogram"),
-        label=f"{sweep.epsilon:g}-DP answers: Lap(m/ε)",
-    )
-    fast_log_axes(ax, y=False)
-    ax.set_xlabel("noise E / √n")
-    ax.set_ylabel("fraction of bits recovered")
-    ax.grid(True, which="both", alpha=0.25)
-    ax.legend()
     return fig

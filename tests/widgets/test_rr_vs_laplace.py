@@ -84,9 +84,9 @@ def test_gaussian_vs_laplace_figure_draws_the_exact_errors():
         gaussian_vs_laplace_figure(n=100, epsilon=0.5, delta=1e-6, max_queries=1)
 
 
-def test_table_size_crossover_and_attack_figures_label_what_they_show():
+def test_table_size_and_crossover_figures_label_what_they_show():
     from dpcourse import linear_queries
-    from dpcourse.widgets.rr_vs_laplace import attack_figure, crossover_figure, table_size_figure
+    from dpcourse.widgets.rr_vs_laplace import crossover_figure, table_size_figure
 
     sizes = linear_queries.table_size_sweep(200, [4, 16], num_queries=5, epsilon=1.0, trials=5, rng=0)
     assert _labels(table_size_figure(sizes)) == sorted(["noisy table, |Q| = 5: measured", "bound, β = 0.05"])
@@ -94,5 +94,3 @@ def test_table_size_crossover_and_attack_figures_label_what_they_show():
     crossing = linear_queries.crossover_sweep(queries, [100, 1000], epsilon=1.0, trials=5, rng=2)
     fig = crossover_figure(crossing)
     assert "randomized response, n = 1,000" in _labels(fig) and len(fig.axes[0].lines) == 6
-    attack = linear_queries.attack_sweep([0, 1, 1, 0, 1, 0, 0, 1], [0.1, 1.0], num_queries=16, epsilon=1.0, trials=2)
-    assert _labels(attack_figure(attack)) == sorted(["answers within E", "guessing", "1-DP answers: Lap(m/ε)"])
