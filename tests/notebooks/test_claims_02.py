@@ -155,7 +155,7 @@ def test_gaussian_at_root_n_queries_beats_one_over_root_n(nb):
         "c13a0020",
         "At $k = \\sqrt n$ that is $\\tilde O(n^{-3/4})$, and its ratio to $1/\\sqrt n$ falls like $n^{-1/4}$ up to "
         "logarithms",
-        "Measured, 200 releases each, ε = 1, δ = 10⁻⁶, analytic calibration",
+        "Measured, 200 releases each, $\\varepsilon = 1$, $\\delta = 10^{-6}$, analytic calibration",
     )
     nb.states("c13a0003", "The ratio falls below 1 from $n = 10^5$ on; its measured slope, about $-0.2$")
     lines = nb.printed_lines("c13a0002")
@@ -174,7 +174,7 @@ def test_noisy_table_answers_every_type_query_below_one_over_root_n(nb):
         "c13a0021",
         "\\mathbb E\\max_S|\\text{error}_S| \\approx \\frac{G/2 + \\sqrt{G/\\pi}}{\\varepsilon n},$$ a little above "
         "$G/(2\\varepsilon n)$: $O(1/n)$ for any number of queries",
-        "Measured, 500 releases each, ε = 1",
+        "Measured, 500 releases each, $\\varepsilon = 1$",
     )
     nb.states(
         "ccbfc210",
@@ -225,7 +225,7 @@ def test_all_subsets_formula_against_the_package():
 def test_randomized_response_needs_its_square_root_log(nb):
     nb.states(
         "c13a0011",
-        'the lecture\'s "O(1/√n) by randomized response" drops this $\\sqrt{\\log}$ factor, and $\\sqrt n$ times the '
+        'the lecture\'s "$O(1/\\sqrt n)$ by randomized response" drops this $\\sqrt{\\log}$ factor, and $\\sqrt n$ times the '
         "bound keeps growing with $n$",
     )
     scaled = [
@@ -244,8 +244,8 @@ def test_constant_error_on_all_subsets_has_a_witness_better_than_ignoring_the_da
         "c13a0022",
         "every person sends their bit by randomized response, and each subset sum is answered by the sum of the "
         "reports, not debiased",
-        "below ½ for every ε > 0, and within a factor 4 of the lower bound",
-        "its error, about $1/(2\\varepsilon)$, is no better than ignoring the data for ε ≤ 1",
+        "below $\\tfrac12$ for every $\\varepsilon > 0$, and within a factor 4 of the lower bound",
+        "its error, about $1/(2\\varepsilon)$, is no better than ignoring the data for $\\varepsilon \\le 1$",
         "200 releases each",
     )
     caption, rows = shown_table(nb, "c13a0023")
@@ -271,7 +271,7 @@ def test_summary_repeats_only_what_the_sections_measured(nb):
         "548dfc2b",
         "splitting the budget over unrelated bits costs a factor $|Q|$",  # budget split
         "wins beyond $k \\approx \\ln(1.25/\\delta)$ queries (earlier with the analytic calibration)",  # crossover
-        "a small constant times $\\sqrt n$ is already too accurate for ε = 1 (§6)",  # test_the_attack
+        "a small constant times $\\sqrt n$ is already too accurate for $\\varepsilon = 1$ (§6)",  # test_the_attack
     )
     nb.states(  # the Going further part's summary
         "02gofur9",
