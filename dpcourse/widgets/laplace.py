@@ -144,9 +144,9 @@ def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng: RngLike = 
         return {
             "theorem 3.8 level": bound,
             "exact quantile": quantile,
-            "measured P[error >= level]": float(at_level.probability[0]),
+            "measured P[error ≥ level]": float(at_level.probability[0]),
             "95% interval": [float(at_level.low[0]), float(at_level.high[0])],
-            "beta": beta,
+            "β": beta,
             "mean max error": float(b * unit_errors.mean()),
         }
 

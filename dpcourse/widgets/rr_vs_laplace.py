@@ -290,8 +290,8 @@ def release_comparison_panel(
                         np.max(theory),
                     ]
             if shown:
-                numbers[f"{method}: max error at |Q| = {grid[-1]}"] = max_err[-1].mean
-                numbers[f"{method}: bound"] = max_bound[-1]
+                numbers[f"{METHOD_LABELS[method]}: max error at |Q| = {grid[-1]}"] = max_err[-1].mean
+                numbers[f"{METHOD_LABELS[method]}: bound"] = max_bound[-1]
         for ax, values in zip((ax_max, ax_mse), ranges, strict=True):
             ax.set_xlim(0.8, max_q * 1.25)
             if values:
@@ -449,7 +449,7 @@ def reconstruction_panel(*, n: int = 200, trials: int = 6, rng: RngLike = 2026, 
         ax_hist.set_ylim(0, 1.08 * tallest)
         return {
             "fraction recovered at current E": current,
-            "E / sqrt(n)": float(noise),
+            "E / √n": float(noise),
             "m": m,
             "fraction recovered under DP noise": dp_recovered,
         }

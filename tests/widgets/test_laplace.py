@@ -72,7 +72,7 @@ def test_the_measured_mean_error_is_b_times_the_harmonic_number(panel):
 
 def test_summary_lists_key_numbers(panel):
     text = panel.summary()
-    assert "theorem 3.8 level:" in text and "beta:" in text
+    assert "theorem 3.8 level:" in text and "\nβ: " in text and "P[error ≥ level]" in text  # typeset
 
 
 def test_rendering_puts_a_png_in_the_output():
