@@ -198,6 +198,18 @@ OVERRIDES = {
     "svt.privacy_loss": {"p": [0.5, 0.5], "q": [0.25, 0.75]},
     "mechanisms.adversarial_scores": {"num_outcomes": 5},
     "mechanisms.utility_gap_tail": {"gaps": [0.5, 1.0]},
+    "mechanisms.laplace_tail_check": {"settings": [[1, 1.0], [4, 0.5]], "trials": 10},
+    "linear_queries.counting_query_sweep": {"query_counts": [1, 2], "trials": 3},
+    "linear_queries.universe_size_sweep": {"universe_sizes": [2, 4], "num_queries": 3, "trials": 3},
+    "linear_queries.rr_query_count_sweep": {"query_counts": [1, 2], "trials": 3},
+    "linear_queries.release_variances": {"query_counts": [1, 2], "trials": 3},
+    "linear_queries.table_size_sweep": {"table_sizes": [2, 4], "num_queries": 3, "trials": 3},
+    "linear_queries.crossover_sweep": {"sizes": [50, 100], "trials": 2},
+    "linear_queries.rr_proportion_variances": {"epsilons": [0.5, 1.0], "trials": 3},
+    "linear_queries.gaussian_root_n_errors": {"sizes": [100, 400], "trials": 2},
+    "linear_queries.type_queries_max_errors": {"sizes": [50, 100], "trials": 2},
+    "linear_queries.all_subsets_errors": {"epsilons": [0.5, 1.0], "trials": 2, "n": 10},
+    "linear_queries.attack_sweep": {"noise_levels": [0.1, 1.0], "num_queries": 10, "trials": 2},
     "widgets.laplace_tail_panel": {"trials": 200, "max_k": 10, "render": False},
     "widgets.release_comparison_panel": {"num_types": 8, "max_queries": 20, "trials": 3, "render": False},
     "widgets.reconstruction_panel": {"n": 20, "trials": 2, "render": False},
@@ -335,7 +347,7 @@ def _objects(qualname, param):
     if param == "strategy":
         return linear_queries.hierarchical_strategy(8)
     if param == "workload":
-        if module == "rr_vs_laplace":
+        if module in ("rr_vs_laplace", "comparisons"):
             return linear_queries.random_type_queries(4, 8, rng=0)
         if qualname.startswith("pmw."):
             return pmw.conjunction_workload(5, 4, rng=0)

@@ -408,7 +408,7 @@ sample_size = Exercise(
 """Exercise ``sample-size``: the n at which each bound of notebook 02 reaches α for :data:`SAMPLE_SIZE`."""
 
 #: Exercise ``attack-queries``: an ε-DP curator answers k subset sums over n individuals with Laplace per query;
-#: the attack of §7 needs every answer's standard deviation at most ``fraction``·√n.
+#: the attack of §6 needs every answer's standard deviation at most ``fraction``·√n.
 ATTACK_QUERIES: dict[str, Any] = {"n": 1_000_000, "epsilon": 1.0, "fraction": 0.1}
 
 

@@ -4,6 +4,10 @@
   them (explicit, prefix, all-range), their sensitivities and Gram matrices;
 - :mod:`~dpcourse.linear_queries.rr_vs_laplace`: randomized response against Laplace, the noisy table and
   the Gaussian mechanism for many queries (notebook 02);
+- :mod:`~dpcourse.linear_queries.comparisons`: notebook 02's measurements over grids of settings (the number
+  of queries, the table's size, n, the attack's noise level);
+- :mod:`~dpcourse.linear_queries.histogram_sweeps`: notebook 01's measurements (K counting queries answered
+  directly or from the noisy histogram, and the histogram against the universe's size);
 - :mod:`~dpcourse.linear_queries.reconstruction`: too many too-accurate answers reveal the data (Dinur &
   Nissim's attack by least squares);
 - :mod:`~dpcourse.linear_queries.strategies`: strategy matrices (identity, prefix, b-ary tree, Haar wavelet)
@@ -16,6 +20,22 @@ Every name in these modules' ``__all__`` is importable from here.
 
 from __future__ import annotations
 
+from .comparisons import (
+    AttackSweep,
+    CrossoverSweep,
+    QueryCountSweep,
+    RootNSweep,
+    TableSizeSweep,
+    all_subsets_errors,
+    attack_sweep,
+    crossover_sweep,
+    gaussian_root_n_errors,
+    release_variances,
+    rr_proportion_variances,
+    rr_query_count_sweep,
+    table_size_sweep,
+    type_queries_max_errors,
+)
 from .factorization import (
     ALL_RANGE_TABLE,
     ALL_RANGE_TABLE_BRANCHINGS,
@@ -30,6 +50,7 @@ from .factorization import (
     tree_least_squares,
     write_all_range_table,
 )
+from .histogram_sweeps import CountingQuerySweep, UniverseSizeSweep, counting_query_sweep, universe_size_sweep
 from .reconstruction import (
     NOISE_KINDS,
     AttackResult,
@@ -79,6 +100,20 @@ from .workloads import (
 )
 
 __all__ = [
+    "AttackSweep",
+    "CrossoverSweep",
+    "QueryCountSweep",
+    "RootNSweep",
+    "TableSizeSweep",
+    "all_subsets_errors",
+    "attack_sweep",
+    "crossover_sweep",
+    "gaussian_root_n_errors",
+    "release_variances",
+    "rr_proportion_variances",
+    "rr_query_count_sweep",
+    "table_size_sweep",
+    "type_queries_max_errors",
     "ALL_RANGE_TABLE",
     "ALL_RANGE_TABLE_BRANCHINGS",
     "ALL_RANGE_TABLE_EVERY_BRANCHING",
@@ -91,6 +126,10 @@ __all__ = [
     "svd_lower_bound",
     "tree_least_squares",
     "write_all_range_table",
+    "CountingQuerySweep",
+    "UniverseSizeSweep",
+    "counting_query_sweep",
+    "universe_size_sweep",
     "NOISE_KINDS",
     "AttackResult",
     "all_subsets_max_error",

@@ -21,7 +21,7 @@ Four ways to release them, each vectorised over trials:
 * :func:`gaussian_answers`: the Gaussian mechanism on the k answers, (ε, δ)-DP.
 
 :func:`prefix_max_errors` measures randomized response and Laplace per query on every prefix of
-a workload at once (where the two cross, notebook 02 §6).
+a workload at once (where the two cross, notebook 02 §5).
 """
 
 from __future__ import annotations

@@ -24,6 +24,9 @@ from .._validation import (
     check_probability,
     row_blocks,
 )
+from ..tables import Table
+from .noise import laplace_mechanism
+from .theory import laplace_max_error_bound, laplace_max_error_tail
 
 __all__ = [
     "ERROR_METRICS",
@@ -31,6 +34,7 @@ __all__ = [
     "TailEstimate",
     "empirical_error",
     "empirical_tail",
+    "laplace_tail_check",
     "max_abs_error",
     "mean_squared_error",
     "proportion_interval",
@@ -347,3 +351,65 @@ def empirical_error(
         raise ValueError(f"mechanism must return shape {(trials, truth.size)}; got {released.shape}")
     errors = max_abs_error(released, truth) if metric == "max" else mean_squared_error(released, truth)
     return summarize(errors, confidence=confidence), errors
+
+
+def laplace_tail_check(settings: ArrayLike, *, beta: float = 0.05, trials: int, rng: RngLike = None) -> Table:
+    """Theorem 3.8 measured: how often the Laplace mechanism's error reaches ln(k/β)·Δf/ε, against the exact tail.
+
+    For each setting (k, ε): ``trials`` releases of k coordinates with Lap(1/ε) noise (Δf = 1), the
+    frequency of ‖f(x) − y‖∞ ≥ ln(k/β)/ε with its Clopper–Pearson interval, beside the exact
+    probability 1 − (1 − β/k)ᵏ (:func:`~dpcourse.mechanisms.laplace_max_error_tail`).
+
+    Parameters
+    ----------
+    settings : array_like, shape (s, 2)
+        The settings (k, ε): k a whole number ≥ 1, ε > 0.
+    beta : float, optional
+        The theorem's failure probability β, in (0, 1) (default 0.05).
+    trials : int
+        The number of releases per setting, ≥ 2.
+    rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+        Seed or generator for the noise, drawn in the order of ``settings``.
+
+    Returns
+    -------
+    Table
+        One row per setting: k, ε, the level, the measured frequency, its 95% interval and the exact tail.
+
+    Raises
+    ------
+    ValueError
+        If ``settings`` is not an (s, 2) array of finite numbers with whole k ≥ 1 and ε > 0, ``beta`` is
+        not in (0, 1), ``trials`` < 2, or ``rng`` is a negative seed.
+    TypeError
+        If ``settings`` is not numeric, ``beta`` not a real number, ``trials`` not an integer, or ``rng`` not
+        a seed, a SeedSequence or a Generator.
+    """
+    grid = check_array(settings, "settings", shape=(None, 2))
+    if np.any(grid[:, 0] < 1) or np.any(grid[:, 0] != np.round(grid[:, 0])) or np.any(grid[:, 1] <= 0):
+        raise ValueError(f"settings must be pairs (k, ε) with k a whole number ≥ 1 and ε > 0; got {settings!r}")
+    beta = check_probability(beta, "beta")
+    trials = check_integer(trials, "trials", minimum=2)
+    gen = as_generator(rng)
+    rows = []
+    for k, epsilon in zip(grid[:, 0].astype(int), grid[:, 1], strict=True):
+        truth = np.zeros(k)
+        errors = max_abs_error(laplace_mechanism(truth, sensitivity=1, epsilon=epsilon, rng=gen, trials=trials), truth)
+        level = laplace_max_error_bound(k=int(k), beta=beta, sensitivity=1, epsilon=epsilon)
+        tail = empirical_tail(errors, [level])
+        exact = laplace_max_error_tail(level, k=int(k), sensitivity=1, epsilon=epsilon)
+        rows.append(
+            [
+                int(k),
+                float(epsilon),
+                f"{level:.3f}",
+                f"{tail.probability[0]:.4f}",
+                f"[{tail.low[0]:.4f}, {tail.high[0]:.4f}]",
+                f"{exact:.4f}",
+            ]
+        )
+    return Table(
+        ["k", "ε", "level ln(k/β)·Δf/ε", "measured P[error ≥ level]", "95% interval", "exact tail"],
+        rows,
+        caption=f"{trials:,} releases per setting, Δf = 1, β = {beta}",
+    )

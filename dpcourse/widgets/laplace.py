@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .._validation import RngLike, as_generator, check_integer, check_size
-from ..mechanisms import empirical_tail, laplace_max_error_bound, laplace_max_error_quantile, laplace_max_error_tail
-from ..plotting import color_for, fast_log_axes, few_ticks
+from ..linear_queries import CountingQuerySweep, UniverseSizeSweep
+from ..mechanisms import (
+    ErrorSummary,
+    empirical_tail,
+    laplace_max_error_bound,
+    laplace_max_error_quantile,
+    laplace_max_error_tail,
+)
+from ..plotting import color_for, fast_log_axes, few_ticks, new_figure, plot_empirical, plot_theory
 from ._panel import Panel, int_slider, log_slider
 
-__all__ = ["laplace_tail_panel"]
+__all__ = ["counting_queries_figure", "direct_vs_histogram_figure", "laplace_tail_panel", "universe_size_figure"]
 
 LEVELS = 200
 BINS = 60
@@ -135,9 +144,9 @@ def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng: RngLike = 
         return {
             "theorem 3.8 level": bound,
             "exact quantile": quantile,
-            "measured P[error >= level]": float(at_level.probability[0]),
+            "measured P[error ≥ level]": float(at_level.probability[0]),
             "95% interval": [float(at_level.low[0]), float(at_level.high[0])],
-            "beta": beta,
+            "β": beta,
             "mean max error": float(b * unit_errors.mean()),
         }
 
@@ -154,3 +163,100 @@ def laplace_tail_panel(*, trials: int = 4000, max_k: int = 1000, rng: RngLike = 
         render=render,
         margins={"left": 0.075, "right": 0.985, "bottom": 0.32, "top": 0.92, "wspace": 0.22},
     )
+
+
+def _plot_summaries(ax: Axes, x: np.ndarray, summaries: Sequence[ErrorSummary], *, method: str, label: str) -> None:
+    """Measured means with their 95% intervals, as points in the method's colour."""
+    means, lows, highs = ([getattr(s, field) for s in summaries] for field in ("mean", "low", "high"))
+    plot_empirical(ax, x, means, lows, highs, method=method, label=label)
+
+
+def counting_queries_figure(sweep: CountingQuerySweep) -> Figure:
+    """The direct release's largest error against K, with its exact mean and Theorem 3.8's level.
+
+    Parameters
+    ----------
+    sweep : CountingQuerySweep
+        What :func:`~dpcourse.linear_queries.counting_query_sweep` measured.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Measured means with 95% intervals, the exact mean b·H_K/n and the level (dashed), on log axes.
+    """
+    fig, (ax,) = new_figure(width=6.4, height=4.2)
+    k = sweep.query_counts
+    _plot_summaries(ax, k, sweep.direct, method="laplace", label="measured mean of max error (95% CI)")
+    plot_theory(ax, k, sweep.expected, method="laplace", label="exact mean  b·H_K / n")
+    plot_theory(ax, k, sweep.level, method="bound", style="--", label=f"Theorem 3.8 level, β = {sweep.beta}")
+    fast_log_axes(ax)
+    ax.set_xlabel("number of queries K")
+    ax.set_ylabel("max normalised error over the K queries")
+    ax.set_title(f"K counting queries, Laplace at the workload's Δf  (n = {sweep.n:,}, ε = {sweep.epsilon:g})")
+    ax.grid(True, which="both", alpha=0.25)
+    ax.legend()
+    return fig
+
+
+def direct_vs_histogram_figure(sweep: CountingQuerySweep) -> Figure:
+    """The K answers released directly against the same answers from the noisy histogram, with both bounds.
+
+    Parameters
+    ----------
+    sweep : CountingQuerySweep
+        What :func:`~dpcourse.linear_queries.counting_query_sweep` measured.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Both measured mean largest errors with 95% intervals and their bounds (dashed), on log axes.
+    """
+    fig, (ax,) = new_figure(width=6.4, height=4.2)
+    k = sweep.query_counts
+    for name, summaries, method, bound in (
+        ("K queries, Laplace at Δf", sweep.direct, "laplace", sweep.level),
+        ("noisy histogram", sweep.from_histogram, "laplace_histogram", sweep.histogram_level),
+    ):
+        _plot_summaries(ax, k, summaries, method=method, label=f"{name}: measured")
+        plot_theory(ax, k, bound, method=method, style="--", label=f"{name}: bound, β = {sweep.beta}")
+    fast_log_axes(ax)
+    ax.set_xlabel("number of queries K")
+    ax.set_ylabel("max normalised error over the K queries")
+    ax.set_title(f"|X| = {sweep.domain_size}, n = {sweep.n:,}, ε = {sweep.epsilon:g}")
+    ax.grid(True, which="both", alpha=0.25)
+    ax.legend(fontsize=9)
+    return fig
+
+
+def universe_size_figure(sweep: UniverseSizeSweep) -> Figure:
+    """The noisy histogram's largest error against the universe size |X|, beside the split budget's bound.
+
+    Parameters
+    ----------
+    sweep : UniverseSizeSweep
+        What :func:`~dpcourse.linear_queries.universe_size_sweep` measured.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Measured means with 95% intervals, the histogram's bound (dashed) and, as a horizontal line, the
+        bound of K queries with ε/K each; |X| on a base-2 log axis.
+    """
+    fig, (ax,) = new_figure(width=6.4, height=4.2)
+    d, k = sweep.universe_sizes, sweep.num_queries
+    _plot_summaries(ax, d, sweep.error, method="laplace_histogram", label="noisy histogram: measured")
+    plot_theory(ax, d, sweep.bound, method="laplace_histogram", style="--", label="bound, β = 0.05")
+    ax.axhline(
+        sweep.split_bound,
+        color=color_for("laplace"),
+        ls="--",
+        label=f"K queries, ε/K each: bound {sweep.split_bound:.3g} (any |X|)",
+    )
+    fast_log_axes(ax, y=False, base=2)
+    fast_log_axes(ax, x=False)
+    ax.set_ylim(top=2 * sweep.split_bound)  # a tick above the line
+    ax.set_xlabel("universe size |X|")
+    ax.set_ylabel(f"max normalised error over K = {k} queries")
+    ax.grid(True, which="both", alpha=0.25)
+    ax.legend(fontsize=9)
+    return fig

@@ -9,22 +9,33 @@ from typing import Any
 import ipywidgets as widgets
 import numpy as np
 import traitlets
+from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
 from .. import linear_queries, mechanisms
 from .._validation import RngLike, as_generator, check_choice, check_integer, check_size
-from ..linear_queries import MatrixWorkload
-from ..mechanisms import gaussian_sigma, max_abs_error, mean_squared_error, summarize
-from ..plotting import color_for, fast_log_axes
+from ..linear_queries import CrossoverSweep, MatrixWorkload, QueryCountSweep, TableSizeSweep
+from ..mechanisms import ErrorSummary, gaussian_sigma, max_abs_error, mean_squared_error, summarize
+from ..plotting import color_for, fast_log_axes, new_figure, plot_empirical, plot_theory
 from ._panel import Panel, delta_slider, float_slider, log_slider
 
-__all__ = ["CheckboxGroup", "METHOD_LABELS", "reconstruction_panel", "release_comparison_panel", "theory_lines"]
+__all__ = [
+    "CheckboxGroup",
+    "METHOD_LABELS",
+    "crossover_figure",
+    "gaussian_vs_laplace_figure",
+    "query_count_figure",
+    "reconstruction_panel",
+    "release_comparison_panel",
+    "table_size_figure",
+    "theory_lines",
+]
 
 METHOD_LABELS = {
     "randomized_response": "randomized response",
-    "laplace": "Laplace, ε/|Q| per query",
-    "laplace_histogram": "Laplace histogram",
+    "laplace": "Laplace per query",
+    "laplace_histogram": "noisy table",
     "gaussian": "Gaussian (analytic)",
 }
 BETA = 0.05
@@ -279,8 +290,8 @@ def release_comparison_panel(
                         np.max(theory),
                     ]
             if shown:
-                numbers[f"{method}: max error at |Q| = {grid[-1]}"] = max_err[-1].mean
-                numbers[f"{method}: bound"] = max_bound[-1]
+                numbers[f"{METHOD_LABELS[method]}: max error at |Q| = {grid[-1]}"] = max_err[-1].mean
+                numbers[f"{METHOD_LABELS[method]}: bound"] = max_bound[-1]
         for ax, values in zip((ax_max, ax_mse), ranges, strict=True):
             ax.set_xlim(0.8, max_q * 1.25)
             if values:
@@ -438,7 +449,7 @@ def reconstruction_panel(*, n: int = 200, trials: int = 6, rng: RngLike = 2026, 
         ax_hist.set_ylim(0, 1.08 * tallest)
         return {
             "fraction recovered at current E": current,
-            "E / sqrt(n)": float(noise),
+            "E / √n": float(noise),
             "m": m,
             "fraction recovered under DP noise": dp_recovered,
         }
@@ -455,3 +466,146 @@ def reconstruction_panel(*, n: int = 200, trials: int = 6, rng: RngLike = 2026, 
         render=render,
         margins={"left": 0.075, "right": 0.985, "bottom": 0.27, "top": 0.92, "wspace": 0.22},
     )
+
+
+def _plot_summaries(ax: Axes, x: np.ndarray, summaries: Sequence[ErrorSummary], *, method: str, label: str) -> None:
+    """Measured means with their intervals, as points in the method's colour."""
+    means, lows, highs = ([getattr(s, field) for s in summaries] for field in ("mean", "low", "high"))
+    plot_empirical(ax, x, means, lows, highs, method=method, label=label)
+
+
+def query_count_figure(sweep: QueryCountSweep) -> Figure:
+    """Randomized response's largest error against |Q|: one report per person, or |Q| bits with ε/|Q| each.
+
+    Parameters
+    ----------
+    sweep : QueryCountSweep
+        What :func:`~dpcourse.linear_queries.rr_query_count_sweep` measured.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Measured points with 95% intervals and Hoeffding's bound (dashed), on log axes.
+    """
+    fig, (ax,) = new_figure(width=6.6, height=4.2)
+    k, method = sweep.query_counts, "randomized_response"
+    _plot_summaries(ax, k, sweep.one_report, method=method, label="one report per person: measured")
+    plot_theory(ax, k, sweep.bound, method=method, style="--", label="Hoeffding + union bound")
+    split = [s.mean for s in sweep.split_budget]
+    ax.plot(k, split, "s", color=color_for(method), mfc="none", label="|Q| unrelated bits, ε/|Q| each: measured")
+    plot_theory(ax, k, sweep.bound_split, method=method, style=":", label="its bound")
+    fast_log_axes(ax)
+    ax.grid(True, which="both", alpha=0.25)
+    ax.set_xlabel("number of queries |Q|")
+    ax.set_ylabel("max normalised error")
+    ax.set_title(f"randomized response, n = {sweep.n:,}, ε = {sweep.epsilon:g}")
+    ax.legend(fontsize=9)
+    return fig
+
+
+def table_size_figure(sweep: TableSizeSweep) -> Figure:
+    """The noisy table's largest error against the table's size G, with its bound.
+
+    Parameters
+    ----------
+    sweep : TableSizeSweep
+        What :func:`~dpcourse.linear_queries.table_size_sweep` measured.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Measured points with 95% intervals and the bound at β = 0.05 (dashed); G on a base-2 log axis.
+    """
+    fig, (ax,) = new_figure(width=6.4, height=4.0)
+    g, method = sweep.table_sizes, "laplace_histogram"
+    _plot_summaries(ax, g, sweep.error, method=method, label=f"noisy table, |Q| = {sweep.num_queries}: measured")
+    plot_theory(ax, g, sweep.bound, method=method, style="--", label=f"bound, β = {BETA}")
+    fast_log_axes(ax, y=False, base=2)
+    fast_log_axes(ax, x=False)
+    ax.grid(True, which="both", alpha=0.25)
+    ax.set_xlabel("table size G = |X|")
+    ax.set_ylabel("max normalised error")
+    ax.legend()
+    return fig
+
+
+def gaussian_vs_laplace_figure(*, n: int, epsilon: float, delta: float, max_queries: int = 1000) -> Figure:
+    """The exact mean squared error per query of Laplace and of the Gaussian mechanism (classic and analytic σ).
+
+    For k counting queries that one person can all be in: Δ₁ = k/n and Δ₂ = √k/n. σ is proportional
+    to Δ₂, so it is calibrated once at Δ₂ = 1 and scaled: σ(√k/n)² = σ₁²·k/n².
+
+    Parameters
+    ----------
+    n : int
+        The number of people, ≥ 1.
+    epsilon : float
+        The privacy parameter ε > 0 of each release.
+    delta : float
+        The δ of the Gaussian mechanism, in (0, 1).
+    max_queries : int, optional
+        The largest k drawn, ≥ 2 (default 1000).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The three curves against k, on log axes.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of its range (the classic calibration also needs ε < 1).
+    TypeError
+        If an argument has the wrong type.
+    """
+    n = check_integer(n, "n", minimum=1)
+    max_queries = check_integer(max_queries, "max_queries", minimum=2)
+    k = np.unique(np.geomspace(1, max_queries, 30).astype(int))
+    sigma_one = {
+        cal: gaussian_sigma(l2_sensitivity=1.0, epsilon=epsilon, delta=delta, calibration=cal)
+        for cal in ("classic", "analytic")
+    }
+    fig, (ax,) = new_figure(width=6.4, height=4.0)
+    laplace_mse = [mechanisms.laplace_variance(sensitivity=kk / n, epsilon=epsilon) for kk in k]
+    plot_theory(ax, k, laplace_mse, method="laplace", label="Laplace, 2k²/(ε²n²)")
+    plot_theory(ax, k, sigma_one["classic"] ** 2 * k / n**2, method="gaussian", style="--", label="Gaussian, classic σ")
+    plot_theory(ax, k, sigma_one["analytic"] ** 2 * k / n**2, method="gaussian", label="Gaussian, analytic σ")
+    fast_log_axes(ax)
+    ax.grid(True, which="both", alpha=0.25)
+    ax.set_xlabel("number of queries k")
+    ax.set_ylabel("mean squared error per query")
+    ax.set_title(f"n = {n:,}, ε = {epsilon:g}, δ = {delta:g}")
+    ax.legend()
+    return fig
+
+
+def crossover_figure(sweep: CrossoverSweep) -> Figure:
+    """Randomized response and Laplace per query on every prefix of the workload, one shade per n.
+
+    Parameters
+    ----------
+    sweep : CrossoverSweep
+        What :func:`~dpcourse.linear_queries.crossover_sweep` measured.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Both mean largest errors against |Q| for each n (darker for larger n), a dot where randomized
+        response starts to win.
+    """
+    fig, (ax,) = new_figure(width=6.6, height=4.2)
+    k = np.arange(1, sweep.laplace.shape[1] + 1)
+    shades = np.linspace(0.4, 1.0, sweep.sizes.size)
+    for n, rr, lap, cross, shade in zip(
+        sweep.sizes, sweep.randomized_response, sweep.laplace, sweep.crossover, shades, strict=True
+    ):
+        ax.plot(k, rr, color=color_for("randomized_response"), alpha=shade, label=f"randomized response, n = {n:,}")
+        ax.plot(k, lap, color=color_for("laplace"), alpha=shade, label=f"Laplace per query, n = {n:,}")
+        ax.plot([cross], [rr[cross - 1]], "o", color="black", ms=4)
+    fast_log_axes(ax)
+    ax.grid(True, which="both", alpha=0.25)
+    ax.set_xlabel("number of queries |Q|")
+    ax.set_ylabel("mean max normalised error")
+    ax.set_title(f"ε = {sweep.epsilon:g}; dots: where randomized response starts to win")
+    ax.legend(fontsize=8, ncol=2)
+    return fig

@@ -58,3 +58,32 @@ def test_empirical_error_rejects_bad_input():
         mechanisms.summarize([1.0])
     with pytest.raises(ValueError, match="confidence"):
         mechanisms.empirical_tail([1.0], [0.5], confidence=1.0)
+
+
+def test_laplace_tail_check_measures_theorem_3_8_on_the_exact_tail():
+    table = mechanisms.laplace_tail_check([(1, 1.0), (50, 0.5)], beta=0.05, trials=4000, rng=3)
+    assert table.caption == "4,000 releases per setting, Δf = 1, β = 0.05"
+    for (k, epsilon, level, measured, interval, exact), (want_k, want_eps) in zip(
+        table.rows, [(1, 1.0), (50, 0.5)], strict=True
+    ):
+        assert (k, epsilon) == (want_k, want_eps)
+        assert float(level) == pytest.approx(np.log(k / 0.05) / epsilon, abs=5e-4)
+        assert float(exact) == pytest.approx(1 - (1 - 0.05 / k) ** k, abs=5e-5)
+        low, high = (float(v) for v in interval.strip("[]").split(", "))
+        assert low <= float(measured) <= high and low <= float(exact) <= high  # 95%: fails 1 run in 20 per row
+
+
+def test_laplace_tail_check_draws_in_the_order_of_its_settings():
+    # the notebook's loop, written out: the same draws from the same generator give the same table
+    rng = np.random.default_rng(7)
+    released = mechanisms.laplace_mechanism(np.zeros(10), sensitivity=1, epsilon=0.5, rng=rng, trials=300)
+    level = mechanisms.laplace_max_error_bound(k=10, beta=0.05, sensitivity=1, epsilon=0.5)
+    share = np.mean(mechanisms.max_abs_error(released, np.zeros(10)) >= level)
+    table = mechanisms.laplace_tail_check([(10, 0.5)], trials=300, rng=np.random.default_rng(7))
+    assert table.rows[0][3] == f"{share:.4f}"
+
+
+@pytest.mark.parametrize("settings", [[(0, 1.0)], [(2.5, 1.0)], [(3, 0.0)], [1.0, 2.0]])
+def test_laplace_tail_check_refuses_bad_settings(settings):
+    with pytest.raises(ValueError, match="settings"):
+        mechanisms.laplace_tail_check(settings, trials=10)

@@ -5,6 +5,8 @@ notebook's own results, read from the stored outputs (nbval keeps them equal to 
 prints). Tolerances for sampled numbers come from their sampling error, as each comment says.
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -90,7 +92,9 @@ def test_the_release_uses_the_workloads_sensitivity_and_says_so(nb):
         "The release below uses the workload's **true** sensitivity instead, `W.l1_sensitivity`",
         "this $\\Delta f$ is about $K/2$: about half the split's noise",
     )
-    assert "sensitivity=W.l1_sensitivity" in nb.cells["12d88eab"].source
+    # the release is linear_queries.counting_query_sweep (tests/linear_queries/test_histogram_sweeps.py: it calibrates
+    # to the workload's sensitivity); the cell says so
+    assert "W.l1_sensitivity" in nb.cells["12d88eab"].source and "counting_query_sweep" in nb.cells["12d88eab"].source
     rows = direct_rows(nb)
     for K, sensitivity, ratio, *_ in rows:
         assert ratio == pytest.approx(sensitivity / K, abs=5e-4) and sensitivity <= K
@@ -167,9 +171,9 @@ def test_the_max_queries_exercise_says_all_answers_at_once_and_the_check_takes_o
 
 def test_the_summary_says_what_private_mw_pays_in_n(nb):
     # issue 29 erratum: "polylogarithmic in both K and |X|" without the price; PMW pays n^{2/3} in counts
-    assert "answer yes" not in nb.prose("dee0a9af")
+    assert "answer yes" not in nb.prose("01gofur0")
     nb.states(
-        "dee0a9af",
+        "01gofur0",
         "shrinking only like $n^{-1/3}$ instead of $1/n$",
         "In counts that is $n\\alpha = O\\big(n^{2/3}",
         "which *grows* with $n$, while the count errors of both Laplace strategies above do not depend on $n$ at all",
@@ -193,3 +197,20 @@ def test_the_summary_says_what_private_mw_pays_in_n(nb):
         mechanisms.noisy_histogram_max_error_bound(domain_size=64, num_queries=100, beta=0.05, epsilon=1.0),
     ]
     assert all(np.isfinite(laplace_counts))  # no n among their arguments: count errors that do not depend on n
+
+
+def test_the_core_is_a_lab_and_going_further_comes_after_the_hand_in(nb):
+    # issue 39: the opening states the time; at most six sections before the hand-in, every exercise among them;
+    # one optional part after it, holding the outlook beyond this lecture
+    nb.states("5ee11dd6", "**Time:** about 90 minutes for §1–§5", "not needed for the hand-in")
+    cells = nb.notebook.cells
+    hand_in = next(i for i, cell in enumerate(cells) if "hand-in" in cell.metadata.get("tags", []))
+    sections = [
+        cell.source[:4] for cell in cells[:hand_in] if cell.cell_type == "markdown" and re.match(r"## \d", cell.source)
+    ]
+    assert sections == ["## 1", "## 2", "## 3", "## 4", "## 5"]
+    exercises = [i for i, cell in enumerate(cells) if "exercise" in cell.metadata.get("dpcourse", {})]
+    assert len(exercises) == 10 and max(exercises) < hand_in
+    going_further = [i for i, cell in enumerate(cells) if cell.source.startswith("## Going further (optional)")]
+    assert going_further == [len(cells) - 1] and going_further[0] > hand_in
+    assert "Private multiplicative weights" not in nb.prose("dee0a9af")  # the outlook moved out of the core

@@ -136,18 +136,16 @@ def test_the_attack(nb):
 
 
 def test_the_lecture_table_agrees_with_the_attack(nb):
-    # §11's table: with k = O(n) queries, a row is reachable (✓) only at an accuracy above what §7's attack beats
-    # (a small constant times 1/√n, test_the_attack); randomized response reaches √(log n)/√n (§2)
-    text = "".join(nb.cells["c13a0024"]["outputs"][0]["data"]["text/plain"])
-    lines = text.splitlines()
-    rule = next(i for i, line in enumerate(lines) if line and set(line) <= {"-", " "})
-    rows = {row[0]: row[1:] for row in (re.split(r"\s{2,}", line.strip()) for line in lines[rule + 1 :])}
+    # Going further §10's table (Markdown): with k = O(n) queries, a row is reachable (✓) only at an accuracy above
+    # what §6's attack beats (a small constant times 1/√n, test_the_attack); randomized response reaches √(log n)/√n
+    lines = [line for line in nb.cells["c13a0024"].source.splitlines() if line.startswith("|")]
+    rows = {cells[0]: cells[1:] for cells in ([c.strip() for c in line.strip("|").split("|")] for line in lines[2:])}
     reachable_with_k_linear = [accuracy for accuracy, cells in rows.items() if cells[1].startswith("✓")]
-    assert reachable_with_k_linear == ["√(log n)/√n", "o(1) but ≫ 1/√n", "Θ(1)"]
-    assert rows["c/√n, small constant c"][1] == "✗ LP: 0.773 of the bits at c = 1 (§7)"
+    assert reachable_with_k_linear == ["$\\sqrt{\\log n}/\\sqrt n$", "$o(1)$ but $\\gg 1/\\sqrt n$", "$\\Theta(1)$"]
+    assert rows["$c/\\sqrt n$, small constant $c$"][1] == "✗ LP: 0.773 of the bits at $c = 1$ (§6)"
     nb.states(
         "c13a0011",
-        "§7's attack already beats what a 1-DP release allows at a small constant times $1/\\sqrt n$",
+        "§6's attack already beats what a 1-DP release allows at a small constant times $1/\\sqrt n$",
         "while randomized response reaches $O(\\sqrt{\\log n}/\\sqrt n)$",
     )
 
@@ -157,7 +155,7 @@ def test_gaussian_at_root_n_queries_beats_one_over_root_n(nb):
         "c13a0020",
         "At $k = \\sqrt n$ that is $\\tilde O(n^{-3/4})$, and its ratio to $1/\\sqrt n$ falls like $n^{-1/4}$ up to "
         "logarithms",
-        "Measured, 200 releases each, ε = 1, δ = 10⁻⁶, analytic calibration",
+        "Measured, 200 releases each, $\\varepsilon = 1$, $\\delta = 10^{-6}$, analytic calibration",
     )
     nb.states("c13a0003", "The ratio falls below 1 from $n = 10^5$ on; its measured slope, about $-0.2$")
     lines = nb.printed_lines("c13a0002")
@@ -176,7 +174,7 @@ def test_noisy_table_answers_every_type_query_below_one_over_root_n(nb):
         "c13a0021",
         "\\mathbb E\\max_S|\\text{error}_S| \\approx \\frac{G/2 + \\sqrt{G/\\pi}}{\\varepsilon n},$$ a little above "
         "$G/(2\\varepsilon n)$: $O(1/n)$ for any number of queries",
-        "Measured, 500 releases each, ε = 1",
+        "Measured, 500 releases each, $\\varepsilon = 1$",
     )
     nb.states(
         "ccbfc210",
@@ -227,7 +225,7 @@ def test_all_subsets_formula_against_the_package():
 def test_randomized_response_needs_its_square_root_log(nb):
     nb.states(
         "c13a0011",
-        'the lecture\'s "O(1/√n) by randomized response" drops this $\\sqrt{\\log}$ factor, and $\\sqrt n$ times the '
+        'the lecture\'s "$O(1/\\sqrt n)$ by randomized response" drops this $\\sqrt{\\log}$ factor, and $\\sqrt n$ times the '
         "bound keeps growing with $n$",
     )
     scaled = [
@@ -246,8 +244,8 @@ def test_constant_error_on_all_subsets_has_a_witness_better_than_ignoring_the_da
         "c13a0022",
         "every person sends their bit by randomized response, and each subset sum is answered by the sum of the "
         "reports, not debiased",
-        "below ½ for every ε > 0, and within a factor 4 of the lower bound",
-        "its error, about $1/(2\\varepsilon)$, is no better than ignoring the data for ε ≤ 1",
+        "below $\\tfrac12$ for every $\\varepsilon > 0$, and within a factor 4 of the lower bound",
+        "its error, about $1/(2\\varepsilon)$, is no better than ignoring the data for $\\varepsilon \\le 1$",
         "200 releases each",
     )
     caption, rows = shown_table(nb, "c13a0023")
@@ -273,7 +271,29 @@ def test_summary_repeats_only_what_the_sections_measured(nb):
         "548dfc2b",
         "splitting the budget over unrelated bits costs a factor $|Q|$",  # budget split
         "wins beyond $k \\approx \\ln(1.25/\\delta)$ queries (earlier with the analytic calibration)",  # crossover
+        "a small constant times $\\sqrt n$ is already too accurate for $\\varepsilon = 1$ (§6)",  # test_the_attack
+    )
+    nb.states(  # the Going further part's summary
+        "02gofur9",
         "the Gaussian mechanism, $\\tilde O(n^{-3/4})$ at $k = \\sqrt n$",  # Gaussian at √n
         "64 types: $O(1/n)$ for every query",  # all 2^64 queries
-        "on all $2^n$ subsets DP still reaches a constant error, $1/(1+e^\\varepsilon)$ with randomized response",
+        "DP still reaches a constant error, $1/(1+e^\\varepsilon)$ with randomized response",
     )  # all 2^n subsets: test_constant_error_on_all_subsets_has_a_witness_better_than_ignoring_the_data
+
+
+def test_the_core_is_a_lab_and_going_further_comes_after_the_hand_in(nb):
+    # issue 39: the opening states the time; at most six sections before the hand-in, every exercise among them;
+    # one optional part after it
+    nb.states("02open00", "**Time:** about 90 minutes for §1–§6", "not needed for the hand-in")
+    cells = nb.notebook.cells
+    hand_in = next(i for i, cell in enumerate(cells) if "hand-in" in cell.metadata.get("tags", []))
+    sections = [
+        cell.source.splitlines()[0]
+        for cell in cells[:hand_in]
+        if cell.cell_type == "markdown" and re.match(r"## \d", cell.source)
+    ]
+    assert [int(re.match(r"## (\d)", s).group(1)) for s in sections] == [1, 2, 3, 4, 5, 6]
+    exercises = [i for i, cell in enumerate(cells) if "exercise" in cell.metadata.get("dpcourse", {})]
+    assert len(exercises) == 12 and max(exercises) < hand_in
+    going_further = [i for i, cell in enumerate(cells) if cell.source.startswith("## Going further (optional)")]
+    assert len(going_further) == 1 and going_further[0] > hand_in

@@ -72,7 +72,7 @@ def test_the_measured_mean_error_is_b_times_the_harmonic_number(panel):
 
 def test_summary_lists_key_numbers(panel):
     text = panel.summary()
-    assert "theorem 3.8 level:" in text and "beta:" in text
+    assert "theorem 3.8 level:" in text and "\nβ: " in text and "P[error ≥ level]" in text  # typeset
 
 
 def test_rendering_puts_a_png_in_the_output():
@@ -103,3 +103,37 @@ def test_generic_panel_and_number_formatting():
     p.controls["a"].value = 2.0
     assert calls == [1.0, 2.0]
     assert format_numbers(p.numbers) == "a: 2\npair: [2, 4]\nlabel: x"
+
+
+# The figures of notebook 01's measurements (dpcourse.linear_queries.histogram_sweeps).
+
+
+def _labels(fig):
+    return sorted(text.get_text() for ax in fig.axes for text in ax.get_legend().get_texts())
+
+
+def test_the_counting_query_figures_draw_what_the_sweep_measured():
+    from dpcourse import linear_queries
+    from dpcourse.widgets.laplace import counting_queries_figure, direct_vs_histogram_figure
+
+    x = linear_queries.histogram(np.arange(400) % 16, 16)
+    sweep = linear_queries.counting_query_sweep(x, [1, 10], epsilon=1.0, trials=10, rng=0)
+    fig = counting_queries_figure(sweep)
+    assert _labels(fig) == sorted(
+        ["measured mean of max error (95% CI)", "exact mean  b·H_K / n", "Theorem 3.8 level, β = 0.05"]
+    )
+    exact = next(line for line in fig.axes[0].lines if line.get_label().startswith("exact"))
+    np.testing.assert_allclose(exact.get_ydata(), sweep.expected)
+    assert "n = 400, ε = 1" in fig.axes[0].get_title()
+    both = direct_vs_histogram_figure(sweep)
+    assert "noisy histogram: bound, β = 0.05" in _labels(both) and "|X| = 16" in both.axes[0].get_title()
+
+
+def test_the_universe_figure_shows_the_split_budget_line():
+    from dpcourse import linear_queries
+    from dpcourse.widgets.laplace import universe_size_figure
+
+    universes = linear_queries.universe_size_sweep(500, [4, 16], num_queries=5, epsilon=1.0, trials=10, rng=0)
+    fig = universe_size_figure(universes)
+    assert f"K queries, ε/K each: bound {universes.split_bound:.3g} (any |X|)" in _labels(fig)
+    assert fig.axes[0].get_ylim()[1] == pytest.approx(2 * universes.split_bound)
