@@ -191,7 +191,7 @@ def test_the_book_reads_the_docstring_settings_of_the_api_reference():
     docs = extension._docs_conf()
     taken = [name for name in docs if name.startswith(extension._SETTING_PREFIXES)]
     assert {"autodoc_default_options", "numpydoc_show_class_members"} <= set(taken)
-    assert callable(docs["_escape_docstring_bars"])
+    assert callable(docs["_escape_docstring_bars"]) and callable(docs["_compile_numpydoc_template_once"])
 
 
 def test_make_book_installs_both_requirement_files_together_and_runs_the_build():

@@ -81,6 +81,24 @@ def test_bars_are_escaped_only_in_prose(lines, expected):
     assert load_conf().escape_bars(lines) == expected
 
 
+def test_numpydoc_compiles_its_template_once_and_renders_the_same(monkeypatch):
+    # numpydoc compiles its template for every docstring; the build keeps the first compiled (docs/conf.py)
+    from numpydoc import docscrape_sphinx
+
+    obj = _resolve(PUBLIC_OBJECTS[0])
+
+    def rendered():
+        config = {}
+        return str(docscrape_sphinx.get_doc_object(obj, config=config)), config["template"]
+
+    text, template = rendered()
+    assert rendered()[1] is not template  # numpydoc's own way: a new one each time
+    monkeypatch.setattr(docscrape_sphinx, "SandboxedEnvironment", docscrape_sphinx.SandboxedEnvironment)  # restored
+    load_conf()._compile_numpydoc_template_once()
+    (first, kept), (second, again) = rendered(), rendered()
+    assert kept is again and first == second == text
+
+
 # About 50 s alone on the 2-core machine; beside a second `make test` (six workers on two cores) it passed 300 s, so
 # the limits are sized for that: a hung build still fails, within 15 minutes.
 @pytest.mark.timeout(900)

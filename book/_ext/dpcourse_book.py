@@ -208,6 +208,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # Before numpydoc reads its settings (its own config-inited handler, priority 500).
     app.connect("config-inited", _take_docs_settings(docs), priority=100)
     app.connect("autodoc-process-docstring", docs["_escape_docstring_bars"], priority=400)
+    docs["_compile_numpydoc_template_once"]()  # as `make docs` does: the same pages in a sixth less time
     app.add_css_file("dpcourse-book.css")
     # After sphinx-book-theme adds its launch buttons (priority 501).
     app.connect("html-page-context", _point_binder_at_the_student_copy, priority=600)
