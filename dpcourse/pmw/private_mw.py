@@ -294,6 +294,7 @@ class PrivateMW:
         if self.max_queries is None:
             return None
         if self.calibration == "notes":
+            assert self.epsilon0 is not None  # set for the notes calibration (narrows the type for mypy)
             need = theory.pmw_notes_epsilon0(n=self.n, alpha=self.alpha, num_queries=self.max_queries, beta=self.beta)
             return 11 * self.alpha / 8 if self.epsilon0 >= need else None
         need = theory.pmw_dwork_roth_requirement(
