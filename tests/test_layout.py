@@ -29,8 +29,8 @@ The classroom is a house of its own on floor 7, with floors inside it (:data:`CL
 6. ``outputs``: every file of a grading run;
 7. ``cli``: the commands, which only parse and call (and every ``__main__``).
 
-Every module (on every floor but 6, for now) has at most 400 lines of code, or says why in a "Longer than 400
-lines because" paragraph of its docstring.
+Every module has at most 400 lines of code, or says why in a "Longer than 400 lines because" paragraph of its
+docstring.
 """
 
 from __future__ import annotations
@@ -274,9 +274,7 @@ def test_code_lines_leave_out_docstrings_comments_and_blanks():
     assert code_lines(source) == 2
 
 
-# Every floor but 6: checks.above_threshold and checks.svt_variants are over the cap without a reason (issue 41
-# leaves the checks and widgets to the lab helpers' issues).
-@pytest.mark.parametrize("name", [n for n in modules() if floor(n)[0] != 6])
+@pytest.mark.parametrize("name", list(modules()))
 def test_every_module_is_short_or_says_why(name):
     source = modules()[name].read_text()
     lines = code_lines(source)

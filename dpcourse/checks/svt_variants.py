@@ -1,19 +1,18 @@
 """Checks for the exercises of notebook 05 (the flawed SVT variants).
 
-Longer than 400 lines because audit-your-own is two answers judged as one (a mechanism, tested on drawn
-inputs against the distribution of a noisy maximum and six named mistakes, and the student's audit of it,
-run again by the judge), and splitting it from the notebook's other exercises would break the rule
-of one check module per notebook.
+``audit-your-own`` is two answers judged as one: a mechanism, whose outputs :mod:`._svt_variants_noisy_max` tests
+on drawn inputs against the distribution of a noisy maximum and six named mistakes, and the student's audit of it,
+which the judge here runs again.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from .._validation import ArrayLike, RngLike, as_generator
 from ..audit import audit as run_audit
@@ -33,6 +32,7 @@ from ._core import (
     value_evidence,
 )
 from ._evidence import jsonable
+from ._svt_variants_noisy_max import audit_inputs, judge_outputs, summarise_outputs
 
 __all__ = [
     "ALLOCATION",
@@ -285,13 +285,6 @@ AUDIT_YOUR_OWN: dict[str, Any] = {
     "probe_seed": 5,
 }
 _MECHANISM = "(answers, *, trials, rng)"
-_LEVELS = np.array([0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99])
-# An output's quantile at level p, q̂ = np.quantile(out, p), lies between the order statistics X₍ⱼ₎ and X₍ⱼ₊₁₎ with
-# j = ⌊(N − 1)p⌋ + 1, and F(X₍ⱼ₎) ~ Beta(j, N + 1 − j) for the true CDF F. So F(q̂) is accepted when it lies in
-# [Beta(j, N + 1 − j).ppf(a/2), Beta(j + 1, N − j).isf(a/2)]: a false fail has probability at most a per level,
-# 7 levels × 3 cases × a ≈ 2e-7 per check. A scale off by a factor 2 moves F(q̂) at p = 0.5 by about 0.2, some 7
-# times the interval's half-width 5.7·√(0.25/N) ≈ 0.029 at N = 10,000 (the tests check each mistake is named).
-_LEVEL = 1e-8
 
 
 def _audit_cases(rng: np.random.Generator | None) -> list[tuple]:
@@ -308,26 +301,6 @@ def _audit_cases(rng: np.random.Generator | None) -> list[tuple]:
         )
         for _ in range(3)
     ]
-
-
-def _audit_inputs(case: tuple) -> str:
-    answers, trials, seed = case
-    return f"answers=[{', '.join(short(a) for a in answers)}], trials={trials}, rng={seed}"
-
-
-def _summarise_outputs(mechanism: Callable, case: tuple) -> dict:
-    """What the check needs of the mechanism's outputs on one case: their shape, whether they are whole numbers,
-    and their quantiles at :data:`_LEVELS` (read exactly, as every answer is)."""
-    answers, trials, seed = case
-    out = jsonable(mechanism(np.array(answers), trials=trials, rng=seed))
-    try:
-        array = numbers(out, "noisy_max_value's output")
-    except Wrong as wrong:
-        return {"refused": wrong.message}
-    summary: dict[str, Any] = {"shape": list(array.shape), "integers": bool(np.all(array == np.round(array)))}
-    if array.size:
-        summary["quantiles"] = np.quantile(array.ravel(), _LEVELS).tolist()
-    return summary
 
 
 _AUDIT_FIELDS = (
@@ -350,91 +323,13 @@ def _probe_audit_your_own(mechanism: object, result: object, cases: list[tuple])
         cases,
         parameters=_MECHANISM,
         arguments=lambda case: ((np.array(case[0]),), {"trials": case[1], "rng": case[2]}),
-        call=_summarise_outputs,
+        call=summarise_outputs,
     )
     if all(hasattr(result, f) for f in _AUDIT_FIELDS):
         evidence["audit"] = {f: jsonable(getattr(result, f)) for f in _AUDIT_FIELDS}
     else:
         evidence["audit"] = {"unsupported": quote(type(result).__name__, 60)}
     return evidence
-
-
-def _max_cdf(x: np.ndarray, answers: np.ndarray, scale: float) -> np.ndarray:
-    return np.prod([stats.laplace.cdf(x - a, scale=scale) for a in answers], axis=0)
-
-
-def _fits(cdf_at_quantiles: np.ndarray, trials: int) -> bool:
-    j = np.floor((trials - 1) * _LEVELS) + 1
-    low = stats.beta.ppf(_LEVEL / 2, j, trials + 1 - j)
-    high = stats.beta.isf(_LEVEL / 2, np.minimum(j + 1, trials), np.maximum(trials - j, 1))
-    return bool(np.all((low <= cdf_at_quantiles) & (cdf_at_quantiles <= high)))
-
-
-def _judge_one_mechanism(case: tuple, got: object) -> None:
-    answers, trials, _ = case
-    answers = np.array(answers)
-    b = 2 / AUDIT_YOUR_OWN["epsilon"]
-    if type(got) is not dict:
-        raise Wrong(f"the check could not read noisy_max_value's outputs with {_audit_inputs(case)}")
-    if "refused" in got:
-        raise Wrong(
-            f"with {_audit_inputs(case)}: {quote(got['refused'])}",
-            "return a NumPy array of floats",
-            "outputs that are not numbers",
-        )
-    shape = got.get("shape")
-    if shape not in ([trials], [trials, 1]):
-        raise Wrong(
-            f"noisy_max_value with {_audit_inputs(case)} returned shape {quote(shape, 60)}",
-            "the exercise asks for one number per run: what shape is that, and along which axis do you reduce?",
-            "an output of the wrong shape",
-        )
-    quantiles = numbers(got.get("quantiles"), "the outputs' quantiles", (len(_LEVELS),))
-    if got.get("integers") is True and quantiles.min() >= 0 and quantiles.max() < answers.size:
-        raise Wrong(
-            f"with {_audit_inputs(case)}, noisy_max_value returns whole numbers between 0 and m − 1: it looks like "
-            "the index of the maximum",
-            "reread what StatDP's flawed mechanism releases of the noisy maximum: where it is, or how large it "
-            "is? That one word is the flaw to audit",
-            "the index of the maximum",
-        )
-    if _fits(_max_cdf(quantiles, answers, b), trials):
-        return
-    for mistake, cdf, hint in (
-        (
-            "Lap(1/ε) = Lap(2) noise: half the scale (or ε left out of 2/ε)",
-            _max_cdf(quantiles, answers, 1 / 0.5),
-            "check how your noise scale is built from 2 and ε",
-        ),
-        (
-            "Lap(2ε) = Lap(1) noise: ε multiplied instead of divided",
-            _max_cdf(quantiles, answers, 1.0),
-            "a smaller ε must mean more noise: which way does your scale move when ε shrinks?",
-        ),
-        ("Lap(ε) noise", _max_cdf(quantiles, answers, 0.5), "compare your noise scale with the exercise's"),
-        ("Lap(ε/2) noise", _max_cdf(quantiles, answers, 0.25), "compare your noise scale with the exercise's"),
-        (
-            "Lap(4/ε) = Lap(8) noise: twice the scale",
-            _max_cdf(quantiles, answers, 8.0),
-            "compare your noise scale with the exercise's",
-        ),
-        (
-            "one noise per run, shared by all the answers",
-            stats.laplace.cdf(quantiles - answers.max(), scale=b),
-            "does every answer get its own noise in each run? Look at the shape of your draw",
-        ),
-    ):
-        if _fits(cdf, trials):
-            raise Wrong(
-                f"with {_audit_inputs(case)}, noisy_max_value's outputs are distributed as with {mistake}",
-                hint,
-                mistake,
-            )
-    raise Wrong(
-        f"with {_audit_inputs(case)}, noisy_max_value's outputs do not follow the maximum of the answers plus "
-        "Lap(2/ε) noise",
-        "compare with the exercise text: the noise's scale, the shape of the draw, and what you keep of each row",
-    )
 
 
 def _judge_audit_your_own(evidence: dict, cases: list[tuple]) -> str:
@@ -451,7 +346,8 @@ def _judge_audit_your_own(evidence: dict, cases: list[tuple]) -> str:
             "define it with def noisy_max_value(answers, *, trials, rng):",
         )
     try:  # the mechanism and the audit are one answer: all or nothing, whatever share of the cases is right
-        judge_cases(cases, calls(evidence, parameters=_MECHANISM), _judge_one_mechanism, inputs=_audit_inputs)
+        judge_one = functools.partial(judge_outputs, epsilon=spec["epsilon"])
+        judge_cases(cases, calls(evidence, parameters=_MECHANISM), judge_one, inputs=audit_inputs)
     except Wrong as wrong:
         raise Wrong(wrong.message, wrong.hint, wrong.mistake) from None
     audit = evidence.get("audit")

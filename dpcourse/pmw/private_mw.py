@@ -198,7 +198,6 @@ class PrivateMW:
                 "use calibration='dwork_roth' for δ > 0"
             )
         self._rng = as_generator(rng)
-        log_d = np.log(self.domain_size)
         self.sensitivity = 1.0 / self.n
         if self.calibration == "notes":
             self.max_updates = max(
@@ -222,7 +221,9 @@ class PrivateMW:
                 "release": laplace_scale(sensitivity=self.sensitivity, epsilon=self.epsilon0),
             }
         else:
-            self.max_updates = max(1, int(np.floor(4 * log_d / self.alpha**2)))
+            self.max_updates = max(
+                1, int(np.floor(theory.mw_update_count_bound(domain_size=self.domain_size, alpha=self.alpha)))
+            )
             self.epsilon0 = None
             self.eta = self.alpha / 2
             self.threshold = 2 * self.alpha
@@ -293,7 +294,8 @@ class PrivateMW:
         if self.max_queries is None:
             return None
         if self.calibration == "notes":
-            need = 16 * np.log(3 * self.max_queries / self.beta) / (self.n * self.alpha)
+            assert self.epsilon0 is not None  # set for the notes calibration (narrows the type for mypy)
+            need = theory.pmw_notes_epsilon0(n=self.n, alpha=self.alpha, num_queries=self.max_queries, beta=self.beta)
             return 11 * self.alpha / 8 if self.epsilon0 >= need else None
         need = theory.pmw_dwork_roth_requirement(
             self.alpha,

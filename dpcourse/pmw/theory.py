@@ -18,6 +18,7 @@ __all__ = [
     "pmw_dwork_roth_error_bound",
     "pmw_dwork_roth_requirement",
     "pmw_notes_alpha",
+    "pmw_notes_epsilon0",
     "pmw_notes_error_bound",
     "pmw_update_count_bound",
     "replace_one_histogram_max_error_bound",
@@ -138,10 +139,47 @@ def pmw_update_count_bound(*, domain_size: int, alpha: float) -> float:
     return 16.0 * np.log(d) / check_positive(alpha, "alpha") ** 2
 
 
+def pmw_notes_epsilon0(*, n: float, alpha: float, num_queries: int, beta: float) -> float:
+    """ε₀ = 16 ln(3k/β)/(nα): the per-round budget at which Lecture 4's Private MW is accurate at α (Claim 3).
+
+    With probability ≥ 1 − β each of the ≤ 3k Laplace variables is below its scale times ln(3k/β);
+    the query noise Lap(4/(nε₀)) is then below α/4 exactly when ε₀ ≥ 16 ln(3k/β)/(nα), so every
+    update's gap keeps its sign and exceeds α/2 (Theorem 4.3, β written δ there). With
+    N = :func:`pmw_update_count_bound` the curator spends ε = 2ε₀N, which is ε at
+    α = :func:`pmw_notes_alpha`.
+
+    Parameters
+    ----------
+    n : float
+        The number of records n > 0.
+    alpha : float
+        The accuracy α > 0.
+    num_queries : int
+        k = |Q| ≥ 1.
+    beta : float
+        The failure probability β ∈ (0, 1).
+
+    Returns
+    -------
+    float
+        16 ln(3k/β)/(nα), the least ε₀ of the accuracy theorem.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` or ``alpha`` is not a finite number > 0, ``num_queries`` < 1, or ``beta`` is not in (0, 1).
+    TypeError
+        If a number is not a real number, or ``num_queries`` is not an integer.
+    """
+    k = check_integer(num_queries, "num_queries", minimum=1)
+    beta = check_probability(beta, "beta")
+    return float(16.0 * np.log(3 * k / beta) / (check_positive(n, "n") * check_positive(alpha, "alpha")))
+
+
 def pmw_notes_alpha(*, n: float, epsilon: float, domain_size: int, num_queries: int, beta: float) -> float:
     """The smallest α at which Lecture 4's Private MW is ε-DP *and* accurate: α = (512 ln(3k/β) ln|𝒳|/(nε))^{1/3}.
 
-    Accuracy needs ε₀ ≥ 16 ln(3k/β)/(nα) (all 3k Laplace variables small, Claim 3), privacy
+    Accuracy needs ε₀ ≥ 16 ln(3k/β)/(nα) (:func:`pmw_notes_epsilon0`: all 3k Laplace variables small), privacy
     spends ε = 2ε₀N with N = 16 ln|𝒳|/α²; together ε ≥ 512 ln(3k/β) ln|𝒳|/(nα³)
     (Theorem 4.3, β written δ there). The count 3k holds for every N: k query noises, u ≤ min(N, k)
     released answers and at most min(u + 1, k) thresholds; the notes' route, 2N + k ≤ 3k, needs

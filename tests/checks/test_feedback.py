@@ -179,10 +179,14 @@ def test_the_named_mistakes_the_class_summary_showed_as_other_wrong_answers():
 
 
 def _unnamed_wrongs(module: str) -> list[str]:
-    """The ``Wrong(…)`` calls of a check module that give no mistake (neither a third argument nor ``mistake=``)."""
-    tree = ast.parse((ROOT / "dpcourse" / "checks" / f"{module}.py").read_text(encoding="utf-8"))
+    """The ``Wrong(…)`` calls of a check module and of its private helpers (``_<module>_*.py``) that give no mistake
+    (neither a third argument nor ``mistake=``)."""
+    folder = ROOT / "dpcourse" / "checks"
+    files = [folder / f"{module}.py", *sorted(folder.glob(f"_{module}_*.py"))]
+    trees = [ast.parse(path.read_text(encoding="utf-8")) for path in files]
     return [
         ast.unparse(node.args[0]) if node.args else ""
+        for tree in trees
         for node in ast.walk(tree)
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)

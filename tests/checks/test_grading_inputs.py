@@ -16,6 +16,7 @@ import time
 import numpy as np
 import pytest
 
+from dpcourse.checks import _above_threshold_outcomes as at_outcomes
 from dpcourse.checks import above_threshold as at
 from dpcourse.checks import all_exercises
 from dpcourse.svt import above_threshold_pmf
@@ -148,8 +149,8 @@ def test_implement_catches_the_epsilon_slips_in_a_students_own_run():
 
 def test_implement_draws_inputs_where_every_two_distributions_are_told_apart():
     for seed in range(12):
-        for case in at._implementation_cases(np.random.default_rng(seed)):
-            assert at._separation(case) == 1.0, (seed, case)
+        for case in at_outcomes.implementation_cases(np.random.default_rng(seed)):
+            assert at_outcomes.separation(case) == 1.0, (seed, case)
             assert abs(np.log(case[2])) > np.log(2.4)  # ε far from 1, 1/2 and 2
 
 
@@ -252,7 +253,7 @@ def test_what_the_implement_judge_remembers_changes_no_case_and_no_verdict():
     warm = repr(check.cases(np.random.default_rng(3))), check.verdict(evidence, seed=3)
     assert cold == warm and cold[1].mistake
     answers, threshold, epsilon, _, _ = check.cases(np.random.default_rng(3))[0]
-    pmf, _ = at._distributions(answers, threshold, epsilon)[""]
+    pmf, _ = at_outcomes.distributions(answers, threshold, epsilon)[""]
     with pytest.raises(ValueError, match="read-only"):
         pmf[0] = 0.5
 

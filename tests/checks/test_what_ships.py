@@ -8,7 +8,7 @@ import itertools
 import time
 from pathlib import Path
 
-from dpcourse.checks import svt_variants
+from dpcourse.checks import _svt_variants_noisy_max, svt_variants
 from tests.checks.test_checks import AUDITED, FLAWS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,9 +38,11 @@ def test_spot_the_flaws_digests_give_the_key_in_16_hashes_as_the_guide_says():
 def test_no_function_of_the_audit_check_passes_as_the_students_mechanism():
     """The judge reruns the audit on a noisy maximum of its own; that one must not be the exercise's answer."""
     tried = 0
-    for name, item in vars(svt_variants).items():
-        if not inspect.isfunction(item) or item.__module__ != svt_variants.__name__:
+    readable = [(module, item) for module in (svt_variants, _svt_variants_noisy_max) for item in vars(module).values()]
+    for module, item in readable:
+        if not inspect.isfunction(item) or item.__module__ != module.__name__:
             continue
+        name = f"{module.__name__}.{item.__name__}"
         try:
             mechanism = item(2 / svt_variants.AUDIT_YOUR_OWN["epsilon"])
         except Exception:  # noqa: BLE001 - not a factory of mechanisms

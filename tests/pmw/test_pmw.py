@@ -447,9 +447,27 @@ def test_smallest_gap_adversary_forces_more_updates_than_the_largest():
 def test_notes_alpha_spends_exactly_epsilon():
     n, eps, d, k, beta = 1e7, 0.5, 2**12, 500, 0.05
     a = pmw.pmw_notes_alpha(n=n, epsilon=eps, domain_size=d, num_queries=k, beta=beta)
-    eps0 = 16 * np.log(3 * k / beta) / (n * a)
+    eps0 = pmw.pmw_notes_epsilon0(n=n, alpha=a, num_queries=k, beta=beta)
     assert 2 * eps0 * pmw.pmw_update_count_bound(domain_size=d, alpha=a) == pytest.approx(eps)
     assert pmw.pmw_notes_error_bound(n=n, epsilon=eps, domain_size=d, num_queries=k, beta=beta) == 1.375 * a
+
+
+def test_notes_epsilon0_written_out():
+    # 3k/β = e² makes the logarithm 2: ε₀ = 32/(nα)
+    assert pmw.pmw_notes_epsilon0(n=100.0, alpha=0.5, num_queries=1, beta=3 / np.e**2) == pytest.approx(32 / 50)
+    assert pmw.pmw_notes_epsilon0(n=1e9, alpha=0.04, num_queries=3000, beta=0.05) == pytest.approx(
+        16 * np.log(180_000) / 4e7
+    )
+
+
+def test_guaranteed_error_needs_the_notes_epsilon0():
+    # ε₀ = ε/(2N) against the theorem's 16 ln(3k/β)/(nα): the guarantee holds from the n where they meet, not before
+    d, k, eps, alpha, beta = 2**6, 100, 1.0, 0.2, 0.05
+    big_n = np.floor(pmw.pmw_update_count_bound(domain_size=d, alpha=alpha))
+    n_meet = 16 * np.log(3 * k / beta) / (alpha * eps / (2 * big_n))
+    for n, holds in ((1.001 * n_meet, True), (0.999 * n_meet, False)):
+        c = pmw.PrivateMW(np.full(d, n / d), epsilon=eps, alpha=alpha, beta=beta, max_queries=k, rng=0)
+        assert (c.guaranteed_error == pytest.approx(11 * alpha / 8)) if holds else c.guaranteed_error is None
 
 
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
@@ -543,6 +561,8 @@ def test_queries_outside_unit_cube_rejected():
         (lambda: pmw.mw_update_count_bound(domain_size=8, alpha=0.1, statement="book"), "statement"),
         (lambda: pmw.pmw_update_count_bound(domain_size=1, alpha=0.1), "domain_size"),
         (lambda: pmw.pmw_notes_alpha(n=0, epsilon=1, domain_size=8, num_queries=5, beta=0.1), "n"),
+        (lambda: pmw.pmw_notes_epsilon0(n=10, alpha=0, num_queries=5, beta=0.1), "alpha"),
+        (lambda: pmw.pmw_notes_epsilon0(n=10, alpha=0.1, num_queries=5, beta=1.5), "beta"),
         (lambda: pmw.pmw_notes_error_bound(n=10, epsilon=1, domain_size=8, num_queries=5, beta=0), "beta"),
         (
             lambda: pmw.pmw_dwork_roth_requirement(0, n=10, epsilon=1, domain_size=8, num_queries=5, beta=0.1),
