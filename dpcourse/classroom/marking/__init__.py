@@ -27,8 +27,9 @@ The store (:mod:`.store`)
     between; :func:`~.store.add_item` adds an item mid-way.
 
 The page (:mod:`.render`, :mod:`.app`)
-    :func:`~.render.render_answer` makes a source inert HTML; :func:`~.app.add_mark_command` registers
-    ``dpcourse mark REPORT [--port] [--token] [--mathjax] [--base-url]`` and :func:`~.app.main` runs it alone.
+    :func:`~.render.render_answer` makes a source inert HTML; :func:`~.app.run` serves the app for
+    ``dpcourse mark REPORT [--port] [--token] [--mathjax] [--base-url]`` (its parser is in
+    :mod:`dpcourse.classroom.cli.mark`, as every command's).
 """
 
 from .store import (
