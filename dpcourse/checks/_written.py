@@ -30,7 +30,10 @@ __all__ = [
     "check_exercise_id",
     "check_rubric",
     "check_rubric_item",
+    "is_unanswered",
     "read_written_exercises",
+    "released_metadata",
+    "written_answer_cells",
 ]
 
 #: The tag that marks a Markdown cell as a written exercise.
@@ -304,3 +307,91 @@ def read_written_exercises(notebook: Any) -> list[WrittenExercise]:
         prompt = _source(above) if isinstance(above, Mapping) and above.get("cell_type") == "markdown" else ""
         found.append(WrittenExercise(exercise, rubric, prompt, _source(cell), index))
     return found
+
+
+def released_metadata(written: WrittenExercise, tags: Any = ()) -> dict[str, Any]:
+    """The metadata of a written exercise's cell in the students' copy: its tags, its id and points, no rubric.
+
+    Parameters
+    ----------
+    written : WrittenExercise
+        The exercise, as :func:`read_written_exercises` read it from the instructor's notebook.
+    tags : sequence of str, optional
+        The cell's tags (``written`` is added when missing; anything that is not a string is dropped).
+
+    Returns
+    -------
+    dict
+        ``{"tags": [...], "dpcourse": {"written": {"exercise": id, "points": max}}}``.
+
+    Examples
+    --------
+    >>> exercise = WrittenExercise("svt-proof", Rubric(4.0, ()), "Why?", "Because.", 3)
+    >>> released_metadata(exercise, ["written"])
+    {'tags': ['written'], 'dpcourse': {'written': {'exercise': 'svt-proof', 'points': 4.0}}}
+    """
+    kept = [tag for tag in tags if isinstance(tag, str)] if isinstance(tags, list | tuple) else []
+    return {
+        "tags": kept if TAG in kept else [*kept, TAG],
+        "dpcourse": {"written": {"exercise": written.exercise, "points": written.rubric.points}},
+    }
+
+
+def written_answer_cells(cells: Any) -> dict[str, list[int]]:
+    """Where a student's copy holds each written exercise's answer: exercise id → the indices of its cells.
+
+    A cell counts when it is a Markdown cell whose metadata names the exercise (``dpcourse.written.exercise``, a
+    string): the released cell, or a copy of it. Read from a student's file, so any shape is allowed: a cell or
+    metadata that is not a mapping, or an id that is not a string, counts as no written cell (never an error).
+
+    Parameters
+    ----------
+    cells : list
+        A notebook's cells (a parsed notebook's ``cells``).
+
+    Returns
+    -------
+    dict of str to list of int
+        Each exercise id with at least one cell, in the order of its first cell; indices in cell order.
+
+    Examples
+    --------
+    >>> cell = {"cell_type": "markdown", "metadata": {"dpcourse": {"written": {"exercise": "why"}}}, "source": ""}
+    >>> written_answer_cells([{"cell_type": "code"}, cell, cell])
+    {'why': [1, 2]}
+    """
+    found: dict[str, list[int]] = {}
+    for index, cell in enumerate(cells if isinstance(cells, list) else []):
+        if not isinstance(cell, Mapping) or cell.get("cell_type") != "markdown":
+            continue
+        metadata = cell.get("metadata")
+        ours = metadata.get("dpcourse") if isinstance(metadata, Mapping) else None
+        spec = ours.get("written") if isinstance(ours, Mapping) else None
+        exercise = spec.get("exercise") if isinstance(spec, Mapping) else None
+        if isinstance(exercise, str) and exercise:
+            found.setdefault(exercise, []).append(index)
+    return found
+
+
+def is_unanswered(source: Any) -> bool:
+    """Whether a written answer's source is still empty: blank, or the released :data:`PLACEHOLDER`.
+
+    Parameters
+    ----------
+    source : str or list of str
+        The cell's source as nbformat gives it (anything else counts as unanswered).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_unanswered(PLACEHOLDER + "\\n"), is_unanswered("  "), is_unanswered("The noise on T hides ...")
+    (True, True, False)
+    """
+    if isinstance(source, list) and all(isinstance(line, str) for line in source):
+        source = "".join(source)
+    if not isinstance(source, str):
+        return True
+    return source.strip() in ("", PLACEHOLDER)
