@@ -72,8 +72,8 @@ def import_answers(
     sources, released = load_sources(source)
     by_exercise: defaultdict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
     for (student, stem), found in graded_files(submissions, sources, released, _written_sources).items():
-        for exercise, text in found.items():
-            by_exercise[(stem, exercise)].append((student, text))
+        for exercise_id, text in found.items():
+            by_exercise[(stem, exercise_id)].append((student, text))
     summaries: dict[str, ImportSummary] = {}
     store = None
     try:
