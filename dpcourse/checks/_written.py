@@ -322,18 +322,21 @@ def released_metadata(written: WrittenExercise, tags: Any = ()) -> dict[str, Any
     Returns
     -------
     dict
-        ``{"tags": [...], "dpcourse": {"written": {"exercise": id, "points": max}}}``.
+        ``{"tags": [...], "dpcourse": {"written": {"exercise": id, "points": max}}}`` (a whole maximum as an int).
 
     Examples
     --------
     >>> exercise = WrittenExercise("svt-proof", Rubric(4.0, ()), "Why?", "Because.", 3)
     >>> released_metadata(exercise, ["written"])
-    {'tags': ['written'], 'dpcourse': {'written': {'exercise': 'svt-proof', 'points': 4.0}}}
+    {'tags': ['written'], 'dpcourse': {'written': {'exercise': 'svt-proof', 'points': 4}}}
     """
     kept = [tag for tag in tags if isinstance(tag, str)] if isinstance(tags, list | tuple) else []
+    points = written.rubric.points
     return {
         "tags": kept if TAG in kept else [*kept, TAG],
-        "dpcourse": {"written": {"exercise": written.exercise, "points": written.rubric.points}},
+        "dpcourse": {
+            "written": {"exercise": written.exercise, "points": int(points) if points.is_integer() else points}
+        },
     }
 
 

@@ -141,7 +141,9 @@ def test_partial_credit_for_a_written_exercise_is_refused_with_a_message(tmp_pat
 # --- grading: no kernel for written answers ----------------------------------------------------------------------
 
 
-def test_a_notebook_with_only_written_exercises_is_graded_without_starting_a_kernel(tmp_path, monkeypatch):
+def test_a_notebook_with_only_written_exercises_is_graded_without_a_kernel_and_resumed_from_the_journal(
+    tmp_path, monkeypatch
+):
     source = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 07"), *written_cells()])
     (tmp_path / "source").mkdir()
     nbformat.write(source_notebook(), tmp_path / "source" / "small.ipynb")
@@ -156,8 +158,16 @@ def test_a_notebook_with_only_written_exercises_is_graded_without_starting_a_ker
     monkeypatch.setattr(runs, "run_job", no_kernel)
     monkeypatch.setattr(runs, "choose_sandbox", lambda name: "bwrap")
     monkeypatch.setattr(runs, "max_parallel_runs", lambda mode, limits: (2, ""))
-    rows = runs.grade([tmp_path / "subs" / "alice" / "essay.ipynb"], source=tmp_path / "source", jobs=1)
+    submission = tmp_path / "subs" / "alice" / "essay.ipynb"
+    journal = tmp_path / "grades.csv.journal"
+    rows = runs.grade([submission], source=tmp_path / "source", jobs=1, journal=journal)
     assert [(r.exercise, r.status, r.points, r.max_points) for r in rows] == [(WRITTEN_ID, "needs marking", 0, 4)]
+
+    def not_again(*args, **kwargs):
+        raise AssertionError("a submission the journal holds was planned again")
+
+    monkeypatch.setattr(runs, "plan_submission", not_again)  # resumed: the rows come from the journal
+    assert runs.grade([submission], source=tmp_path / "source", jobs=1, journal=journal) == rows
 
 
 # --- the whole command, in the sandbox -----------------------------------------------------------------------------
