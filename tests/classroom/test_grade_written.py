@@ -59,6 +59,7 @@ def test_a_written_answer_is_matched_by_metadata_and_an_empty_one_is_untouched()
     plan = _plan(plans.parse_notebook(nbformat.writes(submission).encode()))
     assert plan.written_answers == {WRITTEN_ID: index} and WRITTEN_ID not in plan.untouched
     assert not any("changed" in note for note in plan.integrity)  # the answer is not an instructor's cell changed
+    assert ANSWER not in nbformat.writes(plan.built)  # never run: the notebook that runs holds the source's cell
     empty = _plan(plans.parse_notebook(nbformat.writes(released_with_written()).encode()))
     assert empty.written_answers == {WRITTEN_ID: index} and WRITTEN_ID in empty.untouched
 
