@@ -19,7 +19,8 @@ Run with the book's environment (``.venv/book``, made by ``make book``)::
 4. Check the site: every script, style sheet, image and frame of every page comes from the site itself (a
    relative address of a file that exists), so that it works offline and behind a firewall; and, unless built
    with solutions, no page, search index, source or downloadable notebook shows a line of a solution region or
-   a check's ✓ (:func:`answers_shown`; the browser test also looks for every exercise's accepted value).
+   a check's ✓ or a phrase of a written exercise's model answer or rubric (:func:`answers_shown`; the browser test
+   also looks for every exercise's accepted value).
 
 ``DIR`` is ``book`` by default (the site in ``book/_build/html``); the browser test builds into a folder of
 its own.
@@ -48,6 +49,7 @@ from urllib.parse import unquote, urlsplit
 
 import nbformat
 
+from dpcourse.checks._written import read_written_exercises
 from dpcourse.classroom.release import BEGIN, END, exercises, release_notebook
 
 BOOK = Path(__file__).resolve().parent
@@ -265,6 +267,9 @@ MIN_WORDS = 2
 #: ``0.5`` are on every page for other reasons. Three digits alone (``0.418``, ``3.10``, "Theorem 3.10") turn up
 #: in the notebooks' tables by chance.
 MIN_SIGNIFICANT, MIN_DIGITS = 3, 4
+#: A phrase of a written exercise's model answer or rubric is looked for when it has at least this many words (as
+#: :data:`MIN_WORDS` counts them): a page may well say "the threshold noise is shared", not a run of the proof.
+MIN_PROSE_WORDS = 8
 
 _WORD = re.compile(r"[^\W\d]\w*|\d[\d_.]*")
 _KEYWORDS = frozenset(keyword.kwlist + keyword.softkwlist)
@@ -273,6 +278,9 @@ _JSON_UNICODE = re.compile(r"(?:\\u[0-9a-fA-F]{4})+")
 _JSON_ESCAPE = re.compile(r'\\([nrt"/\\])')
 _TAG = re.compile(r"<[^<>]*>")
 _BLOB = re.compile(r"[A-Za-z0-9+/=]{80,}")  # base64 images and the like: digits in them are no numbers
+# What a page does not show as written: math ($…$, $$…$$, typeset by MathJax), Markdown's marks (emphasis, code,
+# links, headings, quotes, tables) and quotes and dashes (which Sphinx's smartquotes turn into curly ones).
+_NOT_PROSE = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|[*_`\[\]()#>|'\"]|--|\n\s*\n|\n\s*[-+]\s", re.DOTALL)
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w]|\.\d)")
 
 
@@ -315,6 +323,32 @@ def solution_lines(notebooks: Iterable[Any]) -> list[str]:
                     for part in _COMMENT.split(line, maxsplit=1):
                         if _gives_something_away(part):
                             found[normalise(part)] = None
+    return list(found)
+
+
+def model_answer_phrases(notebooks: Iterable[Any]) -> list[str]:
+    """The phrases of the written exercises' model answers and rubric items that a page shows as written: the runs
+    of text between math and Markdown's marks (:data:`_NOT_PROSE`) with at least :data:`MIN_PROSE_WORDS` words,
+    normalised, each once, in order.
+
+    Parameters
+    ----------
+    notebooks : iterable of nbformat.NotebookNode
+        Solution notebooks (each written exercise read by :func:`~dpcourse.checks._written.read_written_exercises`).
+
+    Returns
+    -------
+    list of str
+        The texts a site built from the student release must not hold.
+    """
+    found: dict[str, None] = {}
+    for nb in notebooks:
+        for written in read_written_exercises(nb):
+            for text in [written.model_answer, *(item.text for item in written.rubric.items)]:
+                for part in _NOT_PROSE.split(text):
+                    phrase = normalise(part).strip(" .,;:")
+                    if len(_WORD.findall(phrase)) >= MIN_PROSE_WORDS:
+                        found[phrase] = None
     return list(found)
 
 
@@ -456,11 +490,12 @@ def answers_shown(site: Path, texts: Iterable[str], numbers: Mapping[str, Iterab
 def answers_in(
     site: Path, notebooks: Path = NOTEBOOKS, numbers: Mapping[str, Iterable[float]] | None = None
 ) -> list[str]:
-    """:func:`answers_shown` for the solution lines and check marks of the solution notebooks in ``notebooks``
-    (lines a student's notebook shows anyway left out) and the accepted values ``numbers``, if given."""
+    """:func:`answers_shown` for the solution lines, check marks and written model answers' phrases of the solution
+    notebooks in ``notebooks`` (those a student's notebook shows anyway left out) and the accepted values
+    ``numbers``, if given."""
     solutions = [nbformat.read(path, as_version=4) for path in sorted(notebooks.glob("*.ipynb"))]
     students = [release_notebook(nb) for nb in solutions]
-    lines = solution_lines(solutions)
+    lines = [*solution_lines(solutions), *model_answer_phrases(solutions)]
     anyway = set(shown_to_students(lines, students))
     return answers_shown(site, [*(line for line in lines if line not in anyway), *check_marks(solutions)], numbers)
 

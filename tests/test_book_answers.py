@@ -233,3 +233,37 @@ def test_answers_in_looks_for_a_notebooks_solution_lines_check_marks_and_values(
         "notebooks/01.html: text '✓ max-queries: correct'",
         "notebooks/01.html: the accepted value 6.39693 as '6.397'",
     ]
+
+
+def test_a_written_exercises_model_answer_and_rubric_are_searched_for_in_rendered_and_raw_files(tmp_path):
+    """The phrases between math and Markdown's marks: a page shows them as prose, a notebook as written."""
+    from tests.written_cells import SPEC, written_cells
+
+    model = (
+        "**Model answer.** The proof shifts the one shared threshold noise by $\\Delta$, "
+        "and the price of that shift is paid only once by its density ratio."
+    )
+    spec = {
+        **SPEC,
+        "rubric": [{"id": "why", "text": "Says that one shift moves all the comparisons at once", "points": 2}],
+    }
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    nbformat.write(new_notebook(cells=written_cells(spec, model=model)), notebooks / "04.ipynb")
+    assert build.model_answer_phrases([nbformat.read(notebooks / "04.ipynb", as_version=4)]) == [
+        "The proof shifts the one shared threshold noise by",
+        "and the price of that shift is paid only once by its density ratio",
+        "Says that one shift moves all the comparisons at once",
+    ]
+    site = fake_site(tmp_path)
+    assert build.answers_in(site, notebooks) == []
+    (site / "notebooks" / "04.html").write_text(
+        "<p><strong>Model answer.</strong> The proof shifts the one shared threshold noise by \\(\\Delta\\), and the "
+        "price of that shift is paid only once by its density ratio.</p>"
+    )
+    (site / "notebooks" / "04.ipynb").write_text(json.dumps({"rubric": [{"text": spec["rubric"][0]["text"]}]}))
+    assert build.answers_in(site, notebooks) == [
+        "notebooks/04.html: text 'The proof shifts the one shared threshold noise by'",
+        "notebooks/04.html: text 'and the price of that shift is paid only once by its density ratio'",
+        "notebooks/04.ipynb: text 'Says that one shift moves all the comparisons at once'",
+    ]

@@ -11,22 +11,31 @@ A check cell run earlier in the same kernel on the very same answer objects is n
 reused (see :func:`_reusable`). That holds only for answers that cannot have changed since: a function (the same
 function object, so re-running its answer cell, which defines a new one, is judged afresh) or an immutable number
 or string. A list or array may have been changed in place, so it is always probed again.
+
+Written exercises (Markdown answers marked by hand, :mod:`._written`) are never judged here: the block lists each as
+answered or empty, read from the notebook as last saved (the file JupyterLab's kernel names in ``__session__``, VS
+Code's in ``__vsc_ipynb_file__``, else ``<notebook>.ipynb`` in the working folder), since what is handed in is the
+saved file, not the kernel; they are not counted in "N of M exercises pass".
 """
 
 from __future__ import annotations
 
 import html
+import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import import_module
+from pathlib import Path
 from types import FunctionType
 from typing import Any
 
 from .._validation import check_choice
 from . import _core
 from ._core import FAILED, NOT_ATTEMPTED, PASSED, Exercise, Verdict, quote
+from ._written import is_unanswered, written_answer_cells
 
-__all__ = ["NOTEBOOKS", "HandInStatus", "hand_in_status", "notebook_exercises"]
+__all__ = ["NOTEBOOKS", "HandInStatus", "hand_in_status", "notebook_exercises", "read_written_answers"]
 
 #: Notebook stem → the check module of its exercises.
 NOTEBOOKS: dict[str, str] = {
@@ -38,6 +47,10 @@ NOTEBOOKS: dict[str, str] = {
     "06_private_mw": "pmw",
 }
 _SHOWN_MESSAGE = 100
+#: The largest saved notebook read for its written answers (bytes); a larger one is reported as unreadable.
+MAX_SAVED_BYTES = 50_000_000
+#: Where a kernel keeps the path of its notebook: JupyterLab's (``JPY_SESSION_NAME``), then VS Code's.
+_SESSION_NAMES = ("__session__", "__vsc_ipynb_file__")
 _UNCHANGEABLE = (FunctionType, bool, int, float, complex, str, bytes, type(None))
 
 
@@ -69,6 +82,8 @@ class HandInStatus:
     ``exercises`` holds one :class:`Verdict` per exercise, in the notebook's order; ``passed`` and ``total``
     count them. ``functions`` names the function exercises: here they ran on their documented examples (which a
     student can read, and a table of them passes), while grading calls them on inputs it draws, so the block says so.
+    ``written`` holds each written exercise of the saved file ``saved`` (its name) as ``(id, answered)``;
+    ``unreadable`` says why that file could not be read (empty when it was).
 
     Examples
     --------
@@ -82,6 +97,9 @@ class HandInStatus:
     notebook: str
     exercises: tuple[Verdict, ...]
     functions: tuple[str, ...] = ()
+    written: tuple[tuple[str, bool], ...] = ()
+    saved: str = ""
+    unreadable: str = ""
 
     @property
     def passed(self) -> int:
@@ -101,9 +119,14 @@ class HandInStatus:
         notebook has function exercises, the line that says they were run on the documented examples only."""
         file = file if file is not None else f"{self.notebook}.ipynb"
         examples = _examples_note(self.functions)
+        written = self._written_lines()
         if self.passed == self.total:
             scope = " on the documented examples" if self.functions else ""
-            return [f"✓ {self.passed} of {self.total} exercises pass{scope}; hand in this file as {file}", *examples]
+            return [
+                f"✓ {self.passed} of {self.total} exercises pass{scope}; hand in this file as {file}",
+                *written,
+                *examples,
+            ]
         failed = [
             f"{v.exercise} fails ({quote(v.message, _SHOWN_MESSAGE)})" for v in self.exercises if v.status == FAILED
         ]
@@ -112,8 +135,18 @@ class HandInStatus:
         return [
             f"{self.passed} of {self.total} exercises pass: " + "; ".join(parts),
             f"  When you are done, hand in this file as {file}; the check cells above say what is missing.",
+            *written,
             *examples,
         ]
+
+    def _written_lines(self) -> list[str]:
+        """The line on the written exercises: each answered or empty in the saved file, or why it was not read."""
+        if self.unreadable:
+            return [f"  written: the saved file could not be read ({self.unreadable}); what counts is the saved file"]
+        if not self.written:
+            return []
+        answers = ", ".join(f"{exercise} {'answered' if done else 'empty'}" for exercise, done in self.written)
+        return [f"  written: marked by hand: {answers} (as saved in {self.saved}: what counts is the saved file)"]
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
@@ -163,6 +196,62 @@ def _user_namespace() -> Mapping[str, object]:
     return shell.user_ns
 
 
+def _saved_file(stem: str, namespace: Mapping[str, object]) -> Path:
+    """The notebook as last saved: the path the kernel knows it by (JupyterLab's or VS Code's), else
+    ``<stem>.ipynb`` in the working folder."""
+    for name in _SESSION_NAMES:
+        path = namespace.get(name)
+        if isinstance(path, str) and path.endswith(".ipynb"):
+            return Path(path)
+    return Path(f"{stem}.ipynb")
+
+
+def read_written_answers(path: Path | str) -> tuple[tuple[str, bool], ...]:
+    """Each written exercise of a saved notebook, in order, and whether it is answered (not blank, not the
+    placeholder); of two cells of one exercise, the last one counts, as in grading.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The saved notebook.
+
+    Returns
+    -------
+    tuple of (str, bool)
+        ``(exercise id, answered)`` per written exercise.
+
+    Raises
+    ------
+    OSError
+        When the file cannot be opened or read.
+    ValueError
+        When it is larger than :data:`MAX_SAVED_BYTES`, not JSON, or not a notebook.
+    """
+    with open(path, "rb") as file:
+        raw = file.read(MAX_SAVED_BYTES + 1)
+    if len(raw) > MAX_SAVED_BYTES:
+        raise ValueError(f"larger than {MAX_SAVED_BYTES // 1_000_000} MB")
+    try:
+        cells = json.loads(raw).get("cells")
+    except (ValueError, AttributeError):
+        raise ValueError("not a notebook") from None
+    if not isinstance(cells, list):
+        raise ValueError("not a notebook")
+    found = written_answer_cells(cells)
+    return tuple((exercise, not is_unanswered(cells[where[-1]].get("source"))) for exercise, where in found.items())
+
+
+def _written_status(stem: str, namespace: Mapping[str, object]) -> tuple[tuple[tuple[str, bool], ...], str, str]:
+    """The written answers of the saved notebook, its name, and why it could not be read (or "")."""
+    path = _saved_file(stem, namespace)
+    try:
+        return read_written_answers(path), path.name, ""
+    except OSError as err:
+        return (), path.name, f"{os.fspath(path)}: {err.strerror or type(err).__name__}"
+    except ValueError as err:
+        return (), path.name, f"{os.fspath(path)}: {err}"
+
+
 def hand_in_status(notebook: str, namespace: Mapping[str, object] | None = None) -> HandInStatus:
     """Judge every exercise of ``notebook`` on the answers in ``namespace`` (None: the IPython user namespace).
 
@@ -179,7 +268,9 @@ def hand_in_status(notebook: str, namespace: Mapping[str, object] | None = None)
     Returns
     -------
     HandInStatus
-        One verdict per exercise, judged as the check cells judge a student's own run.
+        One verdict per exercise, judged as the check cells judge a student's own run, and each written exercise
+        of the saved notebook (``namespace["__session__"]``, the path JupyterLab gives the kernel, or
+        ``__vsc_ipynb_file__``; else ``<notebook>.ipynb`` in the working folder) as answered or empty.
     """
     exercises = notebook_exercises(notebook)
     stem = notebook.removesuffix(".ipynb")
@@ -199,4 +290,4 @@ def hand_in_status(notebook: str, namespace: Mapping[str, object] | None = None)
         evidence = _reusable(exercise, answers)
         verdicts.append(exercise.verdict(exercise.evidence(*answers) if evidence is None else evidence))
     functions = tuple(exercise.exercise for exercise in exercises if exercise.cases is not None)
-    return HandInStatus(stem, tuple(verdicts), functions)
+    return HandInStatus(stem, tuple(verdicts), functions, *_written_status(stem, found))

@@ -32,9 +32,11 @@ Beside the instructor's notebooks, one TOML file says how the notebooks are grad
     threshold = 0.8             # answer pairs this alike or more are listed in the class summary (0 to 1)
 
 An exercise is named by its id, or ``"<notebook>/<exercise>"`` when two notebooks of one
-assignment share the id. :func:`load_course` checks every key against the outline of the
-notebooks (:func:`~.plan.read_outline`) and refuses anything it does not know, with
-:class:`CourseError`: one line naming the key as a dotted path and the values allowed there.
+assignment share the id. A written exercise (marked by hand) is an exercise like any other in ``points`` and
+``extra_credit``; ``partial_credit`` refuses it (it has no grading inputs: its marks are its points).
+:func:`load_course` checks every key against the outline of the notebooks (:func:`~.plan.read_outline`) and
+refuses anything it does not know, with :class:`CourseError`: one line naming the key as a dotted path and the
+values allowed there.
 
 Due times are calendar times in the course's time zone, ``timezone`` (an IANA name such as
 ``America/New_York``, read with :mod:`zoneinfo`): a due time written without an offset is read in it (one
@@ -480,8 +482,8 @@ def _dotted(parts: Sequence[str]) -> str:
 class _Reader:
     """Validation with the file's name and the key's dotted path in every message."""
 
-    def __init__(self, path: Path, outline: Mapping[str, Mapping[str, float]]):
-        self.path, self.outline = path, outline
+    def __init__(self, path: Path, outline: Mapping[str, Mapping[str, float]], written: Collection = ()):
+        self.path, self.outline, self.written = path, outline, frozenset(written)
         self.zone: zoneinfo.ZoneInfo | None = None  # the course's time zone, once read
 
     def fail(self, parts: Sequence[str], problem: str) -> CourseError:
@@ -531,7 +533,11 @@ class _Reader:
 
 
 def load_course(
-    path: Path | str, outline: Mapping[str, Mapping[str, float]], *, students: Collection[str] | None = None
+    path: Path | str,
+    outline: Mapping[str, Mapping[str, float]],
+    *,
+    students: Collection[str] | None = None,
+    written: Collection[tuple[str, str]] = (),
 ) -> Course:
     """Read and check ``course.toml`` against ``outline`` (notebook stem → {exercise id: points}) and the roster.
 
@@ -545,6 +551,9 @@ def load_course(
     students : collection of str or None, optional
         The roster's student ids (:attr:`~.roster.RosterEntry.student`): every extension key must be one of
         them, exactly. None (no roster): the keys are only NFC-normalised.
+    written : collection of (str, str), optional
+        ``(notebook stem, exercise id)`` of each written exercise (:func:`~.plan.read_written`), which ``outline``
+        holds too: ``partial_credit`` may not name them. Empty: no exercise is known to be written.
 
     Returns
     -------
@@ -561,10 +570,10 @@ def load_course(
         have, a time zone the machine does not know, a due time without a timezone offset (when the file
         gives no ``timezone``), a penalty outside 0 to 1, two extension keys that are one student after NFC,
         an extension key that is not a roster id (``students``) or is one only after NFC (the message shows
-        the key's code points), and so on.
+        the key's code points), a written exercise in ``partial_credit``, and so on.
     """
     path = Path(path)
-    reader = _Reader(path, outline)
+    reader = _Reader(path, outline, written)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as err:
@@ -726,17 +735,21 @@ def _exercise_list(
 def _check_function_exercises(
     reader: _Reader, chosen: frozenset[tuple[str, str]], exercises: Mapping[tuple[str, str], float], parts: list[str]
 ) -> None:
-    """Partial credit is a share of grading inputs passed: only a function exercise (one with inputs) has them."""
+    """Partial credit is a share of grading inputs passed: only a function exercise (one with inputs) has them; a
+    written exercise, marked by hand, has none (its marks are its points)."""
     from ..checks import all_exercises
 
     known = all_exercises()
     functions = sorted({ex for _, ex in exercises if ex in known and known[ex].cases is not None})
-    for _, exercise in sorted(chosen):
+    allowed = f"(allowed: {', '.join(functions) or 'none in this assignment'})"
+    for notebook, exercise in sorted(chosen):
+        if (notebook, exercise) in reader.written:
+            raise reader.fail(
+                parts, f"{exercise!r} is a written exercise, marked by hand: no share of inputs {allowed}"
+            )
         if exercise in known and known[exercise].cases is None:
             raise reader.fail(
-                parts,
-                f"{exercise!r} is not a function exercise, so it has no share of inputs passed "
-                f"(allowed: {', '.join(functions) or 'none in this assignment'})",
+                parts, f"{exercise!r} is not a function exercise, so it has no share of inputs passed {allowed}"
             )
 
 

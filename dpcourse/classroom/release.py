@@ -15,7 +15,11 @@ What a release does to a notebook (:func:`release_notebook`):
   do not depend on an answer keep theirs. Cell ids and metadata are kept (grading matches on them),
   except that each answer cell and each check cell gets the tag ``raises-exception``: a typo in an
   answer shows its error and *Run All* goes on (JupyterLab and nbclient honour the tag), and the
-  check below it says the answer raised instead of judging the value an earlier run left.
+  check below it says the answer raised instead of judging the value an earlier run left;
+- a written exercise (a Markdown cell tagged ``written``, :mod:`dpcourse.checks._written`) becomes an empty answer
+  cell: the same cell id and tags, metadata ``dpcourse.written`` with its ``exercise`` and ``points`` only (no
+  rubric), and as source one line saying to replace it with the answer; its model answer is gone and the prompt
+  above it stays.
 
 :func:`release` writes a folder of them and refuses, with a :class:`ReleaseError`, to write over
 solution notebooks or over a notebook a student has changed. Reachable as
@@ -32,6 +36,8 @@ from pathlib import Path
 
 import nbformat
 from nbformat import NotebookNode
+
+from ..checks._written import PLACEHOLDER, WrittenExercise, read_written_exercises, released_metadata
 
 __all__ = [
     "BEGIN",
@@ -278,7 +284,8 @@ def release_notebook(nb: NotebookNode, name: str = "notebook") -> NotebookNode:
     Returns
     -------
     nbformat.NotebookNode
-        Every solution region replaced by its stub (see the module docstring); the outputs and
+        Every solution region replaced by its stub and every written exercise by an empty answer cell
+        (see the module docstring); the outputs and
         execution counts of solution cells, check cells, the hand-in cell, cells that do not parse
         and every cell that reads a name a solution cell assigns (transitively) cleared; solution and
         check cells tagged ``raises-exception``; all other cells unchanged.
@@ -287,10 +294,17 @@ def release_notebook(nb: NotebookNode, name: str = "notebook") -> NotebookNode:
     ------
     ReleaseError
         A ``### BEGIN SOLUTION`` without ``### END SOLUTION`` (or the reverse), naming the
-        notebook, the cell's index and its id.
+        notebook, the cell's index and its id; or a malformed written exercise, naming the notebook,
+        the cell's index and the field.
     """
     student = copy.deepcopy(nb)
     found = exercises(nb)
+    try:
+        written = read_written_exercises(nb)
+    except (TypeError, ValueError) as err:
+        raise ReleaseError(f"{name}: {err}") from None
+    for exercise in written:
+        _empty_written_cell(student.cells[exercise.cell], exercise)
     tainted: set[str] = set()
     for index, cell in enumerate(student.cells):
         if cell.cell_type != "code":
@@ -326,17 +340,31 @@ def release_notebook(nb: NotebookNode, name: str = "notebook") -> NotebookNode:
     return student
 
 
+def _empty_written_cell(cell: NotebookNode, written: WrittenExercise) -> None:
+    """Make a written exercise's cell the student's empty answer cell (in place): no model answer, no rubric,
+    no attachment; the id and tags kept."""
+    cell.metadata = nbformat.from_dict(released_metadata(written, cell.metadata.get("tags", [])))
+    cell.source = PLACEHOLDER
+    cell.pop("attachments", None)
+
+
 # --- a folder --------------------------------------------------------------------------------------
 
 
 def _holds_solutions(path: Path) -> bool:
+    """Whether the notebook at ``path`` holds a solution region or a written exercise's rubric (a model answer)."""
     try:
         nb = nbformat.read(path, as_version=4)
     except Exception:  # not a notebook: not a solution notebook either
         return False
-    return any(
-        line.strip() == BEGIN for cell in nb.cells if cell.cell_type == "code" for line in cell.source.splitlines()
-    )
+    for cell in nb.cells:
+        ours = cell.get("metadata", {}).get("dpcourse")
+        written = ours.get("written") if isinstance(ours, dict) else None
+        if isinstance(written, dict) and "rubric" in written:
+            return True
+        if cell.cell_type == "code" and any(line.strip() == BEGIN for line in cell.source.splitlines()):
+            return True
+    return False
 
 
 def _render(nb: NotebookNode) -> str:

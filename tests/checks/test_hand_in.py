@@ -168,7 +168,7 @@ def test_the_block_says_function_exercises_ran_on_the_documented_examples_and_gr
     for namespace in (_namespace(stem), _namespace(stem, missing=[e.exercise for e in notebook_exercises(stem)][:1])):
         lines = hand_in_status(stem, namespace).lines()
         if not functions:  # 03: every check is the grader's own
-            assert "documented examples" not in str(lines) and len(lines) <= 2
+            assert "documented examples" not in str(lines) and len(lines) <= 3  # summary, hand in, the saved file
             continue
         assert lines[-1].startswith("  Checked here on the documented examples only: grading runs ")
         assert all(name in lines[-1] for name in functions) and "other inputs" in lines[-1]
@@ -188,7 +188,8 @@ def test_a_table_of_the_documented_examples_passes_here_and_the_block_says_gradi
 
     status = hand_in_status("01_laplace_utility", {**_namespace("01_laplace_utility"), "exact_tail_level": looked_up})
     assert status.passed == status.total == 5
-    summary, examples = status.lines()
+    summary, saved, examples = status.lines()
+    assert saved.startswith("  written: the saved file could not be read (01_laplace_utility.ipynb: ")
     assert (
         summary
         == "✓ 5 of 5 exercises pass on the documented examples; hand in this file as " + "01_laplace_utility.ipynb"
@@ -242,3 +243,57 @@ def test_only_a_cell_that_binds_all_of_an_exercises_answer_names_is_taken_for_it
     assert "better-mechanism" in _answered("laplace_mse = 1\ngaussian_mse = 2\nchoice = 'gaussian'")
     assert "sensitivities" in _answered("l1 = 5 / 1000\nl2 = (5 ** 0.5 / 1000")  # does not parse: by pattern
     assert _answered("check.sensitivities(l1, l2)") == []
+
+
+# --- written exercises: listed from the saved file, never judged ------------------------------------------
+
+
+def _saved_release(tmp_path, answer=None):
+    """A released notebook 04 with a written exercise, saved in ``tmp_path`` (answered with ``answer`` if given)."""
+    from dpcourse.classroom.release import release_notebook
+    from tests.written_cells import written_cells
+
+    student = release_notebook(
+        nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 04"), *written_cells()])
+    )
+    if answer is not None:
+        student.cells[-1].source = answer
+    path = tmp_path / "04_above_threshold_proof.ipynb"
+    nbformat.write(student, path)
+    return path
+
+
+def test_a_written_exercise_is_listed_empty_then_answered_from_the_saved_file_never_as_pass_or_fail(tmp_path):
+    stem = "04_above_threshold_proof"
+    path = _saved_release(tmp_path)
+    status = hand_in_status(stem, {**_namespace(stem), "__session__": str(path)})
+    total = len(notebook_exercises(stem))
+    assert (status.passed, status.total, status.written) == (total, total, (("free-bottoms", False),))
+    summary, written, *_ = status.lines()
+    assert summary.startswith(f"✓ {total} of {total} exercises pass")  # the written one is not counted
+    assert written == (
+        f"  written: marked by hand: free-bottoms empty (as saved in {path.name}: what counts is the saved file)"
+    )
+    _saved_release(tmp_path, "The shared threshold's shift is paid once, so the $\\bot$ answers are free.")
+    status = hand_in_status(stem, {**_namespace(stem), "__session__": str(path)})
+    assert status.written == (("free-bottoms", True),) and "free-bottoms answered" in str(status)
+    assert "pass" not in status.lines()[1] and "fail" not in status.lines()[1]
+    assert "free-bottoms answered" in status._repr_html_()
+
+
+def test_without_a_session_path_the_saved_file_is_the_notebook_in_the_working_folder(tmp_path, monkeypatch):
+    _saved_release(tmp_path, "An answer.")
+    monkeypatch.chdir(tmp_path)
+    status = hand_in_status("04_above_threshold_proof", {})
+    assert status.written == (("free-bottoms", True),) and status.unreadable == ""
+
+
+@pytest.mark.parametrize("content", [None, b"{not json", b'{"cells": 3}'])
+def test_a_saved_file_that_cannot_be_read_is_said_in_one_line(tmp_path, content):
+    path = tmp_path / "04_above_threshold_proof.ipynb"
+    if content is not None:
+        path.write_bytes(content)
+    status = hand_in_status("04_above_threshold_proof", {"__session__": str(path)})
+    (line,) = [line for line in status.lines() if "written" in line]
+    assert line.startswith(f"  written: the saved file could not be read ({path}: ")
+    assert line.endswith("what counts is the saved file") and status.written == ()

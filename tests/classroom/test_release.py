@@ -451,3 +451,45 @@ def test_make_lab_opens_the_student_copy_and_lab_solutions_the_sources():
     assert "--ServerApp.root_dir=student" in lab_line
     (solutions_line,) = commands("lab-solutions")
     assert "--ServerApp.root_dir=notebooks" in solutions_line
+
+
+# --- written exercises ------------------------------------------------------------------------------
+
+
+def test_a_written_exercise_becomes_an_empty_answer_cell_under_its_prompt():
+    from dpcourse.checks._written import PLACEHOLDER
+    from tests.written_cells import MODEL_ANSWER, RUBRIC_TEXT, written_cells
+
+    prompt, cell = written_cells()
+    cell.attachments = {"proof.png": {"image/png": "iVBORw0KGgo="}}
+    nb = new_notebook(cells=[new_markdown_cell("# 04"), prompt, cell, _cell("x = 1")])
+    student = student_copy.release_notebook(nb)
+    released = student.cells[2]
+    assert student.cells[1] == prompt and released.id == "at-written-answer" and released.cell_type == "markdown"
+    assert released.metadata == {
+        "tags": ["written"],
+        "dpcourse": {"written": {"exercise": "free-bottoms", "points": 4}},
+    }
+    assert released.source == PLACEHOLDER and "Replace" in PLACEHOLDER and "$" in PLACEHOLDER
+    text = nbformat.writes(student)
+    assert MODEL_ANSWER not in text and RUBRIC_TEXT not in text and "rubric" not in text and "iVBOR" not in text
+    assert nb.cells[2].source == MODEL_ANSWER  # the instructor's notebook is not changed
+
+
+def test_a_malformed_written_exercise_is_refused_naming_the_notebook_and_the_field():
+    from tests.written_cells import SPEC, written_cells
+
+    nb = new_notebook(cells=written_cells({**SPEC, "points": 0}))
+    with pytest.raises(student_copy.ReleaseError, match=r"04_x.ipynb: cell 1: dpcourse.written .*points must be"):
+        student_copy.release_notebook(nb, "04_x.ipynb")
+
+
+def test_release_refuses_a_folder_holding_a_notebook_with_a_rubric(capsys, sources, tmp_path):
+    from tests.written_cells import written_cells
+
+    out = tmp_path / "out"
+    out.mkdir()
+    nbformat.write(new_notebook(cells=written_cells()), out / "04_x.ipynb")  # model answers, no code solution
+    assert "holds solution notebooks (04_x.ipynb)" in _refused(
+        capsys, ["release", str(out), "--notebooks", str(sources)]
+    )

@@ -7,6 +7,7 @@ the function that runs it, which only parses and calls the classroom's functions
 - :mod:`.gradescope`: ``gradescope build|run``, Gradescope's autograder;
 - :mod:`.feedback`: ``feedback``, the feedback zip for Canvas;
 - :mod:`.canvas`: ``canvas pull|push``, Canvas's API;
+- :mod:`.mark`: ``mark``, the marking app for written answers;
 - :mod:`.arguments`: the argument types the commands share (positive numbers, memory, shards, times).
 """
 
@@ -24,6 +25,7 @@ from .collect import add_collect_command
 from .feedback import add_feedback_command
 from .grade import add_grade_command
 from .gradescope import add_gradescope_command
+from .mark import add_mark_command
 from .release import add_release_command
 
 __all__ = ["add_grade_command", "main"]
@@ -69,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     add_gradescope_command(commands)
     add_feedback_command(commands)
     add_canvas_command(commands)
+    add_mark_command(commands)
     args = parser.parse_args(argv)
     missing = missing_checkout_default(args)
     if missing:

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..course import Assignment, Course, CourseError, load_course
 from ..gradebook.roster import read_roster
-from ..grading.plan import read_outline
+from ..grading.plan import read_outline, read_written
 from ..lms.archive import CollectError
 from ..lms.canvas.api import (
     EXTRA,
@@ -72,7 +72,8 @@ def add_canvas_command(commands: Any) -> None:
 
 
 def _course(args: argparse.Namespace, students: Sequence[str] | None = None) -> tuple[Course, Assignment]:
-    course = load_course(args.course, read_outline(args.source), students=students)
+    written = {(stem, w.exercise) for stem, found in read_written(args.source).items() for w in found}
+    course = load_course(args.course, read_outline(args.source), students=students, written=written)
     try:
         return course, course.assignment(args.assignment)
     except KeyError:

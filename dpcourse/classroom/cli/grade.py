@@ -18,12 +18,13 @@ from typing import Any
 
 from ..course import Course, CourseError, load_course
 from ..gradebook.roster import RosterEntry, collected_times, left_out_notebooks, read_roster, submission_times
-from ..grading.plan import read_outline
+from ..grading.plan import read_outline, read_written
 from ..grading.reports import GradeRow, journal_path, merge, summary_table, write_report
 from ..grading.run import AS_ROOT, UNCONFINED, grade
 from ..grading.similarity import read_answers
 from ..grading.verdicts import INFRASTRUCTURE
 from ..io import printable
+from ..marking import import_answers, store_path
 from ..outputs import GRADEBOOKS, write_gradebook
 from ..release import PROJECT
 from ..sandbox.limits import Limits
@@ -196,6 +197,17 @@ def _write_gradebook(
     print("also written: " + ", ".join(str(p) for p in written))
 
 
+def _import_written(args: argparse.Namespace) -> None:
+    """This run's written answers into the marks database beside the report, and a line saying how to mark them."""
+    imported = import_answers(args.report, args.submissions, source=args.source)
+    if imported:
+        answers = sum(len(s.added) + len(s.changed) + len(s.unchanged) for s in imported.values())
+        print(
+            f"written answers: {answers} to {len(imported)} exercises in {store_path(args.report)}; mark them with "
+            f"dpcourse mark {args.report}"
+        )
+
+
 def _refusal(args: argparse.Namespace) -> str | None:
     if args.merge and args.submissions and (args.shards or args.shard is not None):
         return "--shard and --shards do not go with submissions and --merge together"
@@ -240,8 +252,11 @@ def _grade_command(args: argparse.Namespace) -> int:
     try:
         roster = read_roster(args.roster) if args.roster is not None else []
         outline = read_outline(args.source)
+        written = {(stem, w.exercise) for stem, found in read_written(args.source).items() for w in found}
         students = [e.student for e in roster] if roster else None
-        course = load_course(args.course, outline, students=students) if args.course is not None else None
+        course = (
+            load_course(args.course, outline, students=students, written=written) if args.course is not None else None
+        )
         times = None
         left_out: dict[str, frozenset[str]] = {}
         if args.merge:  # read and checked before anything is graded
@@ -286,6 +301,7 @@ def _grade_command(args: argparse.Namespace) -> int:
         write_report(rows, args.report)
         if args.submissions:
             journal_path(args.report).unlink(missing_ok=True)  # the report holds every row now
+            _import_written(args)
         if args.shard is None:
             _write_gradebook(args, rows, roster, course, times, left_out)
     except SandboxUnavailable as err:

@@ -11,6 +11,10 @@ leaves the student's own folder, opens without following a last link and without
 anything but a regular file, and reads at most :data:`MAX_NOTEBOOK_BYTES`. Metadata of any shape
 (``metadata.dpcourse`` a string, an exercise id that is a list) reads as absent, never as an error.
 Of several files one student handed in for the same notebook, one is graded (:func:`pick_graded`).
+
+**Written exercises** (Markdown answers marked by hand, :mod:`dpcourse.checks._written`) are matched like answer
+cells (:func:`match_written`: by the exercise id in the cell's metadata, else by the source cell's id) and never
+run: their rows are ``needs marking`` (:func:`~.verdicts.written_rows`) and their text goes to the marks database.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any
 
 import nbformat
 
+from ...checks._written import WrittenExercise, is_unanswered, read_written_exercises, written_answer_cells
 from ..io import NotRegularFile, read_capped
 from ..release import BEGIN, release_notebook
 from ..validation import student_id
@@ -42,8 +47,10 @@ __all__ = [
     "pick_graded",
     "without_copy_number",
     "plan_submission",
+    "match_written",
     "read_outline",
     "read_submission",
+    "read_written",
     "source_exercises",
 ]
 
@@ -103,7 +110,11 @@ class Plan:
     answered : dict
         Exercise id → the index of the submission's answer cell, or None when none was found.
     untouched : set of str
-        Exercises whose answer is missing or still the released stub.
+        Exercises whose answer is missing or still the released stub (written ones included).
+    written : list of WrittenExercise
+        The source notebook's written exercises, in order.
+    written_answers : dict
+        Written exercise id → the index of the submission's cell holding its answer, or None when none was found.
     integrity : list of str
         Notes for the report: the source it was graded as when the file name differs, and the instructor's
         cells changed, missing or added (the originals ran instead).
@@ -119,6 +130,8 @@ class Plan:
     answered: dict[str, int | None]  # exercise → index of the submission's answer cell (None: missing)
     untouched: set[str] = field(default_factory=set)
     integrity: list[str] = field(default_factory=list)
+    written: list[WrittenExercise] = field(default_factory=list)
+    written_answers: dict[str, int | None] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- metadata of any shape
@@ -213,21 +226,18 @@ def load_sources(source_dir: Path | str) -> tuple[dict[str, Any], dict[str, Any]
     FileNotFoundError
         If ``source_dir`` is not a folder or holds no notebook (the message names ``--source``).
     ValueError
-        If a solution cell has no check cell after it, or no notebook holds an exercise (a student release
-        given in place of the instructor's notebooks).
+        If a solution cell has no check cell after it, a written exercise is malformed, or no notebook holds an
+        exercise (a student release given in place of the instructor's notebooks).
     ReleaseError
         If a solution region is not closed (a ``ValueError`` too).
     """
     folder = Path(source_dir)
-    paths = sorted(folder.glob("*.ipynb")) if folder.is_dir() else []
-    if not paths:
-        raise FileNotFoundError(f"--source {folder}: no notebooks there")
-    sources = {p.stem: nbformat.read(p, as_version=4) for p in paths}
+    sources = _read_folder(folder)
     found = 0
     for stem, nb in sources.items():
         try:
-            found += len(source_exercises(nb))
-        except ValueError as err:
+            found += len(source_exercises(nb)) + len(read_written_exercises(nb))
+        except (TypeError, ValueError) as err:
             raise ValueError(f"{folder / stem}.ipynb: {err}") from None
     if not found:
         raise ValueError(
@@ -248,20 +258,57 @@ def read_outline(source_dir: Path | str) -> dict[str, dict[str, float]]:
     Returns
     -------
     dict
-        Notebook stem → {exercise id: points}, exercises in notebook order (empty for a notebook without).
+        Notebook stem → {exercise id: points}, exercises (written ones too) in notebook order (empty for a
+        notebook without).
 
     Raises
     ------
     FileNotFoundError
         If ``source_dir`` is not a folder or holds no notebook (the message names ``--source``).
     ValueError
-        If a solution cell has no check cell after it (:func:`source_exercises`).
+        If a solution cell has no check cell after it (:func:`source_exercises`), or a written exercise is
+        malformed (:func:`~dpcourse.checks._written.read_written_exercises`; a ``TypeError`` too).
     """
+    return {stem: _notebook_outline(nb) for stem, nb in _read_folder(source_dir).items()}
+
+
+def _read_folder(source_dir: Path | str) -> dict[str, Any]:
+    """Stem → notebook, for every ``*.ipynb`` directly in ``source_dir``, in file-name order."""
     folder = Path(source_dir)
     paths = sorted(folder.glob("*.ipynb")) if folder.is_dir() else []
     if not paths:
         raise FileNotFoundError(f"--source {folder}: no notebooks there")
-    return {p.stem: {ex.exercise: ex.points for ex in source_exercises(nbformat.read(p, as_version=4))} for p in paths}
+    return {p.stem: nbformat.read(p, as_version=4) for p in paths}
+
+
+def _notebook_outline(nb: Any) -> dict[str, float]:
+    """Exercise id → points, the written exercises among the others in cell order."""
+    placed = [(ex.solution, ex.exercise, ex.points) for ex in source_exercises(nb)]
+    placed += [(w.cell, w.exercise, w.rubric.points) for w in read_written_exercises(nb)]
+    return {exercise: points for _, exercise, points in sorted(placed)}
+
+
+def read_written(source_dir: Path | str) -> dict[str, list[WrittenExercise]]:
+    """The written exercises of the instructor's notebooks: notebook stem → its written exercises, in order.
+
+    Parameters
+    ----------
+    source_dir : str or pathlib.Path
+        The folder of the instructor's notebooks (``*.ipynb`` directly in it).
+
+    Returns
+    -------
+    dict
+        Notebook stem → list of :class:`~dpcourse.checks._written.WrittenExercise` (empty for a notebook without).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``source_dir`` is not a folder or holds no notebook.
+    ValueError, TypeError
+        If a written exercise is malformed (naming its cell and field).
+    """
+    return {stem: read_written_exercises(nb) for stem, nb in _read_folder(source_dir).items()}
 
 
 # --------------------------------------------------------------------------- reading a submission
@@ -432,11 +479,56 @@ def match_answers(
     return answers
 
 
+def match_written(
+    source: Any, submission: Any, written: Sequence[WrittenExercise]
+) -> tuple[dict[str, int | None], list[str]]:
+    """For each written exercise, the index of the submission's cell holding its answer, or None when it is gone.
+
+    A Markdown cell whose metadata names the exercise (``dpcourse.written.exercise``) holds it; of several (a
+    copy pasted), the last one, which is noted; without one, the Markdown cell whose id is the source's written
+    cell's id. Metadata of any shape reads as absent.
+
+    Parameters
+    ----------
+    source : nbformat.NotebookNode
+        The instructor's notebook.
+    submission : nbformat.NotebookNode
+        The student's notebook, as :func:`read_submission` read it.
+    written : sequence of WrittenExercise
+        The source's written exercises (:func:`~dpcourse.checks._written.read_written_exercises`).
+
+    Returns
+    -------
+    answers : dict
+        Written exercise id → the index of its answer cell in ``submission``, or None.
+    notes : list of str
+        An integrity note for each exercise with several cells.
+    """
+    claimed = written_answer_cells(submission.cells)
+    by_id = {_cell_id(cell): i for i, cell in enumerate(submission.cells) if _cell_id(cell)}
+    answers: dict[str, int | None] = {}
+    notes = []
+    for exercise in written:
+        cells = claimed.get(exercise.exercise, [])
+        if len(cells) > 1:
+            notes.append(f"{len(cells)} cells for written exercise {exercise.exercise}: the last one is marked")
+        same_id = by_id.get(_cell_id(source.cells[exercise.cell]))
+        if not cells and same_id is not None and submission.cells[same_id].cell_type == "markdown":
+            cells = [same_id]
+        answers[exercise.exercise] = cells[-1] if cells else None
+    return answers, notes
+
+
 def _integrity_notes(
-    released: Any, submission: Any, exercises: Sequence[PlannedExercise], answers: Mapping[str, int | None]
+    released: Any,
+    submission: Any,
+    exercises: Sequence[PlannedExercise],
+    answers: Mapping[str, int | None],
+    written: Sequence[WrittenExercise] = (),
+    written_answers: Mapping[str, int | None] | None = None,
 ) -> list[str]:
-    answer_cells = {i for i in answers.values() if i is not None}
-    solution_cells = {e.solution for e in exercises}
+    answer_cells = {i for i in [*answers.values(), *(written_answers or {}).values()] if i is not None}
+    solution_cells = {e.solution for e in exercises} | {w.cell for w in written}
     instructor = [(c.cell_type, _normalise(c.source)) for i, c in enumerate(released.cells) if i not in solution_cells]
     submitted = [(c.cell_type, _normalise(c.source)) for i, c in enumerate(submission.cells) if i not in answer_cells]
     matcher = difflib.SequenceMatcher(a=instructor, b=submitted, autojunk=False)
@@ -620,7 +712,28 @@ def plan_submission(
             seeds[ex.exercise] = secrets.randbits(63)
             new.source = _wrap_check(cell.source, ex.exercise, nonces[ex.exercise], seeds[ex.exercise])
         built.cells.append(new)
-    notes = _integrity_notes(student_copy, submission, exercises, answers)
+    written = read_written_exercises(source)
+    written_answers, written_notes = match_written(source, submission, written)
+    untouched |= {
+        exercise
+        for exercise, index in written_answers.items()
+        if index is None or is_unanswered(submission.cells[index].source)
+    }
+    notes = _integrity_notes(student_copy, submission, exercises, answers, written, written_answers)
+    notes += written_notes
     if path.stem != stem:
         notes.insert(0, f"graded as {stem}")
-    return Plan(student or student_of(path), stem, path, built, exercises, nonces, seeds, answers, untouched, notes)
+    return Plan(
+        student or student_of(path),
+        stem,
+        path,
+        built,
+        exercises,
+        nonces,
+        seeds,
+        answers,
+        untouched,
+        notes,
+        written,
+        written_answers,
+    )

@@ -39,7 +39,9 @@ __all__ = [
 ]
 
 #: ``duplicate``: another file of the same student for the same notebook was graded instead.
-STATUSES = ("passed", "failed", "not attempted", "errored", "invalid", "duplicate")
+#: ``needs marking``: a written answer, marked by hand, not yet marked (points 0 of its maximum).
+#: ``marked``: a written answer whose points come from the marks database.
+STATUSES = ("passed", "failed", "not attempted", "errored", "invalid", "duplicate", "needs marking", "marked")
 COLUMNS = (
     "student",
     "notebook",

@@ -58,7 +58,7 @@ from .plan import (
     student_of,
 )
 from .reports import GradeRow, ReportJournal, in_shard
-from .verdicts import INFRASTRUCTURE, judge_run, rows_for_failure
+from .verdicts import INFRASTRUCTURE, judge_run, rows_for_failure, with_written_rows
 
 __all__ = ["AS_ROOT", "UNCONFINED", "grade", "in_shard", "parse_shard", "submissions_root"]
 
@@ -278,6 +278,23 @@ def _run_and_judge(
     except Exception as err:  # noqa: BLE001
         return [_invalid(item, f"not a gradable notebook ({type(err).__name__})", note)]
     integrity = _joined([*item.notes, *plan.integrity], note)
+    rows = _run_exercises(plan, limits, sandbox, judges, partial_credit, integrity, stop)
+    return with_written_rows(plan, rows, integrity)
+
+
+def _run_exercises(
+    plan: Plan,
+    limits: Limits,
+    sandbox: str,
+    judges: JudgePool,
+    partial_credit: frozenset[str],
+    integrity: str,
+    stop: threading.Event | None,
+) -> list[GradeRow]:
+    """The rows of the plan's code exercises: run in the sandbox and judged; no kernel for a notebook without
+    any (written answers are never run)."""
+    if not plan.exercises:
+        return []
     try:
         outcome = run_job(_job(plan, limits), sandbox=sandbox, limits=limits, stop=stop)
         if outcome.result is None:
@@ -371,7 +388,9 @@ def grade(
     Returns
     -------
     list of GradeRow
-        One row per exercise of each graded submission; one ``invalid`` or ``duplicate`` row for a file
+        One row per exercise of each graded submission (a written exercise's is ``needs marking``, or ``not
+        attempted`` without an answer: it is never run, and a notebook with written exercises only starts no
+        kernel); one ``invalid`` or ``duplicate`` row for a file
         that could not be read as a notebook of the workbook or that another file of the student replaced.
         Whatever one submission does becomes its own rows.
 

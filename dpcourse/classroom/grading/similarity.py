@@ -62,14 +62,24 @@ import os
 import re
 import tokenize
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ..._validation import check_positive
 from ..validation import student_id
-from .plan import load_sources, pick_graded, plan_submission, read_submission, source_exercises, source_for, student_of
+from .plan import (
+    Plan,
+    load_sources,
+    pick_graded,
+    plan_submission,
+    read_submission,
+    source_exercises,
+    source_for,
+    student_of,
+)
 
 __all__ = [
     "COMMON_CAP",
@@ -86,6 +96,7 @@ __all__ = [
     "common_limit",
     "compare_exercise",
     "fingerprints",
+    "graded_files",
     "normalised_statements",
     "read_answers",
     "shown_answer",
@@ -313,6 +324,9 @@ def _runs(statements: Iterable[tuple[str, ...]]) -> frozenset[str]:
 
 
 # --------------------------------------------------------------------------- one exercise over the class
+
+
+_Kept = TypeVar("_Kept")  # what graded_files keeps of each file
 
 
 @dataclass(frozen=True)
@@ -604,6 +618,55 @@ def _modified(path: Path) -> float:
         return 0.0
 
 
+def graded_files(
+    submissions: Sequence[Path | str],
+    sources: Mapping[str, Any],
+    released: Mapping[str, Any],
+    extract: Callable[[Plan, Any], _Kept],
+) -> dict[tuple[str, str], _Kept]:
+    """What ``extract`` takes from each file the grader graded, read as the grader reads it.
+
+    Every file is hostile and read with :func:`~.plan.read_submission` and planned with
+    :func:`~.plan.plan_submission`; a file the grader could not read, or that is not one of the workbook's
+    notebooks, is left out (its rows already say why); of one student's files for one notebook the one graded
+    (:func:`~.plan.pick_graded`) is kept.
+
+    Parameters
+    ----------
+    submissions : sequence of str or pathlib.Path
+        The submitted notebooks, ``<root>/<student>/<file>.ipynb`` (as :func:`~.run.grade` takes them).
+    sources, released : Mapping
+        Stem → the instructor's notebook and its student version (:func:`~.plan.load_sources`).
+    extract : callable
+        ``extract(plan, submission)``: what to keep of a file (small: it is kept for every file until the
+        graded one of each student and notebook is known).
+
+    Returns
+    -------
+    dict
+        ``(student, notebook stem)`` → what ``extract`` returned for the graded file.
+    """
+    from .run import submissions_root  # grade imports the sandbox; only this reader needs its root
+
+    paths = [Path(p) for p in submissions]
+    root = submissions_root(paths)
+    files: defaultdict[tuple[str, str], dict[Path, _Kept]] = defaultdict(dict)
+    for path in paths:
+        try:
+            student, folder = _owner(path, root)
+            submission = read_submission(path, folder)
+            stem = source_for(path, submission, sources)
+            if stem is None:
+                continue
+            plan = plan_submission(path, submission, stem, sources, released, student)
+            files[(student, stem)][path] = extract(plan, submission)
+        except Exception:  # noqa: BLE001 - whatever the file does, it is left out here and its rows say why
+            continue
+    return {
+        key: found[pick_graded(list(found), key[1], {p: _modified(p) for p in found})] for key, found in files.items()
+    }
+
+
 def read_answers(submissions: Sequence[Path | str], *, source: Path | str) -> ClassAnswers:
     """Each student's answer cells, read as the grader reads them: the graded file, the matched answer cell.
 
@@ -628,31 +691,18 @@ def read_answers(submissions: Sequence[Path | str], *, source: Path | str) -> Cl
     FileNotFoundError, ValueError
         If ``source`` cannot be read (:func:`~.plan.load_sources`); never for a submission.
     """
-    from .run import submissions_root  # grade imports the sandbox; only this reader needs its root
-
     sources, released = load_sources(source)
-    paths = [Path(p) for p in submissions]
-    root = submissions_root(paths)
-    files: defaultdict[tuple[str, str], dict[Path, dict[str, str]]] = defaultdict(dict)
-    for path in paths:
-        try:
-            student, folder = _owner(path, root)
-            submission = read_submission(path, folder)
-            stem = source_for(path, submission, sources)
-            if stem is None:
-                continue
-            plan = plan_submission(path, submission, stem, sources, released, student)
-        except Exception:  # noqa: BLE001 - whatever the file does, it is left out here and its rows say why
-            continue
-        files[(student, stem)][path] = {
+
+    def answered(plan: Plan, submission: Any) -> dict[str, str]:
+        return {
             ex: submission.cells[index].source[:MAX_ANSWER_CHARS]
             for ex, index in plan.answered.items()
             if index is not None and ex not in plan.untouched
         }
+
     answers: defaultdict[tuple[str, str], dict[str, str]] = defaultdict(dict)
-    for (student, stem), found in files.items():
-        graded = pick_graded(list(found), stem, {p: _modified(p) for p in found})
-        for exercise, text in found[graded].items():
+    for (student, stem), found in graded_files(submissions, sources, released, answered).items():
+        for exercise, text in found.items():
             answers[(stem, exercise)][student] = text
     stubs = {
         (stem, ex.exercise): released[stem].cells[ex.solution].source

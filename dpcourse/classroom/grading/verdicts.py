@@ -21,7 +21,7 @@ from .judge_pool import MAX_RECORDS, JudgePool, OverBudget
 from .plan import Plan, PlannedExercise
 from .reports import GradeRow
 
-__all__ = ["INFRASTRUCTURE", "MAX_MESSAGE", "judge_run", "rows_for_failure"]
+__all__ = ["INFRASTRUCTURE", "MAX_MESSAGE", "judge_run", "rows_for_failure", "with_written_rows", "written_rows"]
 
 INFRASTRUCTURE = "the grader could not run this submission"
 #: the longest message, hint or mistake a report cell gets (a judge may quote the student's answer)
@@ -72,6 +72,62 @@ def _row(
         _text(mistake),
         integrity,
     )
+
+
+def written_rows(plan: Plan, integrity: str) -> list[tuple[int, GradeRow]]:
+    """The rows of the plan's written exercises, each with its cell's index in the source (for the rows' order).
+
+    ``needs marking`` (0 points of the maximum) for an answer; ``not attempted`` for a missing cell or one still
+    blank or the placeholder. Nothing is run or judged: the marks come from the marking app. The maximum is the
+    notebook's, as on every row (the report is checked against the notebooks); a course file's ``points`` apply in
+    the totals, by the share of it earned, as for any exercise.
+
+    Parameters
+    ----------
+    plan : Plan
+        The submission's plan (:func:`~.plan.plan_submission`).
+    integrity : str
+        The integrity notes, ``"; "``-joined, for every row.
+
+    Returns
+    -------
+    list of (int, GradeRow)
+    """
+    found = []
+    for exercise in plan.written:
+        index = plan.written_answers.get(exercise.exercise)
+        if index is None:
+            status, message = "not attempted", "no answer cell for this written exercise was found in the submission"
+        elif exercise.exercise in plan.untouched:
+            status, message = "not attempted", "the written answer is empty"
+        else:
+            status, message = "needs marking", "a written answer, marked by hand"
+        maximum = exercise.rubric.points
+        row = GradeRow(plan.student, plan.notebook, exercise.exercise, status, 0.0, maximum, message, "", "", integrity)
+        found.append((exercise.cell, row))
+    return found
+
+
+def with_written_rows(plan: Plan, rows: list[GradeRow], integrity: str) -> list[GradeRow]:
+    """The rows of ``plan``'s exercises (``rows``, in the plan's order) with its written exercises' rows among
+    them, all in the notebook's order.
+
+    Parameters
+    ----------
+    plan : Plan
+        The submission's plan.
+    rows : list of GradeRow
+        One row per exercise of ``plan.exercises``, in that order (as :func:`judge_run` and
+        :func:`rows_for_failure` give them).
+    integrity : str
+        The integrity notes for the written rows.
+
+    Returns
+    -------
+    list of GradeRow
+    """
+    placed = [(ex.solution, row) for ex, row in zip(plan.exercises, rows, strict=True)]
+    return [row for _, row in sorted([*placed, *written_rows(plan, integrity)], key=lambda pair: pair[0])]
 
 
 def rows_for_failure(plan: Plan, failure: str, integrity: str) -> list[GradeRow]:

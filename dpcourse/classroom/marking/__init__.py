@@ -26,11 +26,18 @@ The store (:mod:`.store`)
     :func:`~.store.edit_item`) carry the version read and raise :class:`~.store.StaleWrite` naming who saved in
     between; :func:`~.store.add_item` adds an item mid-way.
 
+A grading run's answers (:mod:`.answers`)
+    :func:`import_answers(report, submissions, source=…, points=…) <.answers.import_answers>` reads each written
+    answer from the file the grader graded (matched as answer cells are, never run) and imports it with
+    :func:`~.store.add_answers` (``grade`` calls it), so ``dpcourse mark REPORT`` opens them.
+
 The page (:mod:`.render`, :mod:`.app`)
-    :func:`~.render.render_answer` makes a source inert HTML; :func:`~.app.add_mark_command` registers
-    ``dpcourse mark REPORT [--port] [--token] [--mathjax] [--base-url]`` and :func:`~.app.main` runs it alone.
+    :func:`~.render.render_answer` makes a source inert HTML; :func:`~.app.run` serves the app for
+    ``dpcourse mark REPORT [--port] [--token] [--mathjax] [--base-url]`` (its parser is in
+    :mod:`dpcourse.classroom.cli.mark`, as every command's).
 """
 
+from .answers import import_answers
 from .store import (
     BUSY_TIMEOUT_SECONDS,
     Group,
@@ -86,6 +93,7 @@ __all__ = [
     "edit_item",
     "group_key",
     "groups",
+    "import_answers",
     "item_frequencies",
     "marks",
     "open_store",

@@ -16,7 +16,6 @@ import json
 import os
 import secrets
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -39,7 +38,7 @@ from .store import (
     store_path,
 )
 
-__all__ = ["CSP", "add_mark_command", "find_mathjax", "main", "make_app"]
+__all__ = ["CSP", "find_mathjax", "make_app", "run"]
 
 HERE = Path(__file__).resolve().parent
 #: Where a checkout keeps the MathJax that ``make book`` installs with npm.
@@ -317,37 +316,19 @@ async def _serve(app: tornado.web.Application, port: int, token: str) -> None:
     await asyncio.Event().wait()
 
 
-def add_mark_command(commands: Any) -> None:
-    """Register ``mark`` on an argparse sub-command set (what ``dpcourse.classroom.cli.main`` calls).
+def run(args: argparse.Namespace) -> int:
+    """``dpcourse mark``: serve the app until Ctrl-C (its parser is :mod:`dpcourse.classroom.cli.mark`'s).
 
     Parameters
     ----------
-    commands : argparse._SubParsersAction
-        What :meth:`argparse.ArgumentParser.add_subparsers` returned.
+    args : argparse.Namespace
+        ``report``, ``port``, ``token``, ``mathjax`` and ``base_url``, as ``dpcourse mark`` parses them.
+
+    Returns
+    -------
+    int
+        0 after Ctrl-C, 2 when there is no marks database or an option is bad.
     """
-    parser = commands.add_parser(
-        "mark",
-        help="mark written answers in the browser (a web app on 127.0.0.1)",
-        description="Serve the marking app on 127.0.0.1 over REPORT.marks.sqlite; print the URL with its token.",
-    )
-    parser.add_argument("report", type=Path, help="the grade report whose written answers to mark (grades.csv)")
-    parser.add_argument("--port", type=int, default=8890, help="the port on 127.0.0.1 (default 8890; 0: any free one)")
-    parser.add_argument(
-        "--token",
-        default=os.environ.get("DPCOURSE_MARK_TOKEN"),
-        help="the access token (default: $DPCOURSE_MARK_TOKEN, else a random one)",
-    )
-    parser.add_argument("--mathjax", type=Path, help="a MathJax 3 folder holding tex-chtml.js (default: found)")
-    parser.add_argument(
-        "--base-url",
-        default=os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/"),
-        help="the URL prefix of every page (default: $JUPYTERHUB_SERVICE_PREFIX, else /)",
-    )
-    parser.set_defaults(run=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    """``dpcourse mark``: 0 after Ctrl-C, 2 when there is no marks database or a bad option."""
     path = store_path(args.report)
     try:
         store = open_store(path, create=False)
@@ -371,26 +352,3 @@ def run(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m dpcourse.classroom.marking.app REPORT …``: the ``mark`` command on its own.
-
-    Parameters
-    ----------
-    argv : sequence of str or None, optional
-        The arguments after ``mark`` (default: ``sys.argv[1:]``).
-
-    Returns
-    -------
-    int
-        0 after Ctrl-C, 2 when there is no marks database or an option is bad.
-    """
-    parser = argparse.ArgumentParser(prog="dpcourse")
-    add_mark_command(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["mark", *(sys.argv[1:] if argv is None else argv)])
-    return int(args.run(args))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

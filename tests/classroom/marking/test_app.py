@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from tornado.testing import AsyncHTTPTestCase
 
-from dpcourse.classroom.marking.app import CSP, find_mathjax, main, make_app
+from dpcourse.classroom.cli import main
+from dpcourse.classroom.marking.app import CSP, find_mathjax, make_app
 from dpcourse.classroom.marking.store import add_answers, groups, marks, open_store, store_path
 from dpcourse.classroom.marking.written import check_rubric
 
@@ -134,8 +135,21 @@ def test_mathjax_is_looked_for_and_a_wrong_folder_refused(tmp_path, monkeypatch)
 
 
 def test_mark_without_a_marks_database_says_so(tmp_path, capsys):
-    assert main([str(tmp_path / "grades.csv"), "--port", "0"]) == 2
+    assert main(["mark", str(tmp_path / "grades.csv"), "--port", "0"]) == 2
     assert "no marks database at" in capsys.readouterr().err
+
+
+def test_dpcourse_mark_is_a_command_of_the_cli_whose_parser_lives_there(capsys):
+    """``dpcourse mark`` is wired like every command: its parser in cli/, the app's ``run`` behind it."""
+    import dpcourse.classroom.cli.mark as mark_cli
+    import dpcourse.classroom.marking.app as app
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["mark", "--help"])
+    assert exit_.value.code == 0
+    shown = capsys.readouterr().out
+    assert all(option in shown for option in ("REPORT".lower(), "--port", "--token", "--mathjax", "--base-url"))
+    assert mark_cli.run is app.run and not hasattr(app, "add_mark_command")
 
 
 def test_a_short_token_is_refused(tmp_path):

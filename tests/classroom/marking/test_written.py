@@ -108,3 +108,14 @@ def test_the_group_key_ignores_whitespace_and_case_only():
     assert group_key("The step\n\tFAILS ") == group_key("the   step fails")
     assert group_key("ﬁne") == group_key("FINE")  # compatibility forms folded (NFKC)
     assert group_key("the step fails") != group_key("the step fails.")
+
+
+def test_the_cell_format_lives_once_in_the_checks_and_marking_reads_it_from_there():
+    """The hand-in status (in the checks, which may not import the classroom) reads the same format as marking."""
+    from dpcourse.checks import _written
+    from dpcourse.classroom import marking
+    from dpcourse.classroom.marking import written
+
+    for name in ("TAG", "Rubric", "RubricItem", "WrittenExercise", "check_rubric", "read_written_exercises"):
+        assert getattr(written, name) is getattr(_written, name)
+    assert marking.read_written_exercises is _written.read_written_exercises
