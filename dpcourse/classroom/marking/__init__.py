@@ -26,6 +26,12 @@ The store (:mod:`.store`)
     :func:`~.store.edit_item`) carry the version read and raise :class:`~.store.StaleWrite` naming who saved in
     between; :func:`~.store.add_item` adds an item mid-way.
 
+The merge (:mod:`.merge`)
+    :func:`fold_marks(rows, stores) <.merge.fold_marks>` turns a report's ``needs marking`` rows into ``marked``
+    rows (the mark's points, a message with the rubric items applied and the comment) and counts each rubric
+    item's frequency; ``grade`` calls it on the marks databases of the reports it reads and writes
+    (:func:`~.merge.report_stores`), so totals, LMS files and feedback carry the marks.
+
 The page (:mod:`.render`, :mod:`.app`)
     :func:`~.render.render_answer` makes a source inert HTML; :func:`~.app.run` serves the app for
     ``dpcourse mark REPORT [--port] [--token] [--mathjax] [--base-url]`` (its parser is in
@@ -54,6 +60,7 @@ from .store import (
     save_mark,
     store_path,
 )
+from .merge import WRITTEN_STATUSES, FoldedMarks, fold_marks, mark_message, report_stores
 from .written import (
     MAX_ANSWER_BYTES,
     Answer,
@@ -69,7 +76,9 @@ from .written import (
 __all__ = [
     "BUSY_TIMEOUT_SECONDS",
     "MAX_ANSWER_BYTES",
+    "WRITTEN_STATUSES",
     "Answer",
+    "FoldedMarks",
     "Group",
     "ImportSummary",
     "ItemFrequency",
@@ -85,15 +94,18 @@ __all__ = [
     "add_item",
     "check_rubric",
     "edit_item",
+    "fold_marks",
     "group_key",
     "groups",
     "item_frequencies",
+    "mark_message",
     "marks",
     "open_store",
     "question",
     "questions",
     "read_answer",
     "read_written_exercises",
+    "report_stores",
     "save_mark",
     "store_path",
 ]
