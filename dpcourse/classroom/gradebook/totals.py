@@ -231,9 +231,9 @@ def course_totals(
     for student in students:
         scores[student] = {}
         for assignment in course.assignments:
-            own = [row for nb, ex in assignment.points if (row := latest.get((student, nb, ex))) is not None]
-            earned = sum(row_points(row, assignment) for row in own)
-            unmarked = [assignment.points[(r.notebook, r.exercise)] for r in own if r.status == NEEDS_MARKING]
+            held = [row for nb, ex in assignment.points if (row := latest.get((student, nb, ex))) is not None]
+            earned = sum(row_points(row, assignment) for row in held)
+            unmarked = [assignment.points[(r.notebook, r.exercise)] for r in held if r.status == NEEDS_MARKING]
             mine = [nb for nb in assignment.notebooks if (student, nb) in handed]
             times = {nb: submissions[(student, nb)] for nb in mine if (student, nb) in submissions}
             for nb, time in times.items():
@@ -246,9 +246,7 @@ def course_totals(
             penalty = 0.0
             if lateness is not None and lateness.late:
                 penalty = earned if not lateness.accepted else min(earned, lateness.fraction * assignment.maximum)
-            scores[student][assignment.key] = Score(
-                earned, penalty, bool(mine), lateness, sum(unmarked), len(unmarked)
-            )
+            scores[student][assignment.key] = Score(earned, penalty, bool(mine), lateness, sum(unmarked), len(unmarked))
     handed_notebooks = {nb for _, nb in handed}
     graded = tuple(a.key for a in course.assignments if handed_notebooks & set(a.notebooks))
     return CourseTotals(course, scores, graded, handed, late)

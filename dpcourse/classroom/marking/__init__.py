@@ -38,6 +38,7 @@ The page (:mod:`.render`, :mod:`.app`)
     :mod:`dpcourse.classroom.cli.mark`, as every command's).
 """
 
+from .merge import WRITTEN_STATUSES, FoldedMarks, fold_marks, mark_message, report_stores
 from .store import (
     BUSY_TIMEOUT_SECONDS,
     Group,
@@ -60,7 +61,6 @@ from .store import (
     save_mark,
     store_path,
 )
-from .merge import WRITTEN_STATUSES, FoldedMarks, fold_marks, mark_message, report_stores
 from .written import (
     MAX_ANSWER_BYTES,
     Answer,

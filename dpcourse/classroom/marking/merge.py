@@ -185,7 +185,13 @@ def fold_marks(rows: Iterable[GradeRow], stores: Sequence[Path | str]) -> Folded
         else:
             items = rubrics[index].get(row.exercise, {})
             folded.append(
-                replace(row, status="marked", points=mark.points, max_points=mark.max_points, message=mark_message(mark, items))
+                replace(
+                    row,
+                    status="marked",
+                    points=mark.points,
+                    max_points=mark.max_points,
+                    message=mark_message(mark, items),
+                )
             )
     statuses = [r.status for r in folded]
     return FoldedMarks(

@@ -157,11 +157,14 @@ def test_unmarked_work_holds_back_the_lms_files_and_feedback_in_one_line_and_tot
     assert "<table id='unmarked'><tr><th>assignment</th>" in page
     assert "<tr><td>04_svt</td><td class='num'>1</td><td class='num'>4</td></tr>" in page
     assert "<tr><td>cat</td><td class='num'>4</td></tr>" in page
+    assert "<td class='rate'>written: 2 marked, 1 to mark</td>" in page  # not "0% passed"
+    assert "hardest exercise: code" in text  # a written exercise is never "0% passed"
 
 
 def test_write_with_unmarked_writes_them_with_the_unmarked_answers_at_zero(report, tmp_path):
-    written, text = gradebook(tmp_path, fold_marks(read_report(report), report_stores([report])).rows,
-                              write_with_unmarked=True)
+    written, text = gradebook(
+        tmp_path, fold_marks(read_report(report), report_stores([report])).rows, write_with_unmarked=True
+    )
     assert "held back" not in text
     assert read_csv(tmp_path / "grades_canvas.csv")[2][-1] == "1"
     assert (tmp_path / "feedback" / "cat" / "04_svt.md").is_file()
@@ -183,7 +186,8 @@ def test_once_marked_the_totals_lms_files_feedback_and_summary_carry_the_marks_e
     feedback = (tmp_path / "feedback" / "ann" / "04_svt.md").read_text()
     assert (
         "## proof: marked (4/4)\n\n- marked by hand: 4 of 4 points\n- \\+ 3: Names the step that fails\n"
-        "- \\+ 1: Says why\n" '- comment: =HYPERLINK("http://x") \\<script>alert(1)\\</script>\n- \\# heading\n'
+        "- \\+ 1: Says why\n"
+        '- comment: =HYPERLINK("http://x") \\<script>alert(1)\\</script>\n- \\# heading\n'
     ) in feedback  # the comment's markup shown literally: no HTML, no heading of its own
     page = (tmp_path / "grades_summary.html").read_text()
     assert "<script>alert" not in page
