@@ -9,7 +9,7 @@ of the class go to the summary page.
 
 Every text of a mark (item texts, the comment) is hostile-ish: a TA typed it. It goes into the report row's
 message, which every writer of the gradebook escapes (CSV cells against formulas, Markdown literally, HTML by
-autoescaping), and it is cut at :data:`~dpcourse.classroom.grading.verdicts.MAX_MESSAGE` characters.
+autoescaping), and it is cut at :data:`MAX_MARK_MESSAGE` characters.
 """
 
 from __future__ import annotations
@@ -19,14 +19,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..grading.reports import GradeRow, points_text
-from ..grading.verdicts import MAX_MESSAGE
 from .store import ItemFrequency, MarkRow, marks, open_store, questions, store_path
 from .written import RubricItem
 
-__all__ = ["WRITTEN_STATUSES", "FoldedMarks", "fold_marks", "mark_message", "report_stores"]
+__all__ = ["MAX_MARK_MESSAGE", "WRITTEN_STATUSES", "FoldedMarks", "fold_marks", "mark_message", "report_stores"]
 
 #: the report statuses of a written answer: before and after its mark
 WRITTEN_STATUSES = ("needs marking", "marked")
+#: the longest message a marked row gets: a comment of the store's maximum (10,000 characters) and a rubric's
+#: items fit whole (a check's message is cut at 400, but a TA's comment is the feedback itself)
+MAX_MARK_MESSAGE = 20_000
 _UNMARKED_MESSAGE = "a written answer, marked by hand: not marked yet"
 
 
@@ -85,7 +87,7 @@ def mark_message(mark: MarkRow, items: dict[str, RubricItem]) -> str:
     Returns
     -------
     str
-        Lines, at most :data:`~dpcourse.classroom.grading.verdicts.MAX_MESSAGE` characters.
+        Lines, at most :data:`MAX_MARK_MESSAGE` characters.
 
     Examples
     --------
@@ -107,7 +109,7 @@ def mark_message(mark: MarkRow, items: dict[str, RubricItem]) -> str:
     if mark.comment.strip():
         lines.append(f"comment: {mark.comment.strip()}")
     text = "\n".join(lines)
-    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
+    return text if len(text) <= MAX_MARK_MESSAGE else text[: MAX_MARK_MESSAGE - 1] + "…"
 
 
 def _read(stores: Sequence[Path]) -> tuple[dict[tuple[str, str], tuple[MarkRow, int]], list[dict]]:

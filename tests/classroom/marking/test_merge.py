@@ -9,9 +9,18 @@ import pytest
 
 from dpcourse.classroom.cli import main
 from dpcourse.classroom.grading.reports import GradeRow, read_report, write_report
-from dpcourse.classroom.marking.merge import fold_marks, report_stores
-from dpcourse.classroom.marking.store import add_answers, edit_item, groups, open_store, question, save_mark, store_path
-from dpcourse.classroom.marking.written import check_rubric
+from dpcourse.classroom.marking.merge import fold_marks, mark_message, report_stores
+from dpcourse.classroom.marking.store import (
+    MarkRow,
+    add_answers,
+    edit_item,
+    groups,
+    open_store,
+    question,
+    save_mark,
+    store_path,
+)
+from dpcourse.classroom.marking.written import RubricItem, check_rubric
 from dpcourse.classroom.outputs import write_gradebook
 
 NOTEBOOK = "04_svt"
@@ -214,3 +223,10 @@ def test_grade_merge_folds_the_marks_and_holds_back_until_marked_or_asked(report
     assert "written answers: 3 marked, 0 not marked yet" in capsys.readouterr().out
     assert [r.points for r in read_report(final) if r.exercise == "proof"] == [3.0, 3.0, 3.0]
     assert [row[-1] for row in read_csv(tmp_path / "final_canvas.csv")[2:]] == ["4", "4", "4"]
+
+
+def test_a_long_comment_reaches_the_row_whole():
+    comment = "Think about the coupling. " * 380  # 9,880 characters: a check's message would be cut at 400
+    row = MarkRow("ann", "proof", 3.0, 4.0, ("step",), comment, "ta1", 3.0, False)
+    message = mark_message(row, {"step": RubricItem("step", "Names the step", 3.0)})
+    assert message.endswith("comment: " + comment.strip())
