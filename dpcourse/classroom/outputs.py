@@ -58,6 +58,7 @@ def write_gradebook(
     answers: ClassAnswers | None = None,
     rubric: Sequence[ItemFrequency] = (),
     write_with_unmarked: bool = False,
+    marked_in: Sequence[Path] = (),
 ) -> tuple[list[Path], str]:
     """Every gradebook file of a run, beside ``report``; returns the paths written and the terminal summary.
 
@@ -98,6 +99,8 @@ def write_gradebook(
         Write the LMS files and feedback of an assignment whose written answers are not all marked (they count 0).
         By default such an assignment gets no Canvas column, no Gradescope file and no feedback, and the summary
         says so in one line per assignment (:func:`~.gradebook.totals.held_back_line`).
+    marked_in : sequence of pathlib.Path, optional
+        The reports whose marks databases this run read (default: ``report``), named in that line.
 
     Returns
     -------
@@ -143,7 +146,7 @@ def write_gradebook(
     held = [] if write_with_unmarked else list(unmarked_assignments(totals))
     if held and (lms or feedback is not None):
         what = " and ".join(filter(None, (_lms_names(lms), "feedback" if feedback is not None else "")))
-        text += "".join("\n  " + held_back_line(totals, key, report, what) for key in held)
+        text += "".join("\n  " + held_back_line(totals, key, what, marked_in or [report]) for key in held)
         partial = {**partial, **{(student, key): () for student in totals.students for key in held}}
         totals = replace(totals, graded=tuple(key for key in totals.graded if key not in held))
     if lms and not totals.graded:

@@ -160,7 +160,8 @@ def test_marks_from_two_tas_reach_the_totals_lms_files_and_feedback(app, batch, 
     assert status == 0
     held = [line for line in out.splitlines() if line.strip().startswith("held back:")]
     assert len(held) == 1 and f"{NOTEBOOK} has 4 written answers not marked yet (16 points)" in held[0]
-    assert f"python -m dpcourse grade --merge {final}" in held[0] and "--write-with-unmarked" in held[0]
+    assert f"mark them (python -m dpcourse mark {batch}), then run this same grade command again" in held[0]
+    assert "add --write-with-unmarked to write them now" in held[0]
     assert not (folder / "final_canvas.csv").exists() and not (folder / "feedback").exists()
     assert not list(folder.glob("final_gradescope*"))
     assert read_csv(folder / "final_totals.csv")[1][-1] == "4"  # alice's unmarked points

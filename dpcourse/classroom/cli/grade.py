@@ -25,6 +25,7 @@ from ..grading.similarity import read_answers
 from ..grading.verdicts import INFRASTRUCTURE
 from ..io import printable
 from ..marking.merge import fold_marks, report_stores
+from ..marking.store import store_path
 from ..outputs import GRADEBOOKS, write_gradebook
 from ..release import PROJECT
 from ..sandbox.limits import Limits
@@ -201,6 +202,7 @@ def _write_gradebook(
         answers=None if args.merge else read_answers(args.submissions, source=args.source),
         rubric=rubric,
         write_with_unmarked=args.write_with_unmarked,
+        marked_in=[r for r in dict.fromkeys([*(args.merge or ()), args.report]) if store_path(r).is_file()],
     )
     print(text)
     print("also written: " + ", ".join(str(p) for p in written))

@@ -316,9 +316,9 @@ def unmarked_assignments(totals: CourseTotals) -> dict[str, tuple[int, float]]:
     return found
 
 
-def held_back_line(totals: CourseTotals, key: str, report: Path | str, what: str) -> str:
+def held_back_line(totals: CourseTotals, key: str, what: str, marked_in: Sequence[Path | str]) -> str:
     """One line: an assignment's LMS files (and feedback) held back while written answers are unmarked, how many
-    they are, and the command that writes them.
+    they are, and the commands that write them.
 
     Parameters
     ----------
@@ -326,10 +326,10 @@ def held_back_line(totals: CourseTotals, key: str, report: Path | str, what: str
         The course's scores.
     key : str
         The assignment's key (one of :func:`unmarked_assignments`).
-    report : pathlib.Path or str
-        This run's report, named in the commands.
     what : str
-        What was not written (``"Canvas column, Gradescope file and feedback"``).
+        What was not written (``"Canvas column or Gradescope file and feedback"``).
+    marked_in : sequence of pathlib.Path or str
+        The reports whose marks databases hold the answers (``dpcourse mark`` serves each); not empty.
 
     Returns
     -------
@@ -338,11 +338,11 @@ def held_back_line(totals: CourseTotals, key: str, report: Path | str, what: str
     """
     answers, points = unmarked_assignments(totals)[key]
     name = printable(totals.course.assignment(key).name)
+    serve = " and ".join(f"python -m dpcourse mark {printable(str(report))}" for report in marked_in)
     return (
         f"held back: {name} has {answers} written answer{'s' * (answers != 1)} not marked yet "
-        f"({points_text(points)} points): no {what} written for it; mark them (python -m dpcourse mark {report}), "
-        f"then python -m dpcourse grade --merge {report} --report {report} with this run's --course, --roster, "
-        "--gradebook and --feedback; or write them now, unmarked answers counting 0, with --write-with-unmarked"
+        f"({points_text(points)} points): no {what} written for it; mark them ({serve}), then run this same grade "
+        "command again; or add --write-with-unmarked to write them now, the unmarked answers counting 0"
     )
 
 

@@ -156,8 +156,8 @@ def test_unmarked_work_holds_back_the_lms_files_and_feedback_in_one_line_and_tot
     assert len(held) == 1
     assert "04_svt has 1 written answer not marked yet (4 points)" in held[0]
     assert "Canvas column or Gradescope file and feedback" in held[0]
-    assert f"python -m dpcourse grade --merge {tmp_path / 'grades.csv'}" in held[0]
-    assert "--write-with-unmarked" in held[0]
+    assert f"mark them (python -m dpcourse mark {tmp_path / 'grades.csv'}), then run this same grade" in held[0]
+    assert "add --write-with-unmarked to write them now" in held[0]
     assert "not marked yet: 1 written answers of 04_svt (4 points, counted 0)" in text
     totals = read_csv(tmp_path / "grades_totals.csv")
     assert totals[0] == ["student", "04_svt", "total", "max", "unmarked"]
@@ -213,7 +213,8 @@ def test_grade_merge_folds_the_marks_and_holds_back_until_marked_or_asked(report
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "written answers: 0 marked, 3 not marked yet" in out
-    assert sum("held back: 04_svt has 3 written answers" in line for line in out.splitlines()) == 1
+    held = [line for line in out.splitlines() if "held back: 04_svt has 3 written answers" in line]
+    assert len(held) == 1 and f"(python -m dpcourse mark {report})" in held[0]  # the report beside the marks
     assert not (tmp_path / "final_canvas.csv").exists()
     assert main([*args, "--write-with-unmarked"]) == 0
     assert [row[-1] for row in read_csv(tmp_path / "final_canvas.csv")[2:]] == ["1", "1", "1"]
