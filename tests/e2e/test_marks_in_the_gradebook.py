@@ -165,6 +165,12 @@ def test_marks_from_two_tas_reach_the_totals_lms_files_and_feedback(app, batch, 
     assert not (folder / "final_canvas.csv").exists() and not (folder / "feedback").exists()
     assert not list(folder.glob("final_gradescope*"))
     assert read_csv(folder / "final_totals.csv")[1][-1] == "4"  # alice's unmarked points
+    viewer = browser.new_context(viewport={"width": 1100, "height": 900}).new_page()
+    viewer.goto((folder / "final_summary.html").as_uri())
+    assert re.search(rf"{NOTEBOOK}\s+4\s+16", viewer.inner_text("#unmarked"))
+    assert "written: 0 marked, 4 to mark" in viewer.inner_text("body")
+    viewer.screenshot(path=str(artifacts / "marks_summary_unmarked.png"), full_page=True)
+    viewer.context.close()
 
     ayesha, bruno = TA(browser, app, "Ayesha"), TA(browser, app, "Bruno")
     try:
