@@ -9,6 +9,7 @@ grades must survive this week's run. Every file is written atomically (:func:`~d
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,12 +28,15 @@ from .gradebook.totals import (
     _common_notes,
     course_totals,
     hand_in_notes,
+    held_back_line,
     partial_assignments,
     partial_line,
+    unmarked_assignments,
     write_totals,
 )
 from .lms.canvas.grades import write_canvas
 from .lms.gradescope.grades import write_gradescope
+from .marking.store import ItemFrequency
 
 __all__ = ["GRADEBOOKS", "write_gradebook"]
 
@@ -52,6 +56,9 @@ def write_gradebook(
     submissions: Mapping[tuple[str, str], SubmissionTime] | None = None,
     left_out: Mapping[str, Collection[str]] | None = None,
     answers: ClassAnswers | None = None,
+    rubric: Sequence[ItemFrequency] = (),
+    write_with_unmarked: bool = False,
+    marked_in: Sequence[Path] = (),
 ) -> tuple[list[Path], str]:
     """Every gradebook file of a run, beside ``report``; returns the paths written and the terminal summary.
 
@@ -85,6 +92,15 @@ def write_gradebook(
         (:func:`partial_assignments`).
     answers : ClassAnswers or None, optional
         The answer cells of this run's submissions; None: the page says similarity was not compared.
+    rubric : sequence of ItemFrequency, optional
+        How often each rubric item of the written exercises was applied (:func:`~.marking.merge.fold_marks`):
+        the summary page lists them.
+    write_with_unmarked : bool, optional
+        Write the LMS files and feedback of an assignment whose written answers are not all marked (they count 0).
+        By default such an assignment gets no Canvas column, no Gradescope file and no feedback, and the summary
+        says so in one line per assignment (:func:`~.gradebook.totals.held_back_line`).
+    marked_in : sequence of pathlib.Path, optional
+        The reports whose marks databases this run read (default: ``report``), named in that line.
 
     Returns
     -------
@@ -112,7 +128,7 @@ def write_gradebook(
         similar = similarity_report(answers, threshold=totals.course.similarity_threshold, order=order)
     written = [
         write_totals(totals, _beside(report, "totals.csv")),
-        write_summary_html(summaries, totals, _beside(report, "summary.html"), notes, common, similar),
+        write_summary_html(summaries, totals, _beside(report, "summary.html"), notes, common, similar, rubric),
     ]
     text = terminal_summary(summaries, totals, notes)
     if similar is not None and similar.pairs:
@@ -127,8 +143,15 @@ def write_gradebook(
     partial = partial_assignments(totals, left_out)
     if partial and (lms or feedback is not None):
         text += "\n  " + partial_line(partial, report)
+    held = [] if write_with_unmarked else list(unmarked_assignments(totals))
+    if held and (lms or feedback is not None):
+        what = " and ".join(filter(None, (_lms_names(lms), "feedback" if feedback is not None else "")))
+        text += "".join("\n  " + held_back_line(totals, key, what, marked_in or [report]) for key in held)
+        partial = {**partial, **{(student, key): () for student in totals.students for key in held}}
+        totals = replace(totals, graded=tuple(key for key in totals.graded if key not in held))
     if lms and not totals.graded:
-        text += "\n  no assignment was graded in this run: no LMS file written"
+        if not held:  # when every assignment graded is held back, its lines said so
+            text += "\n  no assignment was graded in this run: no LMS file written"
     elif "canvas" in lms:
         written.append(write_canvas(totals, roster, _beside(report, "canvas.csv"), partial=partial))
     if "gradescope" in lms and totals.graded:
@@ -136,3 +159,7 @@ def write_gradebook(
     if feedback is not None:
         written += write_feedback(rows, totals, feedback, submissions, partial=partial)
     return written, text
+
+
+def _lms_names(lms: Sequence[str]) -> str:
+    return " or ".join({"canvas": "Canvas column", "gradescope": "Gradescope file"}[name] for name in lms)

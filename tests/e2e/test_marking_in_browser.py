@@ -62,7 +62,7 @@ def marking_app(tmp_path):
     store.close()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     mathjax = find_mathjax()
-    command = [sys.executable, "-m", "dpcourse.classroom.marking.app", str(report), "--port", "0", "--token", TOKEN]
+    command = [sys.executable, "-m", "dpcourse", "mark", str(report), "--port", "0", "--token", TOKEN]
     server = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         url = None

@@ -24,7 +24,9 @@ from ..grading.run import AS_ROOT, UNCONFINED, grade
 from ..grading.similarity import read_answers
 from ..grading.verdicts import INFRASTRUCTURE
 from ..io import printable
-from ..marking import import_answers, store_path
+from ..marking import import_answers
+from ..marking.merge import fold_marks, report_stores
+from ..marking.store import store_path
 from ..outputs import GRADEBOOKS, write_gradebook
 from ..release import PROJECT
 from ..sandbox.limits import Limits
@@ -105,7 +107,8 @@ def add_grade_command(commands: Any) -> None:
         metavar="CSV",
         help="merge these reports into --report (every row checked against --source); with submissions, this run's "
         "rows are merged after them (a regrade: with --replace they replace the earlier rows of each student and "
-        "notebook they hold), so the LMS files and feedback cover every notebook of an assignment",
+        "notebook they hold), so the LMS files and feedback cover every notebook of an assignment. Every run folds "
+        "the marks of written answers (<report>.marks.sqlite of these reports and of --report) into the rows",
     )
     parser.add_argument(
         "--replace",
@@ -158,6 +161,12 @@ def add_grade_command(commands: Any) -> None:
         metavar="DIR",
         help="write one Markdown file per student and notebook into DIR",
     )
+    parser.add_argument(
+        "--write-with-unmarked",
+        action="store_true",
+        help="write the LMS files and feedback of an assignment even while some of its written answers are not "
+        "marked (they count 0); without it such an assignment is held back, and the output says which",
+    )
     parser.set_defaults(run=_run_grade)
 
 
@@ -179,6 +188,7 @@ def _write_gradebook(
     course: Course | None,
     times: Any,
     left_out: dict[str, frozenset[str]] | None = None,
+    rubric: Any = (),
 ) -> None:
     """Totals over the whole course, the class summary, the LMS imports and feedback asked for."""
     written, text = write_gradebook(
@@ -192,6 +202,9 @@ def _write_gradebook(
         submissions=times,
         left_out=left_out,
         answers=None if args.merge else read_answers(args.submissions, source=args.source),
+        rubric=rubric,
+        write_with_unmarked=args.write_with_unmarked,
+        marked_in=[r for r in dict.fromkeys([*(args.merge or ()), args.report]) if store_path(r).is_file()],
     )
     print(text)
     print("also written: " + ", ".join(str(p) for p in written))
@@ -293,6 +306,12 @@ def _grade_command(args: argparse.Namespace) -> int:
                 for student, notebook, _ in merged.replaced:
                     print(f"replaced: {printable(student)}/{printable(notebook)} by this run's rows")
                 rows = merged.rows
+        if args.submissions:  # this run's written answers first, so that a changed answer never keeps an old mark
+            _import_written(args)
+        folded = fold_marks(rows, report_stores([*(args.merge or ()), args.report]))
+        rows = folded.rows
+        if folded.marked or folded.unmarked:
+            print(f"written answers: {folded.marked} marked, {folded.unmarked} not marked yet")
         print(summary_table(rows))
         if any(UNCONFINED in r.integrity for r in rows):
             print("UNCONFINED: these submissions ran without a sandbox (--sandbox none); every row says so.")
@@ -301,9 +320,8 @@ def _grade_command(args: argparse.Namespace) -> int:
         write_report(rows, args.report)
         if args.submissions:
             journal_path(args.report).unlink(missing_ok=True)  # the report holds every row now
-            _import_written(args)
         if args.shard is None:
-            _write_gradebook(args, rows, roster, course, times, left_out)
+            _write_gradebook(args, rows, roster, course, times, left_out, folded.frequencies)
     except SandboxUnavailable as err:
         print(f"grade: {err}", file=sys.stderr)
         return 2

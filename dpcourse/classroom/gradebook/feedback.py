@@ -78,6 +78,7 @@ def _feedback_markdown(
                 "extra": (nb, exercise) in assignment.extra_credit,
                 "partial": r.status == "failed" and points > 0,
                 "message": r.message,
+                "lines": r.message.splitlines() if r.status == "marked" else [],  # a mark: items, comment
                 "hint": r.hint,
             }
         )

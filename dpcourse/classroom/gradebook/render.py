@@ -26,7 +26,18 @@ from ..io import atomic_text, printable
 
 if TYPE_CHECKING:
     from jinja2 import Environment
-from .totals import HAND_IN_KINDS, NOT_HANDED_IN, CourseTotals, HandInNote, _graded_notebooks, _latest, _percent, _when
+from .totals import (
+    HAND_IN_KINDS,
+    NEEDS_MARKING,
+    NOT_HANDED_IN,
+    CourseTotals,
+    HandInNote,
+    _graded_notebooks,
+    _latest,
+    _percent,
+    _when,
+    unmarked_assignments,
+)
 
 __all__ = [
     "ExerciseSummary",
@@ -247,7 +258,11 @@ def terminal_summary(
     )[:top]
     for count, exercise, mistake in named:
         lines.append(f"  {count} of {students} on {printable(exercise)}: {printable(mistake)}")
-    hardest = min(summaries, key=lambda s: s.pass_rate, default=None)
+    for key, (answers, points) in unmarked_assignments(totals).items():
+        name = printable(totals.course.assignment(key).name)
+        lines.append(f"  not marked yet: {answers} written answers of {name} ({points_text(points)} points, counted 0)")
+    judged = [s for s in summaries if not {NEEDS_MARKING, "marked"} & s.statuses.keys()]  # a mark is no pass
+    hardest = min(judged, key=lambda s: s.pass_rate, default=None)
     if hardest is not None:
         lines.append(f"  hardest exercise: {printable(hardest.exercise)} ({hardest.pass_rate:.0%} passed)")
     return "\n".join(lines)
@@ -286,6 +301,7 @@ def summary_html(
     notes: Sequence[HandInNote] = (),
     common: Iterable[str] = (),
     similarity: SimilarityReport | None = None,
+    rubric: Sequence[Any] = (),
 ) -> str:
     """The class summary page: self-contained (inline CSS, the figure as a data URI), every string escaped.
 
@@ -296,7 +312,9 @@ def summary_html(
     table of who handed what in (and a line per note), and per exercise the pass rate, the named mistakes
     with their counts, and how many did not attempt it, did not hand it in, or errored; then the similar
     answers (:mod:`.similarity`): per exercise how many answers were compared, and the pairs at or above the
-    threshold, highest first, each with both answers side by side and why they are alike.
+    threshold, highest first, each with both answers side by side and why they are alike; and, when some exercise
+    is written (marked by hand), the answers still to mark per assignment and per student, and each rubric item's
+    frequency (the class's common mistakes on written work).
 
     Parameters
     ----------
@@ -311,6 +329,9 @@ def summary_html(
     similarity : SimilarityReport or None, optional
         :func:`~.similarity.similarity_report`'s; None when this run read no answers (``--merge``), and the page
         says so.
+    rubric : sequence of ItemFrequency, optional
+        :func:`dpcourse.classroom.marking.merge.fold_marks`'s item frequencies (objects with ``exercise``,
+        ``item``, ``text``, ``points``, ``students`` and ``marked``; the marking floor sits above this one).
 
     Returns
     -------
@@ -345,6 +366,13 @@ def summary_html(
             if similarity is not None
             else [],
             more_pairs=max(0, len(similarity.pairs) - MAX_PAIRS_SHOWN) if similarity is not None else 0,
+            unmarked=[(totals.course.assignment(k).name, *found) for k, found in unmarked_assignments(totals).items()],
+            unmarked_students=[
+                (s, sum(c.unmarked for c in totals.scores[s].values()))
+                for s in totals.students
+                if any(c.unmarked_answers for c in totals.scores[s].values())
+            ],
+            rubric=list(rubric),
         )
     )
 
@@ -356,6 +384,7 @@ def write_summary_html(
     notes: Sequence[HandInNote] = (),
     common: Iterable[str] = (),
     similarity: SimilarityReport | None = None,
+    rubric: Sequence[Any] = (),
 ) -> Path:
     """Write :func:`summary_html` atomically, with the umask's mode.
 
@@ -373,10 +402,12 @@ def write_summary_html(
         Integrity notes on every submission of the run.
     similarity : SimilarityReport or None, optional
         The similar answers (:func:`~.similarity.similarity_report`).
+    rubric : sequence of ItemFrequency, optional
+        The written exercises' rubric item frequencies (:func:`summary_html`).
 
     Returns
     -------
     pathlib.Path
         ``path``.
     """
-    return atomic_text(path, summary_html(summaries, totals, notes, common, similarity))
+    return atomic_text(path, summary_html(summaries, totals, notes, common, similarity, rubric))

@@ -31,6 +31,8 @@ __all__ = [
     "Score",
     "course_totals",
     "hand_in_notes",
+    "held_back_line",
+    "unmarked_assignments",
     "partial_assignments",
     "partial_line",
     "row_points",
@@ -39,6 +41,8 @@ __all__ = [
 
 
 NOT_HANDED_IN = "not handed in"
+#: a written answer not marked yet (its points are unknown: it counts 0 until marked)
+NEEDS_MARKING = "needs marking"
 
 _NOT_GRADED = ("duplicate", "invalid")
 
@@ -58,12 +62,19 @@ class Score:
     lateness : Lateness or None
         How late it was (:meth:`~.course.Course.lateness`; within the grace period it says so), None when
         it was on time or nothing says it was late.
+    unmarked : float
+        The points (on the course's scale) of the student's written answers not marked yet, counted 0 in
+        ``earned`` until they are.
+    unmarked_answers : int
+        How many written answers those are.
     """
 
     earned: float = 0.0
     penalty: float = 0.0
     handed_in: bool = False
     lateness: Lateness | None = None
+    unmarked: float = 0.0
+    unmarked_answers: int = 0
 
     @property
     def points(self) -> float:
@@ -148,8 +159,9 @@ def _latest(rows: Iterable[GradeRow]) -> dict[tuple[str, str, str], GradeRow]:
 def row_points(row: GradeRow, assignment: Assignment) -> float:
     """A row's points on the course's scale: the row's share of its maximum times the course's points.
 
-    A ``passed`` row counts in full; a ``failed`` row counts its share only where the assignment gives
-    partial credit for the exercise; any other row, or an exercise the assignment does not hold, is 0.
+    A ``passed`` row counts in full; a ``marked`` row (a written answer marked by hand) its share; a ``failed``
+    row its share only where the assignment gives partial credit for the exercise; any other row (``needs
+    marking`` included), or an exercise the assignment does not hold, is 0.
 
     Parameters
     ----------
@@ -165,7 +177,7 @@ def row_points(row: GradeRow, assignment: Assignment) -> float:
         ``assignment``, or 0.
     """
     key = (row.notebook, row.exercise)
-    counted = row.status == "passed" or (row.status == "failed" and key in assignment.partial_credit)
+    counted = row.status in ("passed", "marked") or (row.status == "failed" and key in assignment.partial_credit)
     if key not in assignment.points or not counted:
         return 0.0
     share = 1.0 if row.max_points <= 0 else min(1.0, max(0.0, row.points / row.max_points))
@@ -219,11 +231,9 @@ def course_totals(
     for student in students:
         scores[student] = {}
         for assignment in course.assignments:
-            earned = sum(
-                row_points(row, assignment)
-                for nb, ex in assignment.points
-                if (row := latest.get((student, nb, ex))) is not None
-            )
+            held = [row for nb, ex in assignment.points if (row := latest.get((student, nb, ex))) is not None]
+            earned = sum(row_points(row, assignment) for row in held)
+            unmarked = [assignment.points[(r.notebook, r.exercise)] for r in held if r.status == NEEDS_MARKING]
             mine = [nb for nb in assignment.notebooks if (student, nb) in handed]
             times = {nb: submissions[(student, nb)] for nb in mine if (student, nb) in submissions}
             for nb, time in times.items():
@@ -236,7 +246,7 @@ def course_totals(
             penalty = 0.0
             if lateness is not None and lateness.late:
                 penalty = earned if not lateness.accepted else min(earned, lateness.fraction * assignment.maximum)
-            scores[student][assignment.key] = Score(earned, penalty, bool(mine), lateness)
+            scores[student][assignment.key] = Score(earned, penalty, bool(mine), lateness, sum(unmarked), len(unmarked))
     handed_notebooks = {nb for _, nb in handed}
     graded = tuple(a.key for a in course.assignments if handed_notebooks & set(a.notebooks))
     return CourseTotals(course, scores, graded, handed, late)
@@ -248,7 +258,9 @@ def _beside(report: Path, suffix: str) -> Path:
 
 def write_totals(totals: CourseTotals, path: Path | str) -> Path:
     """``student, <assignment>…, total, max``: one row per student, every assignment of the course (0 when not
-    handed in), late penalties applied, the course's maximum in every row.
+    handed in), late penalties applied, the course's maximum in every row; and, while some written answer is
+    not marked yet, a last column ``unmarked``: the points of each student's answers still to mark (counted 0
+    in the total until they are).
 
     Parameters
     ----------
@@ -263,7 +275,8 @@ def write_totals(totals: CourseTotals, path: Path | str) -> Path:
         ``path``.
     """
     assignments = totals.course.assignments
-    header = ["student", *(a.name for a in assignments), "total", "max"]
+    unmarked = any(score.unmarked_answers for scores in totals.scores.values() for score in scores.values())
+    header = ["student", *(a.name for a in assignments), "total", "max", *(["unmarked"] if unmarked else [])]
     return atomic_csv(
         Path(path),
         header,
@@ -273,9 +286,63 @@ def write_totals(totals: CourseTotals, path: Path | str) -> Path:
                 *(points_text(totals.points(s, a.key)) for a in assignments),
                 points_text(totals.total(s)),
                 points_text(totals.course_maximum),
+                *([points_text(sum(c.unmarked for c in totals.scores[s].values()))] if unmarked else []),
             ]
             for s in totals.students
         ),
+    )
+
+
+def unmarked_assignments(totals: CourseTotals) -> dict[str, tuple[int, float]]:
+    """The assignments graded in this run that hold written answers not marked yet.
+
+    Parameters
+    ----------
+    totals : CourseTotals
+        The course's scores (:func:`course_totals`).
+
+    Returns
+    -------
+    dict
+        Assignment key → (answers unmarked, their points on the course's scale) over the class, in course order;
+        only assignments with some.
+    """
+    found = {}
+    for key in totals.graded:
+        scores = [totals.scores[s][key] for s in totals.students]
+        answers = sum(score.unmarked_answers for score in scores)
+        if answers:
+            found[key] = (answers, sum(score.unmarked for score in scores))
+    return found
+
+
+def held_back_line(totals: CourseTotals, key: str, what: str, marked_in: Sequence[Path | str]) -> str:
+    """One line: an assignment's LMS files (and feedback) held back while written answers are unmarked, how many
+    they are, and the commands that write them.
+
+    Parameters
+    ----------
+    totals : CourseTotals
+        The course's scores.
+    key : str
+        The assignment's key (one of :func:`unmarked_assignments`).
+    what : str
+        What was not written (``"Canvas column or Gradescope file and feedback"``).
+    marked_in : sequence of pathlib.Path or str
+        The reports whose marks databases hold the answers (``dpcourse mark`` serves each); not empty.
+
+    Returns
+    -------
+    str
+        The line, without a line break; the assignment's name through :func:`~.io.printable`.
+    """
+    answers, points = unmarked_assignments(totals)[key]
+    name = printable(totals.course.assignment(key).name)
+    serve = " and ".join(f"python -m dpcourse mark {printable(str(report))}" for report in marked_in)
+    return (
+        f"held back: {name} has {answers} written answer{'s' * (answers != 1)} not marked yet "
+        f"({points_text(points)} points): no {what} written for it; mark them ({serve}), then run this same grade "
+        "command again; or add --write-with-unmarked to write them now, the unmarked answers counting 0"
     )
 
 

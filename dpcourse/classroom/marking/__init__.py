@@ -31,6 +31,12 @@ A grading run's answers (:mod:`.answers`)
     answer from the file the grader graded (matched as answer cells are, never run) and imports it with
     :func:`~.store.add_answers` (``grade`` calls it), so ``dpcourse mark REPORT`` opens them.
 
+The merge (:mod:`.merge`)
+    :func:`fold_marks(rows, stores) <.merge.fold_marks>` turns a report's ``needs marking`` rows into ``marked``
+    rows (the mark's points, a message with the rubric items applied and the comment) and counts each rubric
+    item's frequency; ``grade`` calls it on the marks databases of the reports it reads and writes
+    (:func:`~.merge.report_stores`), so totals, LMS files and feedback carry the marks.
+
 The page (:mod:`.render`, :mod:`.app`)
     :func:`~.render.render_answer` makes a source inert HTML; :func:`~.app.run` serves the app for
     ``dpcourse mark REPORT [--port] [--token] [--mathjax] [--base-url]`` (its parser is in
@@ -38,6 +44,7 @@ The page (:mod:`.render`, :mod:`.app`)
 """
 
 from .answers import import_answers
+from .merge import WRITTEN_STATUSES, FoldedMarks, fold_marks, mark_message, report_stores
 from .store import (
     BUSY_TIMEOUT_SECONDS,
     Group,
@@ -75,7 +82,9 @@ from .written import (
 __all__ = [
     "BUSY_TIMEOUT_SECONDS",
     "MAX_ANSWER_BYTES",
+    "WRITTEN_STATUSES",
     "Answer",
+    "FoldedMarks",
     "Group",
     "ImportSummary",
     "ItemFrequency",
@@ -91,16 +100,19 @@ __all__ = [
     "add_item",
     "check_rubric",
     "edit_item",
+    "fold_marks",
     "group_key",
     "groups",
     "import_answers",
     "item_frequencies",
+    "mark_message",
     "marks",
     "open_store",
     "question",
     "questions",
     "read_answer",
     "read_written_exercises",
+    "report_stores",
     "save_mark",
     "store_path",
 ]
