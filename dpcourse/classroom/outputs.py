@@ -36,7 +36,7 @@ from .gradebook.totals import (
 )
 from .lms.canvas.grades import write_canvas
 from .lms.gradescope.grades import write_gradescope
-from .marking.store import ItemFrequency
+from .marking.export import ItemFrequency
 
 __all__ = ["GRADEBOOKS", "write_gradebook"]
 

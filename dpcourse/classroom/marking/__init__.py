@@ -18,9 +18,9 @@ The store (:mod:`.store`)
     it (WAL, 60 s busy timeout). :func:`add_answers(store, exercise, rubric, [(student, source), …])
     <.store.add_answers>` imports one exercise's answers (``grade`` calls it): each replaces that student's earlier
     answer; her mark is kept when the text's group key is unchanged, else her answer takes the mark of its new
-    group (if an identical answer was marked) or none. :func:`marks(store) <.store.marks>` returns one
-    :class:`~.store.MarkRow` ``(student, exercise, points, max_points, items, comment, marked_by, raw, clamped)``
-    per answer, ``points`` ``None`` while unmarked; :func:`~.store.item_frequencies` each item's frequency among
+    group (if an identical answer was marked) or none. :func:`marks(store) <.export.marks>` (:mod:`.export`) returns one
+    :class:`~.export.MarkRow` ``(student, exercise, points, max_points, items, comment, marked_by, raw, clamped)``
+    per answer, ``points`` ``None`` while unmarked; :func:`~.export.item_frequencies` each item's frequency among
     marked answers. A score is the sum of the applied items' *current* points plus the mark's adjustment, clamped
     to ``[0, max_points]`` (``raw`` keeps the sum; ``clamped`` says it was cut). Writes (:func:`~.store.save_mark`,
     :func:`~.store.edit_item`) carry the version read and raise :class:`~.store.StaleWrite` naming who saved in
@@ -44,14 +44,13 @@ The page (:mod:`.render`, :mod:`.app`)
 """
 
 from .answers import import_answers
+from .export import ItemFrequency, MarkRow, item_frequencies, marks
 from .merge import WRITTEN_STATUSES, FoldedMarks, fold_marks, mark_message, report_stores
 from .store import (
     BUSY_TIMEOUT_SECONDS,
     Group,
     ImportSummary,
-    ItemFrequency,
     Mark,
-    MarkRow,
     Question,
     StaleWrite,
     Store,
@@ -59,8 +58,6 @@ from .store import (
     add_item,
     edit_item,
     groups,
-    item_frequencies,
-    marks,
     open_store,
     question,
     questions,

@@ -19,7 +19,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..grading.reports import GradeRow, points_text
-from .store import ItemFrequency, MarkRow, marks, open_store, questions, store_path
+from .export import ItemFrequency, MarkRow, marks
+from .store import open_store, questions, store_path
 from .written import RubricItem
 
 __all__ = ["MAX_MARK_MESSAGE", "WRITTEN_STATUSES", "FoldedMarks", "fold_marks", "mark_message", "report_stores"]

@@ -12,7 +12,8 @@ from tornado.testing import AsyncHTTPTestCase
 
 from dpcourse.classroom.cli import main
 from dpcourse.classroom.marking.app import CSP, find_mathjax, make_app
-from dpcourse.classroom.marking.store import add_answers, groups, marks, open_store, store_path
+from dpcourse.classroom.marking.export import marks
+from dpcourse.classroom.marking.store import add_answers, groups, open_store, store_path
 from dpcourse.classroom.marking.written import check_rubric
 
 TOKEN = "a-test-token-of-enough-length"

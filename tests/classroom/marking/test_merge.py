@@ -9,9 +9,9 @@ import pytest
 
 from dpcourse.classroom.cli import main
 from dpcourse.classroom.grading.reports import GradeRow, read_report, write_report
+from dpcourse.classroom.marking.export import MarkRow
 from dpcourse.classroom.marking.merge import fold_marks, mark_message, report_stores
 from dpcourse.classroom.marking.store import (
-    MarkRow,
     add_answers,
     edit_item,
     groups,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from dpcourse.classroom.marking.export import item_frequencies, marks
 from dpcourse.classroom.marking.store import (
     BUSY_TIMEOUT_SECONDS,
     StaleWrite,
@@ -12,8 +13,6 @@ from dpcourse.classroom.marking.store import (
     add_item,
     edit_item,
     groups,
-    item_frequencies,
-    marks,
     open_store,
     question,
     save_mark,
