@@ -6,7 +6,8 @@ totals, the Canvas and Gradescope files, the feedback and the class summary carr
 The report's rows are built here, as ``grade`` writes them for written answers (``needs marking``, 0 of the
 maximum) with the code exercises passed; the answers go to the marks database as ``grade`` puts them there
 (:func:`~dpcourse.classroom.marking.store.add_answers`). ``grade --merge`` runs in this process, with the outline
-given (the instructor's notebooks do not hold the written exercise yet). The marking app is its own process on
+given: this test's written exercise in place of the notebook's own (grading a submission's written answer into
+these rows is tests/classroom/test_grade_written.py's). The marking app is its own process on
 127.0.0.1, stopped by its process id. Screenshots: test-artifacts/marks_*.png.
 """
 
@@ -23,7 +24,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from dpcourse.classroom.cli import main
-from dpcourse.classroom.grading.plan import read_outline
+from dpcourse.classroom.grading.plan import read_outline, read_written
 from dpcourse.classroom.grading.reports import GradeRow, read_report, write_report
 from dpcourse.classroom.marking import add_answers, check_rubric, marks, open_store, store_path
 from tests.e2e.conftest import ROOT
@@ -49,7 +50,10 @@ COMMENT = "Right coupling; =say which query stops <script>alert(1)</script>"
 
 
 def outline() -> dict[str, dict[str, float]]:
-    code = read_outline(ROOT / "notebooks")[NOTEBOOK]
+    """Notebook 04's code exercises and this test's written one (the notebook's own written exercise left out, so
+    that the rubric and its keys are the ones this test presses)."""
+    own = {w.exercise for w in read_written(ROOT / "notebooks").get(NOTEBOOK, [])}
+    code = {ex: p for ex, p in read_outline(ROOT / "notebooks")[NOTEBOOK].items() if ex not in own}
     return {NOTEBOOK: {**code, EXERCISE: RUBRIC.points}}
 
 
