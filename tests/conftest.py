@@ -1,5 +1,8 @@
 """Shared fixtures: a fixed-seed generator and an Agg backend for widget tests."""
 
+import os
+import shutil
+
 import matplotlib
 
 # This process only: an MPLBACKEND environment variable would be inherited by the kernels nbval starts
@@ -8,6 +11,8 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+
+from tests.classroom.ordinary_python import SHARED_FOLDER_ENV, shared_folder  # noqa: E402
 
 
 @pytest.fixture
@@ -52,3 +57,25 @@ def _start_rank(item) -> int:
 
 def pytest_collection_modifyitems(config, items):
     items.sort(key=_start_rank)  # stable: within a file the order is unchanged
+
+
+# One readable copy of the environment for the whole run (tests/classroom/ordinary_python.py): made in the
+# main process's folder by the first worker that needs it, instead of once in each xdist worker (10 s and
+# 100,000 hard links each on a loaded machine, and as long again to remove). The workers inherit the variable.
+_SHARED_FOLDER = pytest.StashKey[str]()
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput"):
+        return  # an xdist worker: its main process's folder (a pytest run started by a test has one of its own,
+        # as it may test another checkout)
+    folder = str(shared_folder())
+    config.stash[_SHARED_FOLDER] = folder
+    os.environ[SHARED_FOLDER_ENV] = folder
+
+
+def pytest_unconfigure(config):
+    folder = config.stash.get(_SHARED_FOLDER, None)
+    if folder is not None:
+        os.environ.pop(SHARED_FOLDER_ENV, None)
+        shutil.rmtree(folder, ignore_errors=True)

@@ -16,6 +16,7 @@ A command meant to run from the checkout runs from :func:`copied_checkout` inste
 from __future__ import annotations
 
 import atexit
+import fcntl
 import functools
 import os
 import shutil
@@ -86,12 +87,43 @@ def readable_copy(folder: Path) -> Path:
     return python
 
 
+#: The environment variable naming a folder that every test process of one pytest run shares (set by
+#: ``tests/conftest.py`` before pytest-xdist starts its workers): the first process to need a
+#: :func:`readable_copy` makes it there, the others wait for it and use it.
+SHARED_FOLDER_ENV = "DPCOURSE_TEST_READABLE_PYTHON_FOLDER"
+
+
+def _shared_readable_copy(folder: Path) -> Path:
+    """The ``python`` of the :func:`readable_copy` in ``folder``, made by whichever process asks first (under a lock
+    on a file there: a process that dies while making it releases the lock, and the next starts afresh)."""
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        made = folder / "python"
+        if made.exists():
+            return Path(made.read_text())
+        shutil.rmtree(folder / "copy", ignore_errors=True)  # what a process that died while making it left
+        python = readable_copy(folder / "copy")
+        made.write_text(str(python))
+        return python
+
+
 @functools.cache
 def readable_environment() -> Path:
-    """The ``python`` of one :func:`readable_copy` for this test process, removed when it exits."""
+    """The ``python`` of one :func:`readable_copy` for this pytest run (all its workers: :data:`SHARED_FOLDER_ENV`),
+    or, outside such a run, for this process; removed when the run (or the process) ends."""
+    shared = os.environ.get(SHARED_FOLDER_ENV)
+    if shared:
+        return _shared_readable_copy(Path(shared))
     folder = Path(tempfile.mkdtemp(prefix="dpcourse-readable-python-"))  # pytest's own folders are root's 0700
     atexit.register(shutil.rmtree, folder, True)  # hard links and folders only: the originals stay
     return readable_copy(folder)
+
+
+def shared_folder() -> Path:
+    """A new folder for :data:`SHARED_FOLDER_ENV`, outside pytest's own (root's 0700) and open to every user."""
+    folder = Path(tempfile.mkdtemp(prefix="dpcourse-readable-python-"))
+    folder.chmod(0o755)
+    return folder
 
 
 def grade_command(argv: Sequence[str], *, timeout: float = 900) -> int:

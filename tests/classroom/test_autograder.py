@@ -643,21 +643,12 @@ def test_wrong_and_misnamed_submissions(tmp_path):
 
 
 @pytest.mark.parametrize("confined", [True, False], ids=["bubblewrap", "unprivileged-user"])
-def test_figures_and_a_deep_folder_do_not_hide_the_notebook(world_root, confined):
+def test_figures_and_a_deep_folder_do_not_hide_the_notebook(request, confined):
     """The honest submission of issue #38: 210 figures in a folder that sorts first, a folder 1,500 deep; the
-    notebook is graded in full and the output says what was only counted and what was not searched."""
-    if confined and not BWRAP:
-        pytest.skip("bubblewrap does not work here")
-    if not confined and os.geteuid() != 0:
-        pytest.skip("the unprivileged user needs a root grader")
-    files: dict[str, object] = {f"figures/fig{i:03d}.png": "png" for i in range(210)}
-    files["notebooks/" + gs.NAME] = gs.right()
-    root = _gradescope(world_root, _zip(world_root), files, _metadata())
-    chain = _deep_chain(root / "submission", 1500)
-    try:
-        result, log = _run_logged(root, **({} if confined else {"DPCOURSE_BWRAP": "/nonexistent"}))
-    finally:
-        _remove_chain(chain)
+    notebook is graded in full and the output says what was only counted and what was not searched. (Its answer
+    cell is also hostile, :func:`_hostile_layout`: one run per sandbox kind for the tests that read it.)"""
+    run = request.getfixturevalue("hostile_in_bubblewrap" if confined else "hostile_as_the_unprivileged_user")
+    result, log = run["result"], run["log"]
     assert result["score"] == 3.0 and {t["status"] for t in result["tests"]} == {"passed"}, result
     lines = result["output"].splitlines()
     assert "Graded: small.ipynb" in lines
@@ -722,7 +713,10 @@ subprocess.Popen([sys.executable, "-c", loop, {marker!r}], start_new_session=Tru
 """
 
 
-def _hostile_run(tmp: Path, wrapper: Sequence[str] = (), **env: str) -> tuple[dict, Path]:
+def _hostile_layout(tmp: Path, *, kill_parent: bool) -> tuple[Path, Path]:
+    """Gradescope's layout for the shared runs: a submission whose answer cell is :data:`HOSTILE` (then, with
+    ``kill_parent``, :data:`KILLER`), in ``notebooks/`` beside 210 figures in a folder that sorts first; the root
+    and the spy folder. The caller adds the 1,500-deep folder (:func:`_deep_chain`) for the run."""
     root_guess, spy = tmp / "autograder", tmp / "spy"
     spy.mkdir()
     spy.chmod(0o777)
@@ -732,22 +726,87 @@ def _hostile_run(tmp: Path, wrapper: Sequence[str] = (), **env: str) -> tuple[di
         spy=str(spy),
         marker=MARKER,
     )
-    root = _gradescope(tmp, _zip(tmp), {gs.NAME: gs.with_answers(gs.right(), max_queries=code)}, _metadata())
+    if kill_parent:
+        code += "\n" + KILLER
+    files: dict[str, object] = {f"figures/fig{i:03d}.png": "png" for i in range(210)}
+    files["notebooks/" + gs.NAME] = gs.with_answers(gs.right(), max_queries=code)
+    root = _gradescope(tmp, _zip(tmp), files, _metadata())
     assert root == root_guess
-    return _run(root, wrapper, **env), root
+    return root, spy
 
 
-def _assert_untouched(result: dict, root: Path) -> None:
-    assert result["score"] == 3.0 and "forged" not in result["output"]
-    time.sleep(2.0)  # a process left behind would have rewritten it by now
-    assert json.loads((root / "results" / "results.json").read_text()) == result
-    assert _hostile_processes() == []
+def _shared_run(tmp: Path, *, kill_parent: bool, wrapper: Sequence[str] = (), **env: str) -> dict:
+    """One run of :func:`_hostile_layout`'s submission with a folder 1,500 deep, read by several tests: its result,
+    log, root and spy folder, whether its result was left untouched, and the hostile processes left after it."""
+    root, spy = _hostile_layout(tmp, kill_parent=kill_parent)
+    chain = _deep_chain(root / "submission", 1500)
+    try:
+        result, log = _run_logged(root, wrapper, **env)
+    finally:
+        _remove_chain(chain)
+    time.sleep(2.0)  # a process left behind would have rewritten the result by now
+    written = json.loads((root / "results" / "results.json").read_text())
+    return {"result": result, "log": log, "root": root, "spy": spy, "rewritten": written != result,
+            "left": _hostile_processes()}  # fmt: skip
 
 
-@pytest.mark.skipif(not BWRAP, reason="bubblewrap does not work here")
-def test_hostile_submission_in_bubblewrap_cannot_touch_the_result(tmp_path):
-    result, root = _hostile_run(tmp_path)
-    _assert_untouched(result, root)
+def _assert_untouched(run: dict) -> None:
+    assert run["result"]["score"] == 3.0 and "forged" not in run["result"]["output"]
+    assert not run["rewritten"] and run["left"] == []
+
+
+@pytest.fixture(scope="module")
+def hostile_in_bubblewrap(tmp_path_factory):
+    """The shared run in bubblewrap: the submission that writes the result, reads the source, leaves a process
+    behind and kills its parent, beside 210 figures and a folder 1,500 deep."""
+    if not BWRAP:
+        pytest.skip("bubblewrap does not work here")
+    return _shared_run(tmp_path_factory.mktemp("hostile-bwrap"), kill_parent=True)
+
+
+@pytest.fixture(scope="module")
+def hostile_as_the_unprivileged_user():
+    """The shared run as the unprivileged user (no bubblewrap: Gradescope's usual case), its parent left alive,
+    while a process of the user's fixed id (another container's kernel) sleeps beside it: whether it outlived
+    the run is ``neighbour_survived``."""
+    found = _for_others()
+    if isinstance(found, str):
+        pytest.skip(found)
+    folder = Path(tempfile.mkdtemp(prefix="dpcourse-ag-test-"))
+    folder.chmod(0o755)  # other users may enter it (pytest's tmp_path is 0700 root): permissions are what is tested
+    user = pwd.getpwnam(DEFAULT_USER)
+    neighbour = subprocess.Popen(["sleep", "600"], user=user.pw_uid, group=user.pw_gid, extra_groups=[], cwd="/")
+    try:
+        run = _shared_run(folder, kill_parent=False, wrapper=UNPRIVILEGED, DPCOURSE_BWRAP="/nonexistent")
+        run["neighbour_survived"] = neighbour.poll() is None
+        yield run
+    finally:
+        neighbour.kill()
+        neighbour.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def killer_as_the_unprivileged_user():
+    """A run as the unprivileged user of a submission that kills its parent (the worker), under a user id chosen
+    here: the result, and the processes of that id left after it."""
+    found = _for_others()
+    if isinstance(found, str):
+        pytest.skip(found)
+    folder = Path(tempfile.mkdtemp(prefix="dpcourse-ag-test-"))
+    folder.chmod(0o755)
+    try:
+        killer = gs.with_answers(gs.right(), max_queries=KILLER)
+        root = _gradescope(folder, _zip(folder), {gs.NAME: killer}, _metadata())
+        uid = unused_user_id()  # the run's own id, chosen here to be looked at afterwards
+        result = _run(root, UNPRIVILEGED, DPCOURSE_BWRAP="/nonexistent", DPCOURSE_UNCONFINED_UID=str(uid))
+        yield {"result": result, "left": _user_pids(uid)}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_hostile_submission_in_bubblewrap_cannot_touch_the_result(hostile_in_bubblewrap):
+    _assert_untouched(hostile_in_bubblewrap)
 
 
 #: ``wrapper`` for :func:`_run`: the kernel runs as the unprivileged user, with whatever :func:`_for_others` found.
@@ -805,14 +864,14 @@ def _python_for_others(python_path: Path | None = None, checkout: Path = ROOT) -
     return prefix
 
 
-@needs_kernel_sandbox
-def test_submission_that_kills_its_parent_still_gets_a_result(tmp_path):
-    root = _gradescope(tmp_path, _zip(tmp_path), {gs.NAME: gs.with_answers(gs.right(), max_queries=KILLER)}, None)
-    result = _run(root)
-    if BWRAP:  # the kernel's parent is the sandbox's process 1, which ignores signals from inside: graded as usual
+def test_submission_that_kills_its_parent_still_gets_a_result(request):
+    """In bubblewrap the kernel's parent is the sandbox's process 1, which ignores signals from inside: graded as
+    usual. Unconfined it is the worker: the run ends, every exercise errored, and a result is written."""
+    if BWRAP:
+        result = request.getfixturevalue("hostile_in_bubblewrap")["result"]
         assert result["score"] == 3.0 and {t["status"] for t in result["tests"]} == {"passed"}
     else:
-        _assert_worker_died(result)
+        _assert_worker_died(request.getfixturevalue("killer_as_the_unprivileged_user")["result"])
 
 
 KILLER = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nK_max = 538"
@@ -824,44 +883,27 @@ def _assert_worker_died(result: dict) -> None:
     assert all("stopped before the end" in t["output"] for t in result["tests"])
 
 
-def test_hostile_submissions_as_the_unprivileged_user(world_root):
+def test_hostile_submissions_as_the_unprivileged_user(
+    hostile_as_the_unprivileged_user, killer_as_the_unprivileged_user
+):
     """Gradescope's usual case: no bubblewrap, the kernel runs as setup.sh's user, the grader as root."""
-    found = _for_others()
-    if isinstance(found, str):
-        pytest.skip(found)
-    wrapper = UNPRIVILEGED
-    result, root = _hostile_run(world_root, wrapper, DPCOURSE_BWRAP="/nonexistent")
-    _assert_untouched(result, root)
-    spy = world_root / "spy"
+    _assert_untouched(hostile_as_the_unprivileged_user)
+    spy = hostile_as_the_unprivileged_user["spy"]
     assert (spy / "results").read_text() == "refused" and (spy / "source").read_text() == "refused"
-    again = world_root / "again"
-    again.mkdir()
-    killer = gs.with_answers(gs.right(), max_queries=KILLER)
-    root = _gradescope(again, _zip(again), {gs.NAME: killer}, _metadata())
-    uid = unused_user_id()  # the run's own id, chosen here to be looked at afterwards
-    _assert_worker_died(_run(root, wrapper, DPCOURSE_BWRAP="/nonexistent", DPCOURSE_UNCONFINED_UID=str(uid)))
-    assert _user_pids(uid) == []
+    _assert_worker_died(killer_as_the_unprivileged_user["result"])
+    assert killer_as_the_unprivileged_user["left"] == []
 
 
-def test_a_run_counts_and_kills_the_processes_of_its_own_user_id_alone(world_root):
+def test_a_run_counts_and_kills_the_processes_of_its_own_user_id_alone(hostile_as_the_unprivileged_user):
     """Containers of one image have its user's id in common on one kernel, and a container may share the host's
     processes (buildah's chroot isolation): each run gets an id of its own, whose processes alone count against
     its RLIMIT_NPROC and are killed after it. Here a process of the user's fixed id stands for another
-    container's kernel (or the host's own user of that id): it outlives the run beside it."""
-    found = _for_others()
-    if isinstance(found, str):
-        pytest.skip(found)
-    wrapper = UNPRIVILEGED
-    user = pwd.getpwnam(DEFAULT_USER)
-    neighbour = subprocess.Popen(["sleep", "600"], user=user.pw_uid, group=user.pw_gid, extra_groups=[], cwd="/")
-    try:
-        root = _gradescope(world_root, _zip(world_root), {gs.NAME: gs.right()}, _metadata())
-        result = _run(root, wrapper, DPCOURSE_BWRAP="/nonexistent")
-        assert result["score"] == 3.0 and {t["status"] for t in result["tests"]} == {"passed"}
-        assert neighbour.poll() is None, "the run's clean-up killed a process that was not its own"
-    finally:
-        neighbour.kill()
-        neighbour.wait()
+    container's kernel (or the host's own user of that id): it outlives the run beside it, while the process the
+    submission left behind does not."""
+    run = hostile_as_the_unprivileged_user
+    assert run["result"]["score"] == 3.0 and {t["status"] for t in run["result"]["tests"]} == {"passed"}
+    assert run["neighbour_survived"], "the run's clean-up killed a process that was not its own"
+    assert run["left"] == []
 
 
 # --------------------------------------------------------------------------- the workbook's own notebooks
