@@ -191,7 +191,7 @@ def _check_a_clean_install(source: Path, venv: Path, tmp_path: Path) -> None:
 
     for command in ([script, "--help"], [python, "-m", "dpcourse", "--help"]):
         helped = _run(command, tmp_path, 120)
-        assert helped.returncode == 0 and "{release,collect,grade,gradescope,feedback,canvas}" in helped.stdout, (
+        assert helped.returncode == 0 and "{release,collect,grade,gradescope,feedback,canvas,mark}" in helped.stdout, (
             helped.stderr
         )
     version = _run([script, "--version"], tmp_path, 120)

@@ -922,6 +922,10 @@ def test_real_notebooks_solutions_score_full_marks(tmp_path):
     assert not failed, failed
     assert result["score"] == pytest.approx(sum(t["max_score"] for t in result["tests"]))
     assert {t["name"][:2] for t in result["tests"]} == {"01", "02", "03", "04", "05", "06"}
+    # the written answers (issue 42) are marked by hand, never by the autograder: no test, and the output says so
+    written = ("free-bottoms", "alg3-broken-step", "pmw-privacy")
+    assert not [t for t in result["tests"] if t["name"].endswith(written)]
+    assert all(f"{name} is marked by hand by your instructor" in result["output"] for name in written), result["output"]
 
 
 # setup.sh in a real image: tests/classroom/test_autograder_image.py (buildah on a debootstrap base)

@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from ...course import Assignment, Course, CourseError, load_course
-from ...grading.plan import load_sources, read_outline
+from ...grading.plan import load_sources, read_outline, read_written
 from ...grading.reports import GradeRow
 from ...grading.run import UNCONFINED, grade
 from ...io import atomic_text, atomic_write
@@ -218,7 +218,12 @@ def build_autograder(
             raise ValueError(f"{name} must be one of {', '.join(VISIBILITIES)}; got {value!r}")
     limits = limits or Limits()
     source, requirements = Path(source), Path(requirements)
-    outline = read_outline(source)
+    # written answers are marked by hand (a manually graded question on Gradescope), never by the autograder
+    written = {(nb, w.exercise) for nb, found in read_written(source).items() for w in found}
+    outline = {
+        nb: {ex: p for ex, p in exercises.items() if (nb, ex) not in written}
+        for nb, exercises in read_outline(source).items()
+    }
     load_sources(source)  # refuses student copies (no solutions) and malformed exercises
     chosen, _ = _chosen_assignment(Path(course) if course is not None else None, assignment, outline)
     if not requirements.is_file():

@@ -18,6 +18,9 @@ from ...gradebook.totals import course_totals, row_points
 from ...grading.reports import GradeRow, points_text
 from .staging import _shown
 
+#: a written answer's statuses (issue 42): marked by hand, never by the autograder
+WRITTEN = ("needs marking", "marked")
+
 __all__ = ["VISIBILITIES", "results_json", "test_name"]
 
 
@@ -145,7 +148,9 @@ def results_json(
     outline = {nb: [ex for n, ex in assignment.points if n == nb] for nb in assignment.notebooks}
     times = {(student, nb): SubmissionTime(submitted_at, None) for nb in assignment.notebooks}
     rows = [dataclasses.replace(r, student=student) for r in rows]
-    graded_rows = [r for r in rows if r.exercise != "-"]
+    # a written answer is marked by hand, not here: Gradescope's own manually graded question takes it
+    written = [r for r in rows if r.status in WRITTEN]
+    graded_rows = [r for r in rows if r.exercise != "-" and r.status not in WRITTEN]
     totals = course_totals(
         graded_rows,
         {nb: {ex: assignment.points[(nb, ex)] for ex in exercises} for nb, exercises in outline.items()},
@@ -183,6 +188,11 @@ def results_json(
     for row in rows:
         if row.exercise == "-":
             lines.append(f"Not graded: {_shown(row.notebook)}.ipynb: {row.message}")
+    for row in written:
+        lines.append(
+            f"Written: {test_name(row.notebook, row.exercise)} is marked by hand by your instructor, not by the "
+            "autograder; it is not in this score."
+        )
     for name, why in ignored:
         lines.append(f"Ignored: {name}: {why}")
     lines += [sentence[:1].upper() + sentence[1:] + "." for sentence in skipped]
