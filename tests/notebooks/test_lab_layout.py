@@ -15,10 +15,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from tests.notebooks.core_layout import GOING_FURTHER, exercise_of
+
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 HEADING = re.compile(r"^## (.+)$", re.MULTILINE)
 NOT_A_SECTION = ("Summary", "Before you hand in")
-GOING_FURTHER = "Going further"
 #: the longest code cell a student reads in the core (solution, check and hand-in cells aside): a few lines that
 #: say what is measured; anything longer lives in the package
 MAX_READ_LINES = 12
@@ -31,14 +32,9 @@ def _headings(nb) -> list[tuple[int, str]]:
 
 
 def _going_further(nb) -> int:
-    starts = [i for i, h in _headings(nb) if h.startswith(GOING_FURTHER)]
+    starts = [i for i, h in _headings(nb) if f"## {h}" == GOING_FURTHER]
     assert len(starts) <= 1, f"more than one {GOING_FURTHER!r} heading: {starts}"
     return starts[0] if starts else len(nb.cells)
-
-
-def _exercise(cell) -> str | None:
-    meta = cell.metadata.get("dpcourse", {})
-    return meta.get("exercise") or meta.get("written", {}).get("exercise")
 
 
 @pytest.fixture(params=NOTEBOOKS, ids=lambda p: p.stem[:2])
@@ -62,7 +58,7 @@ def test_every_exercise_is_in_the_core_inside_the_section_it_tests(nb):
     end = _going_further(nb)
     headings = _headings(nb)
     for index, cell in enumerate(nb.cells):
-        exercise = _exercise(cell)
+        exercise = exercise_of(cell)
         if exercise is None:
             continue
         assert index < end, f"exercise {exercise} (cell {index}) is in the optional part"
@@ -74,7 +70,7 @@ def test_the_hand_in_cell_closes_the_core_and_going_further_says_it_is_optional(
     end = _going_further(nb)
     hand_in = [i for i, c in enumerate(nb.cells) if "hand-in" in c.metadata.get("tags", [])]
     assert len(hand_in) == 1 and hand_in[0] < end, hand_in
-    assert not any(_exercise(c) for c in nb.cells[hand_in[0] :]), "an exercise follows the hand-in cell"
+    assert not any(exercise_of(c) for c in nb.cells[hand_in[0] :]), "an exercise follows the hand-in cell"
     if end < len(nb.cells):
         assert "optional" in nb.cells[end].source.lower(), nb.cells[end].source[:200]
 
