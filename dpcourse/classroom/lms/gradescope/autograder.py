@@ -290,14 +290,15 @@ def _roster_ids(metadata: Mapping[str, Any]) -> list[str]:
 
 
 def _lock_down(root: Path) -> None:
-    """As root: the solutions readable by root alone, the results folder root's, a stale result gone."""
+    """The solutions readable by their owner alone (root on Gradescope, whoever runs it elsewhere), a stale result
+    gone, and as root the results folder root's."""
     results = root / "results"
     results.mkdir(parents=True, exist_ok=True)
     (results / "results.json").unlink(missing_ok=True)
+    os.chmod(root / "source", 0o700)
     if os.geteuid() == 0:
         os.chown(results, 0, 0)
         os.chmod(results, 0o755)
-        os.chmod(root / "source", 0o700)
 
 
 def _sandbox(user_name: str) -> str:
