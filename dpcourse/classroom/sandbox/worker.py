@@ -39,6 +39,7 @@ import time
 from typing import Any
 
 from nbformat import NotebookNode
+from traitlets.config import Config
 
 __all__ = ["FRAME", "MAX_RESTARTS", "collect", "frame", "main", "run", "sign"]
 
@@ -184,6 +185,31 @@ def _scratch_folders() -> list[str]:
     return []
 
 
+#: the longest path a Unix socket may have on Linux (``sun_path`` is 108 bytes with its final NUL), less the
+#: ``-N`` jupyter_client appends for each channel
+_MAX_SOCKET_PREFIX = 100
+
+
+def _kernel_channels() -> Config:
+    """The kernel's channels as Unix sockets in this run's own runtime folder, when it has one.
+
+    Over TCP the client picks five free ports on the loopback, closes them and the kernel binds them a
+    moment later; an unconfined run shares the loopback with every other process on the machine, and on a
+    busy one another program can take a port in between, so that the client talks to someone else's socket
+    and the honest student's kernel "does not respond" (seen in make test's unconfined kernel-faults batch on
+    a loaded machine: an honest row errored after 240 s). Sockets in the run's private folder cannot be
+    taken, nor reached by another user. In bubblewrap the loopback is the sandbox's own; the same sockets
+    work there too.
+    """
+    config = Config()
+    runtime = os.environ.get("JUPYTER_RUNTIME_DIR", "")
+    prefix = os.path.join(runtime, "kernel")
+    if os.path.isabs(runtime) and len(prefix.encode()) <= _MAX_SOCKET_PREFIX:
+        config.KernelManager.transport = "ipc"
+        config.KernelManager.ip = prefix
+    return config
+
+
 def _fresh_start(folders: list[str]) -> None:
     _clean_scratch(folders)
     for key in ("HOME", "IPYTHONDIR", "MPLCONFIGDIR", "JUPYTER_RUNTIME_DIR"):
@@ -256,6 +282,7 @@ def run(
             allow_errors=True,
             kernel_name="python3",
             record_timing=False,
+            config=_kernel_channels(),
         )
         interrupted = False
         current = -1
