@@ -334,3 +334,12 @@ def test_contributing_names_the_tests_of_every_classroom_module():
     }
     assert sorted(own - named) == [] and sorted(named - own - {"cli"}) == []
     assert [f for f in files if not (PACKAGE.parent / f).is_file()] == []
+
+
+def test_the_longest_first_schedule_names_test_files_that_exist_once_each():
+    """tests/conftest.py's LONGEST_FIRST hands out long files first; a renamed file would silently run last."""
+    from tests.conftest import LONGEST_FIRST
+
+    test_files = {path.name for path in (PACKAGE.parent / "tests").rglob("test_*.py")}
+    assert sorted(set(LONGEST_FIRST) - test_files) == []
+    assert len(LONGEST_FIRST) == len(set(LONGEST_FIRST))
