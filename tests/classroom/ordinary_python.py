@@ -19,6 +19,7 @@ import atexit
 import fcntl
 import functools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,15 +28,73 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+#: Paths below a folder, each as a tuple of names.
+Subtrees = frozenset[tuple[str, ...]]
+
 #: The checkout these tests belong to.
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _copy_tree(source: Path, target: Path) -> None:
-    done = subprocess.run(["cp", "-al", str(source), str(target)], capture_output=True, check=False)
-    if done.returncode != 0:
-        shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(source, target, symlinks=True)
+def _copy_tree(source: Path, target: Path, leave_out: Subtrees = frozenset()) -> None:
+    """``target`` as a copy of ``source`` in hard links (plain copies where the file system refuses them), without
+    the subtrees ``leave_out`` names (paths relative to ``source``, as tuples of names)."""
+    if not leave_out:
+        _link_or_copy([source], target, whole=True)
+        return
+    on_the_way = {path[:depth] for path in leave_out for depth in range(1, len(path))}
+
+    def walk(relative: tuple[str, ...]) -> None:
+        here = target.joinpath(*relative)
+        here.mkdir(exist_ok=True)
+        shutil.copystat(source.joinpath(*relative), here)
+        whole = []
+        for entry in sorted(source.joinpath(*relative).iterdir()):
+            path = (*relative, entry.name)
+            if path in leave_out:
+                continue
+            if path in on_the_way and entry.is_dir() and not entry.is_symlink():
+                walk(path)
+            else:
+                whole.append(entry)
+        _link_or_copy(whole, here, whole=False)
+
+    walk(())
+
+
+def _link_or_copy(entries: list[Path], target: Path, *, whole: bool) -> None:
+    """``cp -al`` of ``entries`` to ``target`` itself (``whole``: one folder becomes ``target``) or into it."""
+    if not entries:
+        return
+    command = ["cp", "-al", *map(str, entries), str(target)]
+    if subprocess.run(command, capture_output=True, check=False).returncode == 0:
+        return
+    for entry in entries:
+        destination = target if whole else target / entry.name
+        if destination.is_dir() and not destination.is_symlink():
+            shutil.rmtree(destination, ignore_errors=True)
+        elif destination.exists() or destination.is_symlink():
+            destination.unlink()
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.copytree(entry, destination, symlinks=True)
+        else:
+            shutil.copy2(entry, destination, follow_symlinks=False)
+
+
+def _unused_by_the_environment(base: Path, venv: Path) -> tuple[Subtrees, Subtrees]:
+    """What of the base interpreter and of the virtual environment a run never reads, left out of the copy.
+
+    The base's own site-packages when the environment does not include it (``include-system-site-packages =
+    false``, venv's default) and the standard library's test suite; in the environment, the environments nested
+    in it (``make book``'s ``.venv/book``, test_packaging's ``.venv/packaging-check``): on the development machine
+    107,000 of the 161,000 entries a full copy linked, made and removed once per pytest run.
+    """
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    config = (venv / "pyvenv.cfg").read_text()
+    from_base = {("lib", version, "test")}
+    if not re.search(r"^include-system-site-packages\s*=\s*true", config, re.M | re.I):
+        from_base.add(("lib", version, "site-packages"))
+    nested = {(entry.name,) for entry in venv.iterdir() if (entry / "pyvenv.cfg").is_file()}
+    return frozenset(from_base), frozenset(nested)
 
 
 def copied_checkout(python: Path | str) -> Path:
@@ -58,11 +117,13 @@ def readable_copy(folder: Path) -> Path:
     venv = Path(sys.prefix).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o755)
-    _copy_tree(base, folder / "py")
     if venv == base:
+        _copy_tree(base, folder / "py")
         python = folder / "py" / "bin" / Path(sys.executable).name
     else:
-        _copy_tree(venv, folder / "venv")
+        from_base, from_venv = _unused_by_the_environment(base, venv)
+        _copy_tree(base, folder / "py", from_base)
+        _copy_tree(venv, folder / "venv", from_venv)
         config = folder / "venv" / "pyvenv.cfg"
         lines = [
             f"home = {folder / 'py' / 'bin'}" if line.startswith("home") else line

@@ -30,3 +30,43 @@ def test_the_main_process_names_the_shared_folder_and_its_workers_inherit_it():
     code = f"import os; print(os.environ[{ordinary_python.SHARED_FOLDER_ENV!r}])"
     child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert child.stdout.strip() == folder
+
+
+def test_a_copy_leaves_out_what_is_never_read_and_keeps_the_rest_linked(tmp_path):
+    source = tmp_path / "source"
+    for part in ("lib/python3.11/site-packages/pkg", "lib/python3.11/test", "lib/python3.11/json", "bin", "book/bin"):
+        (source / part).mkdir(parents=True)
+    for part in (
+        "lib/python3.11/json/decoder.py",
+        "lib/python3.11/site-packages/pkg/x.py",
+        "bin/python",
+        "book/pyvenv.cfg",
+    ):
+        (source / part).write_text("x")
+    (source / "lib64").symlink_to("lib")
+    leave_out = frozenset({("lib", "python3.11", "site-packages"), ("lib", "python3.11", "test"), ("book",)})
+    ordinary_python._copy_tree(source, tmp_path / "copy", leave_out)
+    copy = tmp_path / "copy"
+    assert sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*")) == [
+        "bin",
+        "bin/python",
+        "lib",
+        "lib/python3.11",
+        "lib/python3.11/json",
+        "lib/python3.11/json/decoder.py",
+        "lib64",
+    ]
+    assert (copy / "lib64").is_symlink()
+    assert (copy / "bin" / "python").stat().st_ino == (source / "bin" / "python").stat().st_ino  # a hard link
+
+
+def test_the_copy_of_this_environment_runs_the_grader_without_the_base_site_or_nested_environments():
+    python = ordinary_python.readable_environment()
+    code = "import sys, ipykernel, nbclient, numpy, scipy, dpcourse.classroom.sandbox.worker; print(sys.path)"
+    done = subprocess.run([str(python), "-I", "-c", code], capture_output=True, text=True, check=False, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    copy = python.parents[2]
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    if sys.prefix != sys.base_prefix:  # a virtual environment that does not include the base's site-packages
+        assert not (copy / "py" / "lib" / version / "site-packages").exists()
+    assert not any((copy / "venv" / name / "pyvenv.cfg").exists() for name in ("book", "packaging-check"))
