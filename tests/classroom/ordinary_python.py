@@ -19,7 +19,6 @@ import atexit
 import fcntl
 import functools
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -80,21 +79,27 @@ def _link_or_copy(entries: list[Path], target: Path, *, whole: bool) -> None:
             shutil.copy2(entry, destination, follow_symlinks=False)
 
 
-def _unused_by_the_environment(base: Path, venv: Path) -> tuple[Subtrees, Subtrees]:
+def _unused_by_the_environment(venv: Path) -> tuple[Subtrees, Subtrees]:
     """What of the base interpreter and of the virtual environment a run never reads, left out of the copy.
 
-    The base's own site-packages when the environment does not include it (``include-system-site-packages =
-    false``, venv's default) and the standard library's test suite; in the environment, the environments nested
-    in it (``make book``'s ``.venv/book``, test_packaging's ``.venv/packaging-check``): on the development machine
-    107,000 of the 161,000 entries a full copy linked, made and removed once per pytest run.
+    The base's own site-packages when this environment does not put it on ``sys.path`` (venv's default,
+    ``include-system-site-packages = false``) and the standard library's test suite; in the environment, the
+    environments nested in it (``make book``'s ``.venv/book``, test_packaging's ``.venv/packaging-check``): on
+    the development machine 107,000 of the 161,000 entries a full copy linked, made and removed once per pytest run.
     """
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    config = (venv / "pyvenv.cfg").read_text()
     from_base = {("lib", version, "test")}
-    if not re.search(r"^include-system-site-packages\s*=\s*true", config, re.M | re.I):
+    base_site = Path(sysconfig.get_path("purelib", vars={"base": sys.base_prefix})).resolve()
+    if all(Path(entry).resolve() != base_site for entry in sys.path if entry):
         from_base.add(("lib", version, "site-packages"))
-    nested = {(entry.name,) for entry in venv.iterdir() if (entry / "pyvenv.cfg").is_file()}
+    nested = {(entry.name,) for entry in venv.iterdir() if entry.is_dir() and _holds_an_environment(entry)}
     return frozenset(from_base), frozenset(nested)
+
+
+def _holds_an_environment(folder: Path) -> bool:
+    """Whether ``folder`` is a virtual environment or holds one directly (``packaging-check/<key>/``)."""
+    candidates = [folder, *(child for child in folder.iterdir() if child.is_dir() and not child.is_symlink())]
+    return any((candidate / "pyvenv.cfg").is_file() for candidate in candidates)
 
 
 def copied_checkout(python: Path | str) -> Path:
@@ -121,7 +126,7 @@ def readable_copy(folder: Path) -> Path:
         _copy_tree(base, folder / "py")
         python = folder / "py" / "bin" / Path(sys.executable).name
     else:
-        from_base, from_venv = _unused_by_the_environment(base, venv)
+        from_base, from_venv = _unused_by_the_environment(venv)
         _copy_tree(base, folder / "py", from_base)
         _copy_tree(venv, folder / "venv", from_venv)
         config = folder / "venv" / "pyvenv.cfg"

@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.classroom import ordinary_python
 
@@ -70,3 +71,16 @@ def test_the_copy_of_this_environment_runs_the_grader_without_the_base_site_or_n
     if sys.prefix != sys.base_prefix:  # a virtual environment that does not include the base's site-packages
         assert not (copy / "py" / "lib" / version / "site-packages").exists()
     assert not any((copy / "venv" / name / "pyvenv.cfg").exists() for name in ("book", "packaging-check"))
+    nested = [name for name in ("book", "packaging-check") if (Path(sys.prefix) / name).is_dir()]
+    assert [name for name in nested if (copy / "venv" / name).exists()] == []
+
+
+def test_nested_environments_are_found_at_their_own_level_or_one_below(tmp_path):
+    (tmp_path / "venv" / "book").mkdir(parents=True)
+    (tmp_path / "venv" / "book" / "pyvenv.cfg").write_text("home = /x\n")
+    (tmp_path / "venv" / "packaging-check" / "0123abcd").mkdir(parents=True)
+    (tmp_path / "venv" / "packaging-check" / "0123abcd" / "pyvenv.cfg").write_text("home = /x\n")
+    (tmp_path / "venv" / "lib" / "python3.11").mkdir(parents=True)
+    (tmp_path / "venv" / "pyvenv.cfg").write_text("home = /x\n")
+    _, nested = ordinary_python._unused_by_the_environment(tmp_path / "venv")
+    assert nested == {("book",), ("packaging-check",)}
