@@ -182,6 +182,7 @@ OVERRIDES = {
     "mechanisms.k_randomized_response": {"values": [0, 1, 2, 1]},
     "mechanisms.proportion_interval": {"counts": [3, 5], "trials": 10},
     "mechanisms.summarize": {"values": [1.0, 2.0, 3.0]},
+    "mechanisms.log_log_slope": {"x": [1.0, 2.0, 4.0], "y": [1.0, 2.0, 4.0]},
     "mechanisms.max_abs_error": {"truth": [0.0, 1.0, 2.0, 0.5, 3.0, 0.2]},
     "mechanisms.mean_squared_error": {"truth": [0.0, 1.0, 2.0, 0.5, 3.0, 0.2]},
     "linear_queries.histogram": {"domain_size": 4},

@@ -35,6 +35,7 @@ from ..mechanisms import (
     dp_bit_guess_bound,
     gaussian_mechanism,
     laplace_variance,
+    log_log_slope,
     max_abs_error,
     noisy_histogram_max_error_bound,
     noisy_table_all_queries_mean_error,
@@ -364,7 +365,7 @@ def table_size_sweep(
         noisy_histogram_max_error_bound(domain_size=int(g), num_queries=num_queries, beta=beta, epsilon=epsilon, n=n)
         for g in sizes
     ]
-    slope = float(np.polyfit(np.log(sizes), np.log([s.mean for s in error]), 1)[0]) if sizes.size > 1 else np.nan
+    slope = log_log_slope(sizes, [s.mean for s in error])
     return TableSizeSweep(sizes, tuple(error), np.array(bound), num_queries, slope)
 
 
@@ -691,7 +692,7 @@ def gaussian_root_n_errors(
         )
         error.append(max_abs_error(noisy, np.zeros(k)).mean())
     ratio = np.array(error) * np.sqrt(people)
-    slope = float(np.polyfit(np.log(people), np.log(ratio), 1)[0]) if people.size > 1 else np.nan
+    slope = log_log_slope(people, ratio)
     return RootNSweep(people, np.array(error), slope, epsilon, delta)
 
 

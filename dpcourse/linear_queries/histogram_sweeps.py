@@ -32,6 +32,7 @@ from ..mechanisms import (
     laplace_expected_max_error,
     laplace_max_error_bound,
     laplace_mechanism,
+    log_log_slope,
     max_abs_error,
     noisy_histogram_max_error_bound,
     summarize,
@@ -325,5 +326,5 @@ def universe_size_sweep(
         for d in sizes
     ]
     split = laplace_max_error_bound(k=num_queries, beta=beta, sensitivity=num_queries, epsilon=epsilon, n=n)
-    slope = float(np.polyfit(np.log(sizes), np.log([e.mean for e in error]), 1)[0]) if sizes.size > 1 else np.nan
+    slope = log_log_slope(sizes, [e.mean for e in error])
     return UniverseSizeSweep(sizes, tuple(error), np.array(bound), split, num_queries, slope)

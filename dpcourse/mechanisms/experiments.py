@@ -35,6 +35,7 @@ __all__ = [
     "empirical_error",
     "empirical_tail",
     "laplace_tail_check",
+    "log_log_slope",
     "max_abs_error",
     "mean_squared_error",
     "proportion_interval",
@@ -193,6 +194,38 @@ def summarize(values: ArrayLike, *, confidence: float = 0.95) -> ErrorSummary:
     std = float(v.std(ddof=1))
     half = float(special.ndtri(0.5 + level / 2)) * std / np.sqrt(v.size)  # the normal quantile, scipy.stats.norm.ppf
     return ErrorSummary(mean, mean - half, mean + half, std, int(v.size), level)
+
+
+def log_log_slope(x: ArrayLike, y: ArrayLike) -> float:
+    """The measured exponent of a power law: the least-squares slope of ln y against ln x.
+
+    How every sweep reports growth (error ∝ xᵃ: a = 1/2 for √K, 1 for a linear growth, 0 when flat).
+
+    Parameters
+    ----------
+    x, y : array_like
+        The settings and the measured values, one-dimensional, of the same length, all > 0.
+
+    Returns
+    -------
+    float
+        The slope; NaN for fewer than two points, where no slope is measured.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` and ``y`` differ in length, are not one-dimensional, or hold a value ≤ 0 or not finite.
+    TypeError
+        If ``x`` or ``y`` is not an array of numbers.
+    """
+    xs = check_array(x, "x", ndim=1)
+    ys = check_array(y, "y", ndim=1, shape=(xs.size,))
+    for name, values in (("x", xs), ("y", ys)):
+        if np.any(values <= 0):
+            raise ValueError(f"{name} must be > 0 everywhere (its logarithm is fitted); got {values.min():g}")
+    if xs.size < 2:
+        return float("nan")
+    return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
 
 
 def proportion_interval(counts: ArrayLike, trials: int, *, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:

@@ -154,7 +154,7 @@ def bound_slopes(method: str) -> dict[str, float]:
     slopes = {}
     for varies, (lo, hi, fixed) in _SLOPE_RANGES.items():
         sizes, lines = np.geomspace(lo, hi, 5), _lines_along(varies, fixed)
-        slopes[_SYMBOL[varies]] = float(np.polyfit(np.log(sizes), np.log([lines(v)[method] for v in sizes]), 1)[0])
+        slopes[_SYMBOL[varies]] = mechanisms.log_log_slope(sizes, [lines(v)[method] for v in sizes])
     return slopes
 
 

@@ -87,3 +87,26 @@ def test_laplace_tail_check_draws_in_the_order_of_its_settings():
 def test_laplace_tail_check_refuses_bad_settings(settings):
     with pytest.raises(ValueError, match="settings"):
         mechanisms.laplace_tail_check(settings, trials=10)
+
+
+def test_log_log_slope_recovers_a_power_laws_exponent_exactly_and_nan_for_one_point():
+    x = np.geomspace(1, 1000, 7)
+    assert mechanisms.log_log_slope(x, 3 * x**0.5) == pytest.approx(0.5, abs=1e-12)
+    assert mechanisms.log_log_slope(x, 2 / x) == pytest.approx(-1.0, abs=1e-12)
+    assert mechanisms.log_log_slope(x, np.full(7, 4.0)) == pytest.approx(0.0, abs=1e-12)
+    assert np.isnan(mechanisms.log_log_slope([10], [2]))
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "message"),
+    [
+        ([1, 2, 3], [1, 2], r"y must have shape \(3\)"),
+        ([1, 0, 3], [1, 2, 3], "x must be > 0"),
+        ([1, 2, 3], [1, -2, 3], "y must be > 0"),
+        ([[1, 2]], [[1, 2]], "x must be a 1-dimensional"),
+        ([1, float("nan"), 3], [1, 2, 3], "x must contain only finite"),
+    ],
+)
+def test_log_log_slope_rejects_what_has_no_logarithm_or_no_pairing(x, y, message):
+    with pytest.raises(ValueError, match=message):
+        mechanisms.log_log_slope(x, y)
