@@ -37,7 +37,6 @@ LONGEST_FIRST = (
     "test_grade.py",
     "test_semester.py",
     "test_grading_inputs.py",
-    "test_panels_before_run.py",
     "test_resume.py",
     "test_canvas.py",
     "test_grade_unconfined.py",

@@ -1,9 +1,16 @@
-"""Each student notebook read top to bottom as a student opens it: JupyterLab at 1280 × 860, before running a cell.
+"""Each student notebook as a student opens it: JupyterLab at 1280 × 860, before running a cell.
 
-The released copy (stored outputs, no answers) is uploaded through the contents API and scrolled a screen at a time;
-every screen is saved as ``test-artifacts/read_NN_sSS.png`` so that a person can read the lab as a student does
-(issue 39). The number of screens before the notebook's *Going further* part (its core) and in all are written to
-``test-artifacts/read_through.json`` and printed; they are recorded, not asserted, since they depend on fonts.
+The released copy (stored outputs, no answers) is uploaded through the contents API and opened once per notebook;
+on that one page (a notebook opened costs a JupyterLab load and a kernel start, the suite's dearest step):
+
+- every panel shows its last figure, not ``VBox(children=…)`` (issue 12). A notebook from git, a release or Binder
+  is not trusted, so JupyterLab renders only its *safe* outputs: a panel's stored widget view is skipped and the
+  PNG stored beside it shows (``Panel._repr_mimebundle_``). Each such cell is saved as
+  ``test-artifacts/unrun_NN_cellC.png``.
+- the notebook is scrolled a screen at a time from the top and every screen is saved as
+  ``test-artifacts/read_NN_sSS.png``, so that a person can read the lab as a student does (issue 39). The number of
+  screens before the notebook's *Going further* part (its core) and in all are written to
+  ``test-artifacts/read_through.json`` and printed; they are recorded, not asserted, since they depend on fonts.
 """
 
 from __future__ import annotations
@@ -11,6 +18,9 @@ from __future__ import annotations
 import fcntl
 import json
 import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 import nbformat
 import pytest
@@ -20,6 +30,7 @@ from tests.e2e.conftest import ROOT, TOKEN
 
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 WIDTH, HEIGHT = 1280, 860
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 SCROLLER = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer"
 
 
@@ -42,9 +53,19 @@ def _record(name: str, screens: dict) -> None:
         out.write_text(json.dumps(data, indent=1, sort_keys=True))
 
 
-@pytest.mark.e2e
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_each_notebook_reads_top_to_bottom_at_1280_px(lab, browser, artifacts, name):
+@dataclass(frozen=True)
+class Unrun:
+    """A released notebook open in JupyterLab before any cell has run."""
+
+    name: str
+    notebook: nbformat.NotebookNode
+    page: Any
+
+
+@pytest.fixture(scope="module", params=NOTEBOOKS)
+def unrun(request, lab, browser) -> Iterator[Unrun]:
+    """The released copy of one notebook, uploaded and opened once for every test of this file that reads it."""
+    name = request.param
     nb = release_notebook(nbformat.read(ROOT / "notebooks" / name, as_version=4))
     _put(lab, "read", {"type": "directory"})
     _put(lab, f"read/{name}", {"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))})
@@ -53,27 +74,56 @@ def test_each_notebook_reads_top_to_bottom_at_1280_px(lab, browser, artifacts, n
         page.goto(f"{lab}/lab/tree/read/{name}?token={TOKEN}&reset")
         page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
         page.wait_for_timeout(1500)  # MathJax typesets the first screen
-        scroller = page.locator(SCROLLER).first
-        step = int(scroller.evaluate("el => el.clientHeight")) - 60  # a line of overlap between screens
-        screens, core, position = 0, None, 0
-        while True:
-            scroller.evaluate("(el, y) => { el.scrollTop = y; }", position)
-            page.wait_for_timeout(400)
-            screens += 1
-            page.screenshot(path=str(artifacts / f"read_{name[:2]}_s{screens:02d}.png"))
-            text = page.locator(SCROLLER).first.inner_text()
-            assert "VBox(children" not in text, f"screen {screens} of {name} shows a raw widget repr"
-            if core is None and "Going further" in _headings_in_view(page):
-                core = screens
-            height = int(scroller.evaluate("el => el.scrollHeight"))
-            position += step
-            if position >= height - 10 or screens >= 80:
-                break
-        record = {"screens": screens, "core_screens": core}
-        _record(name, record)
-        print(f"{name}: {screens} screens at {WIDTH}×{HEIGHT}, Going further from screen {core}")
+        yield Unrun(name, nb, page)
     finally:
         page.close()
+
+
+@pytest.mark.e2e
+def test_an_unrun_student_notebook_shows_every_panel_figure(unrun, artifacts):
+    from playwright.sync_api import expect
+
+    panels = [
+        i
+        for i, cell in enumerate(unrun.notebook.cells)
+        if any(
+            WIDGET_VIEW in out.get("data", {}) and "image/png" in out.get("data", {}) for out in cell.get("outputs", [])
+        )
+    ]  # a panel stores its PNG beside its view (a progress bar does not)
+    assert panels, f"{unrun.name} stores no panel output"
+    for index in panels:
+        cell = unrun.page.locator(".jp-Notebook .jp-Cell").nth(index)
+        cell.scroll_into_view_if_needed()
+        figure = cell.locator(".jp-OutputArea-output[data-mime-type='image/png'] img")
+        expect(figure).to_have_count(1, timeout=30_000)
+        box = figure.bounding_box()
+        assert box and box["width"] > 300 and box["height"] > 100, box
+        assert "VBox(children" not in cell.inner_text()
+        cell.screenshot(path=str(artifacts / f"unrun_{unrun.name[:2]}_cell{index}.png"))
+
+
+@pytest.mark.e2e
+def test_each_notebook_reads_top_to_bottom_at_1280_px(unrun, artifacts):
+    page, name = unrun.page, unrun.name
+    scroller = page.locator(SCROLLER).first
+    step = int(scroller.evaluate("el => el.clientHeight")) - 60  # a line of overlap between screens
+    screens, core, position = 0, None, 0
+    while True:
+        scroller.evaluate("(el, y) => { el.scrollTop = y; }", position)
+        page.wait_for_timeout(400)
+        screens += 1
+        page.screenshot(path=str(artifacts / f"read_{name[:2]}_s{screens:02d}.png"))
+        text = page.locator(SCROLLER).first.inner_text()
+        assert "VBox(children" not in text, f"screen {screens} of {name} shows a raw widget repr"
+        if core is None and "Going further" in _headings_in_view(page):
+            core = screens
+        height = int(scroller.evaluate("el => el.scrollHeight"))
+        position += step
+        if position >= height - 10 or screens >= 80:
+            break
+    record = {"screens": screens, "core_screens": core}
+    _record(name, record)
+    print(f"{name}: {screens} screens at {WIDTH}×{HEIGHT}, Going further from screen {core}")
 
 
 def _headings_in_view(page) -> str:
