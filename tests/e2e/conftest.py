@@ -8,9 +8,9 @@ at the end, even when a test fails. The browser is Debian's Chromium driven by P
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -41,10 +41,23 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.e2e)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _server_url(runtime: Path, server: subprocess.Popen, log: Path) -> str:
+    """The URL of the server started with ``--port=0``, once it answers: the port is the one the server bound and
+    wrote to its runtime file (``jpserver-<pid>.json``). A port chosen here, closed and handed to the server would
+    be free for any other program on the machine to take while the server starts (seconds on a loaded machine)."""
+    info = runtime / f"jpserver-{server.pid}.json"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"JupyterLab exited with status {server.returncode}; see {log}")
+        try:
+            url = "http://127.0.0.1:{}".format(json.loads(info.read_text())["port"])
+            if urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2).status == 200:
+                return url
+        except (OSError, ValueError, KeyError):  # not written yet, half written, or not answering yet
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"JupyterLab did not start within 120 s; see {log}")
 
 
 def _skip_without_a_browser() -> None:
@@ -72,7 +85,6 @@ def lab(tmp_path_factory):
         JUPYTERLAB_SETTINGS_DIR=str(home / "settings"),
         JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"),
     )
-    port = _free_port()
     command = [
         sys.executable,
         "-m",
@@ -80,7 +92,8 @@ def lab(tmp_path_factory):
         "lab",
         "--no-browser",
         "--ip=127.0.0.1",
-        f"--port={port}",
+        "--port=0",  # the system's choice, read back from the runtime file
+        "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={TOKEN}",
         f"--ServerApp.root_dir={work}",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
@@ -90,17 +103,8 @@ def lab(tmp_path_factory):
         command.append("--allow-root")
     log = open(home / "lab.log", "w")
     server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(120):
-            try:
-                if urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2).status == 200:
-                    break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            raise RuntimeError(f"JupyterLab did not start; see {home / 'lab.log'}")
-        yield url
+        yield _server_url(home / "runtime", server, home / "lab.log")
     finally:
         server.terminate()
         try:
