@@ -214,6 +214,19 @@ def _check_a_clean_install(source: Path, venv: Path, tmp_path: Path) -> None:
     where, count = imports.stdout.split()
     assert Path(where).is_relative_to(venv) and int(count) > 50
 
+    # a course file's time zone is found with the system's time-zone database hidden, as on Windows or a slim image
+    zone = _run(
+        [
+            python,
+            "-c",
+            "import zoneinfo; zoneinfo.reset_tzpath([]); "
+            "from dpcourse.classroom.validation import time_zone; print(time_zone('America/New_York').key)",
+        ],
+        tmp_path,
+        120,
+    )
+    assert (zone.returncode, zone.stdout) == (0, "America/New_York\n"), zone.stderr[-2000:]
+
     # an installed package has no notebooks/ beside it: the command says which option to pass, in one line
     graded = _run([script, "grade", "submission.ipynb", "--report", "grades.csv"], tmp_path, 120)
     assert graded.returncode == 2 and graded.stdout == "", graded.stderr
