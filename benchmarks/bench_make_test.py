@@ -46,7 +46,7 @@ def _clone(ref: str, into: Path) -> Path:
 
 
 def _warm(checkout: Path, bare: bool) -> None:
-    """Everything ``make test`` installs on first use, in ``checkout``; the tests are collected, not run."""
+    """Everything ``make test`` installs on first use, in ``checkout``; of the tests only ``WARM_TEST`` runs."""
     env = {**os.environ, "PYTEST_ADDOPTS": f"-q -k {WARM_TEST}"}
     command = ["make", "-C", str(checkout), "test"]
     if bare:

@@ -187,6 +187,14 @@ def check_binary(value: Any, name: str = "bits") -> np.ndarray:
     return arr.astype(np.int8)
 
 
+def check_positive_array(value: Any, name: str, **kwargs: Any) -> np.ndarray:
+    """An array with every entry > 0 (a scale, a price, a value whose logarithm is taken)."""
+    arr = check_array(value, name, **kwargs)
+    if np.any(arr <= 0):
+        raise ValueError(f"{name} must be > 0 everywhere; found min {arr.min():g}")
+    return arr
+
+
 def check_unit_interval_array(value: Any, name: str, **kwargs: Any) -> np.ndarray:
     """An array with every entry in the closed interval [0, 1] (e.g. a linear query)."""
     arr = check_array(value, name, **kwargs)

@@ -13,7 +13,14 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .._validation import ArrayLike, check_array, check_choice, check_epsilon, check_positive, check_probability
+from .._validation import (
+    ArrayLike,
+    check_choice,
+    check_epsilon,
+    check_positive,
+    check_positive_array,
+    check_probability,
+)
 
 __all__ = ["GAUSSIAN_CALIBRATIONS", "analytic_gaussian_delta", "gaussian_sigma", "laplace_scale", "rr_keep_probability"]
 
@@ -84,9 +91,7 @@ def analytic_gaussian_delta(sigma: ArrayLike, *, l2_sensitivity: float, epsilon:
     TypeError
         If ``sigma``, ``l2_sensitivity`` or ``epsilon`` is not made of real numbers.
     """
-    s = check_array(sigma, "sigma", ndim=None)
-    if np.any(s <= 0):
-        raise ValueError(f"sigma must be > 0 everywhere; got {sigma!r}")
+    s = check_positive_array(sigma, "sigma", ndim=None)
     return _analytic_delta(s, check_positive(l2_sensitivity, "l2_sensitivity"), check_epsilon(epsilon, allow_inf=False))
 
 

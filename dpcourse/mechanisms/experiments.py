@@ -21,6 +21,7 @@ from .._validation import (
     check_array,
     check_choice,
     check_integer,
+    check_positive_array,
     check_probability,
     row_blocks,
 )
@@ -218,11 +219,8 @@ def log_log_slope(x: ArrayLike, y: ArrayLike) -> float:
     TypeError
         If ``x`` or ``y`` is not an array of numbers.
     """
-    xs = check_array(x, "x", ndim=1)
-    ys = check_array(y, "y", ndim=1, shape=(xs.size,))
-    for name, values in (("x", xs), ("y", ys)):
-        if np.any(values <= 0):
-            raise ValueError(f"{name} must be > 0 everywhere (its logarithm is fitted); got {values.min():g}")
+    xs = check_positive_array(x, "x", ndim=1)
+    ys = check_positive_array(y, "y", ndim=1, shape=(xs.size,))
     if xs.size < 2:
         return float("nan")
     return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .._validation import ArrayLike, check_array, check_epsilon, check_integer, check_positive
+from .._validation import ArrayLike, check_array, check_epsilon, check_integer, check_positive, check_positive_array
 
 __all__ = [
     "ExponentialPrivacyLoss",
@@ -234,9 +234,7 @@ def pricing_revenue(valuations: ArrayLike, prices: ArrayLike) -> np.ndarray:
     [4.0, 9.0, 5.0]
     """
     v = np.sort(check_array(valuations, "valuations", ndim=1))
-    p = check_array(prices, "prices", ndim=1)
-    if np.any(p <= 0):
-        raise ValueError("prices must be > 0")
+    p = check_positive_array(prices, "prices", ndim=1)
     buyers = v.size - np.searchsorted(v, p, side="left")
     return p * buyers
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import ArrayLike, RngLike, as_generator, check_array, check_integer
+from .._validation import ArrayLike, RngLike, as_generator, check_array, check_integer, check_positive_array
 from ..mechanisms.noise import exponential_mechanism
 from ..tables import Table
 from .selection import f_measure, normalized_cumulative_rank, normalized_cumulative_support, top_c_mask
@@ -121,9 +121,7 @@ def _task(counts: ArrayLike, c: int) -> tuple[np.ndarray, int, float, np.ndarray
 
 
 def _epsilons(epsilons: ArrayLike) -> tuple[float, ...]:
-    values = check_array(epsilons, "epsilons", ndim=1)
-    if np.any(values <= 0):
-        raise ValueError(f"epsilons must all be > 0; got {values.tolist()}")
+    values = check_positive_array(epsilons, "epsilons", ndim=1)
     return tuple(float(e) for e in values)
 
 

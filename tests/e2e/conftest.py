@@ -17,6 +17,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import nbformat
 import pytest
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -58,6 +59,23 @@ def _server_url(runtime: Path, server: subprocess.Popen, log: Path) -> str:
             pass
         time.sleep(0.5)
     raise RuntimeError(f"JupyterLab did not start within 120 s; see {log}")
+
+
+def upload_notebook(lab: str, folder: str, name: str, nb) -> str:
+    """``nb`` written as ``folder/name`` on the suite's server through its contents API (the folder made if
+    missing); the URL that opens it in JupyterLab with a fresh workspace."""
+    for path, body in (
+        (folder, {"type": "directory"}),
+        (f"{folder}/{name}", {"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))}),
+    ):
+        request = urllib.request.Request(
+            f"{lab}/api/contents/{path}?token={TOKEN}",
+            data=json.dumps(body).encode(),
+            method="PUT",
+            headers={"Content-Type": "application/json"},
+        )
+        urllib.request.urlopen(request, timeout=30).read()
+    return f"{lab}/lab/tree/{folder}/{name}?token={TOKEN}&reset"
 
 
 def _skip_without_a_browser() -> None:

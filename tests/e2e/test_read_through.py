@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import fcntl
 import json
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -26,22 +25,12 @@ import nbformat
 import pytest
 
 from dpcourse.classroom.release import release_notebook
-from tests.e2e.conftest import ROOT, TOKEN
+from tests.e2e.conftest import ROOT, upload_notebook
 
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 WIDTH, HEIGHT = 1280, 860
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 SCROLLER = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer"
-
-
-def _put(lab: str, path: str, body: dict) -> None:
-    request = urllib.request.Request(
-        f"{lab}/api/contents/{path}?token={TOKEN}",
-        data=json.dumps(body).encode(),
-        method="PUT",
-        headers={"Content-Type": "application/json"},
-    )
-    urllib.request.urlopen(request, timeout=30).read()
 
 
 def _record(name: str, screens: dict) -> None:
@@ -67,11 +56,10 @@ def unrun(request, lab, browser) -> Iterator[Unrun]:
     """The released copy of one notebook, uploaded and opened once for every test of this file that reads it."""
     name = request.param
     nb = release_notebook(nbformat.read(ROOT / "notebooks" / name, as_version=4))
-    _put(lab, "read", {"type": "directory"})
-    _put(lab, f"read/{name}", {"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))})
+    url = upload_notebook(lab, "read", name, nb)
     page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
     try:
-        page.goto(f"{lab}/lab/tree/read/{name}?token={TOKEN}&reset")
+        page.goto(url)
         page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
         page.wait_for_timeout(1500)  # MathJax typesets the first screen
         yield Unrun(name, nb, page)

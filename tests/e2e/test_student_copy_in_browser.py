@@ -16,7 +16,7 @@ import nbformat
 import pytest
 
 from dpcourse.classroom.release import release_notebook
-from tests.e2e.conftest import ROOT, TOKEN
+from tests.e2e.conftest import ROOT, TOKEN, upload_notebook
 
 
 def _with_wrong_answers(nb):
@@ -43,18 +43,7 @@ def _upload(lab: str, name: str, wrong: bool = False) -> str:
     if wrong:
         nb = _with_a_typo_in_the_first_answer(_with_wrong_answers(nb))
         name = name.replace(".ipynb", "_wrong.ipynb")
-    for path, body in (
-        ("student", {"type": "directory"}),
-        (f"student/{name}", {"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))}),
-    ):
-        request = urllib.request.Request(
-            f"{lab}/api/contents/{path}?token={TOKEN}",
-            data=json.dumps(body).encode(),
-            method="PUT",
-            headers={"Content-Type": "application/json"},
-        )
-        urllib.request.urlopen(request, timeout=30).read()
-    return f"{lab}/lab/tree/student/{name}?token={TOKEN}&reset"
+    return upload_notebook(lab, "student", name, nb)
 
 
 def check_wrong_answers_ran_to_the_end(page, lab: str, name: str, artifacts) -> None:
