@@ -24,6 +24,7 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 TOKEN = "dpcourse-e2e"
+CELLS_DEADLINE_MS = 240_000  # see wait_for_every_cell
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -76,6 +77,19 @@ def upload_notebook(lab: str, folder: str, name: str, nb) -> str:
         )
         urllib.request.urlopen(request, timeout=30).read()
     return f"{lab}/lab/tree/{folder}/{name}?token={TOKEN}&reset"
+
+
+def wait_for_every_cell(page, count: int) -> None:
+    """Wait until all ``count`` cells of the notebook open in ``page`` are in the page.
+
+    JupyterLab 4 (windowing mode ``contentVisibility``, its default) opens a notebook with its first screen and
+    inserts the other cells a few at a time when the browser is idle, or every 3 s when it never is. On a loaded
+    machine a notebook of 60 cells takes a minute or more, and a locator for a late cell, or a count of panels,
+    would see only the cells inserted so far. The deadline is sized for that machine, not an idle one."""
+    from playwright.sync_api import expect
+
+    cells = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")
+    expect(cells).to_have_count(count, timeout=CELLS_DEADLINE_MS)
 
 
 def _skip_without_a_browser() -> None:

@@ -25,7 +25,7 @@ import nbformat
 import pytest
 
 from dpcourse.classroom.release import release_notebook
-from tests.e2e.conftest import ROOT, upload_notebook
+from tests.e2e.conftest import ROOT, upload_notebook, wait_for_every_cell
 
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 WIDTH, HEIGHT = 1280, 860
@@ -61,6 +61,7 @@ def unrun(request, lab, browser) -> Iterator[Unrun]:
     try:
         page.goto(url)
         page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+        wait_for_every_cell(page, len(nb.cells))  # a late panel, and the read-through's full height
         page.wait_for_timeout(1500)  # MathJax typesets the first screen
         yield Unrun(name, nb, page)
     finally:

@@ -21,10 +21,11 @@ import re
 import statistics
 from pathlib import Path
 
+import nbformat
 import numpy as np
 import pytest
 
-from tests.e2e.conftest import ROOT
+from tests.e2e.conftest import ROOT, wait_for_every_cell
 from tests.e2e.test_student_copy_in_browser import _upload, check_wrong_answers_ran_to_the_end
 
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
@@ -92,6 +93,8 @@ def test_notebook_runs_and_its_panels_react(lab, browser, artifacts, name):
         expect(page.locator("#jp-main-statusbar")).to_contain_text("Idle", timeout=90_000)
         page.wait_for_timeout(1000)  # the status bar reads "Idle" briefly before the kernel is attached
         expect(page.locator("#jp-main-statusbar")).to_contain_text("Python 3 (ipykernel) | Idle", timeout=90_000)
+        # "the last code cell has a number" below, and the panels counted after the run, read the page's cells
+        wait_for_every_cell(page, len(nbformat.read(ROOT / "notebooks" / name, as_version=4).cells))
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         page.locator('li[data-command="runmenu:run-all"]').click()
         # all cells have run when no prompt shows [*] and the last code cell has a number
