@@ -1,11 +1,12 @@
 """A Python environment an ordinary user can run, for the tests that run the grader as one.
 
 As root, the tests' own interpreter often lives where no other user may enter (pyenv's Python under a
-0700 ``/root``, a virtual environment built on it). :func:`readable_copy` makes a copy of the base
-interpreter and of the virtual environment that every user can read, as hard links where the file
-system allows (seconds, no extra disk) and plain copies elsewhere, and points the copy's
-``pyvenv.cfg`` at the copied interpreter. Nothing of the originals is changed: hard links share the
-files, which are already world-readable; only the folders above them were not.
+0700 ``/root``, a virtual environment built on it). :func:`readable_copy` makes a copy of the virtual
+environment that every user can read, as hard links where the file system allows (seconds, no extra
+disk) and plain copies elsewhere, and of the base interpreter too unless every user can already run it
+(a system Python under ``/usr``), pointing the copy's ``pyvenv.cfg`` at the copied interpreter.
+Nothing of the originals is changed: hard links share the files, which are already world-readable;
+only the folders above them were not.
 
 The checkout may sit in such a folder too (a clone in ``mktemp -d``'s 0700 folder, or under ``/root``),
 so the copy also holds the checkout's ``dpcourse/`` and ``tests/`` (:func:`copied_checkout`), and its
@@ -20,6 +21,7 @@ import fcntl
 import functools
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -115,6 +117,34 @@ def _import_from_the_copy(prefix: Path, checkout: Path) -> None:
     (site / "dpcourse-readable-checkout.pth").write_text(f"{checkout}\n")
 
 
+def _every_user_can_run(base: Path) -> bool:
+    """Whether every user can already reach and run the base interpreter at ``base`` (its ``bin/`` and standard
+    library searchable and readable by others, and every folder above them searchable): a system Python under
+    ``/usr`` is; pyenv's under a 0700 ``/root`` is not. Copying ``/usr`` would copy the whole system instead."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    for path in (base / "bin", base / "lib" / version):
+        if not path.is_dir() or path.stat().st_mode & 0o005 != 0o005:
+            return False
+        if any(not folder.stat().st_mode & stat.S_IXOTH for folder in path.parents):
+            return False
+    return True
+
+
+def _point_at_the_copied_base(venv_copy: Path, base: Path, base_copy: Path) -> None:
+    """The copied environment's ``pyvenv.cfg`` and interpreter links pointed at ``base_copy`` instead of ``base``."""
+    config = venv_copy / "pyvenv.cfg"
+    lines = [
+        f"home = {base_copy / 'bin'}" if line.startswith("home") else line for line in config.read_text().splitlines()
+    ]
+    config.unlink()  # a hard link: write a new file instead of changing the original's
+    config.write_text("\n".join(lines) + "\n")
+    for link in (venv_copy / "bin").iterdir():
+        if link.is_symlink() and Path(os.readlink(link)).is_absolute() and str(base) in os.readlink(link):
+            target = os.readlink(link).replace(str(base), str(base_copy))
+            link.unlink()
+            link.symlink_to(target)
+
+
 def readable_copy(folder: Path) -> Path:
     """The ``python`` of a copy of this environment under ``folder`` that every user can read and run, importing a
     copy of this checkout's package (:func:`copied_checkout`)."""
@@ -127,20 +157,10 @@ def readable_copy(folder: Path) -> Path:
         python = folder / "py" / "bin" / Path(sys.executable).name
     else:
         from_base, from_venv = _unused_by_the_environment(venv)
-        _copy_tree(base, folder / "py", from_base)
         _copy_tree(venv, folder / "venv", from_venv)
-        config = folder / "venv" / "pyvenv.cfg"
-        lines = [
-            f"home = {folder / 'py' / 'bin'}" if line.startswith("home") else line
-            for line in config.read_text().splitlines()
-        ]
-        config.unlink()  # a hard link: write a new file instead of changing the original's
-        config.write_text("\n".join(lines) + "\n")
-        for link in (folder / "venv" / "bin").iterdir():
-            if link.is_symlink() and Path(os.readlink(link)).is_absolute() and str(base) in os.readlink(link):
-                target = os.readlink(link).replace(str(base), str(folder / "py"))
-                link.unlink()
-                link.symlink_to(target)
+        if not _every_user_can_run(base):  # else the copy's interpreter stays the base's own (a system Python's /usr)
+            _copy_tree(base, folder / "py", from_base)
+            _point_at_the_copied_base(folder / "venv", base, folder / "py")
         python = folder / "venv" / "bin" / "python"
     checkout = copied_checkout(python)
     checkout.mkdir()

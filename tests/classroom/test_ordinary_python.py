@@ -1,8 +1,10 @@
 """The tests' readable copy of the environment (ordinary_python.py): one for a whole pytest run."""
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from tests.classroom import ordinary_python
@@ -84,3 +86,23 @@ def test_nested_environments_are_found_at_their_own_level_or_one_below(tmp_path)
     (tmp_path / "venv" / "pyvenv.cfg").write_text("home = /x\n")
     _, nested = ordinary_python._unused_by_the_environment(tmp_path / "venv")
     assert nested == {("book",), ("packaging-check",)}
+
+
+def test_a_base_interpreter_every_user_can_run_is_not_copied_and_one_behind_a_0700_folder_is():
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    folder = Path(tempfile.mkdtemp())  # under /tmp: every folder above it searchable, unlike pytest's own
+    try:
+        folder.chmod(0o755)
+        base = folder / "base"
+        for path in (base / "bin", base / "lib" / version):
+            path.mkdir(parents=True)
+        for path in (base, base / "bin", base / "lib", base / "lib" / version):
+            path.chmod(0o755)  # whatever the umask
+        assert ordinary_python._every_user_can_run(base)  # as /usr: used as it is
+        folder.chmod(0o700)  # as pyenv's Python under /root
+        assert not ordinary_python._every_user_can_run(base)
+        folder.chmod(0o755)
+        (base / "lib" / version).chmod(0o750)  # a standard library others cannot read
+        assert not ordinary_python._every_user_can_run(base)
+    finally:
+        shutil.rmtree(folder)
