@@ -16,6 +16,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
 import pytest
@@ -62,9 +63,17 @@ def _server_url(runtime: Path, server: subprocess.Popen, log: Path) -> str:
     raise RuntimeError(f"JupyterLab did not start within 120 s; see {log}")
 
 
-def upload_notebook(lab: str, folder: str, name: str, nb) -> str:
+class Uploaded(NamedTuple):
+    """A notebook on the suite's server: the URL that opens it in JupyterLab with a fresh workspace, and its number
+    of cells (what :func:`wait_for_every_cell` waits for)."""
+
+    url: str
+    cells: int
+
+
+def upload_notebook(lab: str, folder: str, name: str, nb) -> Uploaded:
     """``nb`` written as ``folder/name`` on the suite's server through its contents API (the folder made if
-    missing); the URL that opens it in JupyterLab with a fresh workspace."""
+    missing)."""
     for path, body in (
         (folder, {"type": "directory"}),
         (f"{folder}/{name}", {"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))}),
@@ -76,7 +85,7 @@ def upload_notebook(lab: str, folder: str, name: str, nb) -> str:
             headers={"Content-Type": "application/json"},
         )
         urllib.request.urlopen(request, timeout=30).read()
-    return f"{lab}/lab/tree/{folder}/{name}?token={TOKEN}&reset"
+    return Uploaded(f"{lab}/lab/tree/{folder}/{name}?token={TOKEN}&reset", len(nb.cells))
 
 
 def wait_for_every_cell(page, count: int) -> None:

@@ -56,12 +56,11 @@ def unrun(request, lab, browser) -> Iterator[Unrun]:
     """The released copy of one notebook, uploaded and opened once for every test of this file that reads it."""
     name = request.param
     nb = release_notebook(nbformat.read(ROOT / "notebooks" / name, as_version=4))
-    url = upload_notebook(lab, "read", name, nb)
+    uploaded = upload_notebook(lab, "read", name, nb)
     page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
     try:
-        page.goto(url)
-        page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
-        wait_for_every_cell(page, len(nb.cells))  # a late panel, and the read-through's full height
+        page.goto(uploaded.url)
+        wait_for_every_cell(page, uploaded.cells)  # a late panel, and the read-through's full height
         page.wait_for_timeout(1500)  # MathJax typesets the first screen
         yield Unrun(name, nb, page)
     finally:

@@ -21,7 +21,6 @@ import re
 import statistics
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
 
@@ -89,12 +88,13 @@ def test_notebook_runs_and_its_panels_react(lab, browser, artifacts, name):
     page = browser.new_page(viewport={"width": 1400, "height": 1000}, device_scale_factor=2)
     try:
         # the student copy, with a wrong answer in every exercise: the run must still reach the end
-        page.goto(_upload(lab, name, wrong=True))
+        uploaded = _upload(lab, name, wrong=True)
+        page.goto(uploaded.url)
         expect(page.locator("#jp-main-statusbar")).to_contain_text("Idle", timeout=90_000)
         page.wait_for_timeout(1000)  # the status bar reads "Idle" briefly before the kernel is attached
         expect(page.locator("#jp-main-statusbar")).to_contain_text("Python 3 (ipykernel) | Idle", timeout=90_000)
         # "the last code cell has a number" below, and the panels counted after the run, read the page's cells
-        wait_for_every_cell(page, len(nbformat.read(ROOT / "notebooks" / name, as_version=4).cells))
+        wait_for_every_cell(page, uploaded.cells)
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         page.locator('li[data-command="runmenu:run-all"]').click()
         # all cells have run when no prompt shows [*] and the last code cell has a number
