@@ -1,7 +1,8 @@
 """Each student notebook as a student opens it: JupyterLab at 1280 × 860, before running a cell.
 
-The released copy (stored outputs, no answers) is uploaded through the contents API and opened once per notebook;
-on that one page (a notebook opened costs a JupyterLab load and a kernel start, the suite's dearest step):
+The released copy (stored outputs, no answers) is uploaded through the contents API and opened once per notebook,
+each in the same JupyterLab page, as a student opens one after another (:func:`tests.e2e.conftest.open_notebook`;
+loading JupyterLab and showing a notebook are the suite's dearest steps). With each notebook open:
 
 - every panel shows its last figure, not ``VBox(children=…)`` (issue 12). A notebook from git, a release or Binder
   is not trusted, so JupyterLab renders only its *safe* outputs: a panel's stored widget view is skipped and the
@@ -25,7 +26,7 @@ import nbformat
 import pytest
 
 from dpcourse.classroom.release import release_notebook
-from tests.e2e.conftest import ROOT, upload_notebook, wait_for_every_cell
+from tests.e2e.conftest import ROOT, open_notebook, upload_notebook
 
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 WIDTH, HEIGHT = 1280, 860
@@ -51,20 +52,26 @@ class Unrun:
     page: Any
 
 
+@pytest.fixture(scope="module")
+def reading_page(browser) -> Iterator[Any]:
+    """One page at the student's window size for the whole file: JupyterLab is loaded once, each notebook opened
+    in it (:func:`open_notebook`)."""
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    try:
+        yield page
+    finally:
+        page.close()
+
+
 @pytest.fixture(scope="module", params=NOTEBOOKS)
-def unrun(request, lab, browser) -> Iterator[Unrun]:
+def unrun(request, lab, reading_page) -> Unrun:
     """The released copy of one notebook, uploaded and opened once for every test of this file that reads it."""
     name = request.param
     nb = release_notebook(nbformat.read(ROOT / "notebooks" / name, as_version=4))
-    uploaded = upload_notebook(lab, "read", name, nb)
-    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
-    try:
-        page.goto(uploaded.url)
-        wait_for_every_cell(page, uploaded.cells)  # a late panel, and the read-through's full height
-        page.wait_for_timeout(1500)  # MathJax typesets the first screen
-        yield Unrun(name, nb, page)
-    finally:
-        page.close()
+    # every cell in the page: a late panel, and the read-through's full height
+    open_notebook(reading_page, upload_notebook(lab, "read", name, nb))
+    reading_page.wait_for_timeout(1500)  # MathJax typesets the first screen
+    return Unrun(name, nb, reading_page)
 
 
 @pytest.mark.e2e

@@ -19,12 +19,14 @@ import fcntl
 import json
 import re
 import statistics
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-from tests.e2e.conftest import ROOT, wait_for_every_cell
+from tests.e2e.conftest import ROOT, open_notebook
 from tests.e2e.test_student_copy_in_browser import _upload, check_wrong_answers_ran_to_the_end
 
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
@@ -80,79 +82,86 @@ def _check_numbers_follow_the_slider(page, numbers, slider, at_defaults: str) ->
     )
 
 
-@pytest.mark.e2e
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_notebook_runs_and_its_panels_react(lab, browser, artifacts, name):
-    from playwright.sync_api import expect
-
+@pytest.fixture(scope="module")
+def workbook_page(browser) -> Iterator[Any]:
+    """One page for the whole file: JupyterLab is loaded once and each notebook opened in it (:func:`open_notebook`),
+    every earlier notebook closed and its kernel shut down."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000}, device_scale_factor=2)
     try:
-        # the student copy, with a wrong answer in every exercise: the run must still reach the end
-        uploaded = _upload(lab, name, wrong=True)
-        page.goto(uploaded.url)
-        expect(page.locator("#jp-main-statusbar")).to_contain_text("Idle", timeout=90_000)
-        page.wait_for_timeout(1000)  # the status bar reads "Idle" briefly before the kernel is attached
-        expect(page.locator("#jp-main-statusbar")).to_contain_text("Python 3 (ipykernel) | Idle", timeout=90_000)
-        # "the last code cell has a number" below, and the panels counted after the run, read the page's cells
-        wait_for_every_cell(page, uploaded.cells)
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator('li[data-command="runmenu:run-all"]').click()
-        # all cells have run when no prompt shows [*] and the last code cell has a number
-        page.wait_for_function(
-            """() => {
-                const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(p => p.textContent);
-                return prompts.length > 0 && !prompts.some(t => t.includes('*'))
-                    && /\\[\\d+\\]/.test(prompts[prompts.length - 1]);
-            }""",
-            timeout=240_000,
-        )
-        errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
-        texts = [errors.nth(i).inner_text() for i in range(errors.count())]
-        # the one error on the page is the typo planted in the first answer cell (issue 29)
-        unplanned = [t for t in texts if ("Traceback" in t or "Error" in t) and "epsilon_offic" not in t]
-        assert not unplanned, unplanned
-        typo = page.locator(".jp-OutputArea-output").filter(has_text="your answer cell raised NameError").first
-        if typo.count():  # asserted on the saved notebook below; the screenshot shows it as the student does
-            typo.scroll_into_view_if_needed()
-            page.screenshot(path=str(artifacts / f"student_{name[:2]}_typo_first_answer.png"))
-        check_wrong_answers_ran_to_the_end(page, lab, name, artifacts)
-
-        panels = page.locator(".dpcourse-panel")
-        assert panels.count() >= 1, "no panel on the page"
-        for index in range(panels.count()):
-            panel = panels.nth(index)
-            panel.scroll_into_view_if_needed()
-            image = panel.locator("img.dpcourse-panel-image").first
-            image.wait_for(timeout=60_000)
-            page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=image.element_handle())
-            shown = image.bounding_box()
-            assert shown["width"] >= 900, f"panel {index + 1} is shown only {shown['width']:.0f} px wide"
-            slider = panel.locator(".widget-slider").first
-            handle = slider.locator(".noUi-handle").first
-            numbers = panel.locator(".dpcourse-panel-numbers").first
-            at_defaults = numbers.inner_text()
-            assert at_defaults.startswith("At the panel's defaults ("), at_defaults
-            handle.focus()
-            # towards the far end of the slider, so that every press moves it (a δ slider may start near its top)
-            low, now, high = (float(handle.get_attribute(f"aria-value{a}") or "nan") for a in ("min", "now", "max"))
-            key = "ArrowLeft" if now - low > high - now else "ArrowRight"
-            latencies, busy = [], False
-            for _ in range(PRESSES):
-                page.evaluate(WATCH, index)
-                start = page.evaluate("performance.now()")
-                handle.press(key)
-                page.wait_for_function("(t) => window.__dpcourseChanged > t", arg=start, timeout=60_000)
-                latencies.append((page.evaluate("window.__dpcourseChanged") - start) / 1000)
-                busy = busy or page.evaluate("window.__dpcourseBusySeen")
-                page.wait_for_timeout(300)
-            _record(name, index, latencies, busy)
-            page.wait_for_timeout(300)
-            _check_numbers_follow_the_slider(page, numbers, slider, at_defaults)
-            shot = artifacts / f"{Path(name).stem}_panel{index + 1}.png"
-            panel.screenshot(path=str(shot))
-            from PIL import Image
-
-            pixels = np.asarray(Image.open(shot).convert("L"), dtype=float)
-            assert pixels.std() > 10, "the panel screenshot is blank"
+        yield page
     finally:
         page.close()
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_runs_and_its_panels_react(lab, workbook_page, artifacts, name):
+    from playwright.sync_api import expect
+
+    page = workbook_page
+    # the student copy, with a wrong answer in every exercise: the run must still reach the end.
+    # "The last code cell has a number" below, and the panels counted after the run, read the page's cells:
+    # open_notebook waits until every cell is in the page.
+    open_notebook(page, _upload(lab, name, wrong=True))
+    expect(page.locator("#jp-main-statusbar")).to_contain_text("Idle", timeout=90_000)
+    page.wait_for_timeout(1000)  # the status bar reads "Idle" briefly before the kernel is attached
+    expect(page.locator("#jp-main-statusbar")).to_contain_text("Python 3 (ipykernel) | Idle", timeout=90_000)
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator('li[data-command="runmenu:run-all"]').click()
+    # all cells have run when no prompt shows [*] and the last code cell has a number
+    page.wait_for_function(
+        """() => {
+            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(p => p.textContent);
+            return prompts.length > 0 && !prompts.some(t => t.includes('*'))
+                && /\\[\\d+\\]/.test(prompts[prompts.length - 1]);
+        }""",
+        timeout=240_000,
+    )
+    errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
+    texts = [errors.nth(i).inner_text() for i in range(errors.count())]
+    # the one error on the page is the typo planted in the first answer cell (issue 29)
+    unplanned = [t for t in texts if ("Traceback" in t or "Error" in t) and "epsilon_offic" not in t]
+    assert not unplanned, unplanned
+    typo = page.locator(".jp-OutputArea-output").filter(has_text="your answer cell raised NameError").first
+    if typo.count():  # asserted on the saved notebook below; the screenshot shows it as the student does
+        typo.scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / f"student_{name[:2]}_typo_first_answer.png"))
+    check_wrong_answers_ran_to_the_end(page, lab, name, artifacts)
+
+    panels = page.locator(".dpcourse-panel")
+    assert panels.count() >= 1, "no panel on the page"
+    for index in range(panels.count()):
+        panel = panels.nth(index)
+        panel.scroll_into_view_if_needed()
+        image = panel.locator("img.dpcourse-panel-image").first
+        image.wait_for(timeout=60_000)
+        page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+        shown = image.bounding_box()
+        assert shown["width"] >= 900, f"panel {index + 1} is shown only {shown['width']:.0f} px wide"
+        slider = panel.locator(".widget-slider").first
+        handle = slider.locator(".noUi-handle").first
+        numbers = panel.locator(".dpcourse-panel-numbers").first
+        at_defaults = numbers.inner_text()
+        assert at_defaults.startswith("At the panel's defaults ("), at_defaults
+        handle.focus()
+        # towards the far end of the slider, so that every press moves it (a δ slider may start near its top)
+        low, now, high = (float(handle.get_attribute(f"aria-value{a}") or "nan") for a in ("min", "now", "max"))
+        key = "ArrowLeft" if now - low > high - now else "ArrowRight"
+        latencies, busy = [], False
+        for _ in range(PRESSES):
+            page.evaluate(WATCH, index)
+            start = page.evaluate("performance.now()")
+            handle.press(key)
+            page.wait_for_function("(t) => window.__dpcourseChanged > t", arg=start, timeout=60_000)
+            latencies.append((page.evaluate("window.__dpcourseChanged") - start) / 1000)
+            busy = busy or page.evaluate("window.__dpcourseBusySeen")
+            page.wait_for_timeout(300)
+        _record(name, index, latencies, busy)
+        page.wait_for_timeout(300)
+        _check_numbers_follow_the_slider(page, numbers, slider, at_defaults)
+        shot = artifacts / f"{Path(name).stem}_panel{index + 1}.png"
+        panel.screenshot(path=str(shot))
+        from PIL import Image
+
+        pixels = np.asarray(Image.open(shot).convert("L"), dtype=float)
+        assert pixels.std() > 10, "the panel screenshot is blank"
