@@ -21,6 +21,7 @@ import json
 import re
 import subprocess
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import nbformat
@@ -117,6 +118,9 @@ class Reader:
         self.page.goto((self.site / f"{page_name}.html").as_uri() + query)
         return self.page
 
+    def close(self) -> None:
+        self.page.close()
+
     def _route(self, route) -> None:
         url = route.request.url
         if url.startswith((self.site_prefix, "data:", "blob:", "about:")):
@@ -128,11 +132,8 @@ class Reader:
 
 @pytest.fixture(scope="module")
 def reader(site, browser) -> Iterator[Reader]:
-    tab = Reader(browser, site)
-    try:
+    with closing(Reader(browser, site)) as tab:
         yield tab
-    finally:
-        tab.page.close()
 
 
 def wait_for_mathjax(page) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import fcntl
 import json
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,11 +57,8 @@ class Unrun:
 def reading_page(browser) -> Iterator[Any]:
     """One page at the student's window size for the whole file: JupyterLab is loaded once, each notebook opened
     in it (:func:`open_notebook`)."""
-    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
-    try:
+    with closing(browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})) as page:
         yield page
-    finally:
-        page.close()
 
 
 @pytest.fixture(scope="module", params=NOTEBOOKS)

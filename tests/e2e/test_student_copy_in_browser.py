@@ -16,7 +16,7 @@ import nbformat
 import pytest
 
 from dpcourse.classroom.release import release_notebook
-from tests.e2e.conftest import ROOT, TOKEN, Uploaded, upload_notebook, wait_for_every_cell
+from tests.e2e.conftest import ROOT, TOKEN, Uploaded, open_notebook, upload_notebook
 
 
 def _with_wrong_answers(nb):
@@ -109,11 +109,9 @@ def test_a_wrong_answer_shows_one_short_block_without_traceback(lab, browser, ar
     try:
         # Run All on every notebook's student copy is tested in test_workbook_in_browser.py: here a student types
         # a wrong answer (with the import an earlier check cell would have run) and runs it with its check
-        uploaded = _upload(lab, "01_laplace_utility.ipynb")
-        page.goto(uploaded.url)
+        open_notebook(page, _upload(lab, "01_laplace_utility.ipynb"))
         expect(page.locator("#jp-main-statusbar")).to_contain_text("Python 3 (ipykernel) | Idle", timeout=90_000)
         page.wait_for_timeout(1000)
-        wait_for_every_cell(page, uploaded.cells)
         stub = page.locator(".jp-CodeCell").filter(has_text="K_max = ...").first
         stub.scroll_into_view_if_needed()
         stub.locator(".cm-content").click()

@@ -20,6 +20,7 @@ import json
 import re
 import statistics
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -86,11 +87,8 @@ def _check_numbers_follow_the_slider(page, numbers, slider, at_defaults: str) ->
 def workbook_page(browser) -> Iterator[Any]:
     """One page for the whole file: JupyterLab is loaded once and each notebook opened in it (:func:`open_notebook`),
     every earlier notebook closed and its kernel shut down."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1000}, device_scale_factor=2)
-    try:
+    with closing(browser.new_page(viewport={"width": 1400, "height": 1000}, device_scale_factor=2)) as page:
         yield page
-    finally:
-        page.close()
 
 
 @pytest.mark.e2e
