@@ -20,14 +20,19 @@ import pytest
 HEAVY_AT_IMPORT = ("rfc3987_syntax", "lark")
 
 
-def modules_after_importing(module: str, path: Path | None = None) -> set[str]:
-    """The top-level modules a fresh interpreter holds after importing ``module`` (``path`` first on its path)."""
-    code = f"import sys, json, {module}; print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}})))"
+def modules_after(statement: str, path: Path | None = None) -> set[str]:
+    """Every module a fresh interpreter holds after running ``statement`` (``path`` first on its path)."""
+    code = f"{statement}\nimport sys, json; print(json.dumps(sorted(sys.modules)))"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(path or ""), os.environ.get("PYTHONPATH")]))}
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300, env=env
     )
-    return set(json.loads(done.stdout))
+    return set(json.loads(done.stdout.splitlines()[-1]))  # the statement may print lines of its own
+
+
+def modules_after_importing(module: str, path: Path | None = None) -> set[str]:
+    """The top-level modules a fresh interpreter holds after importing ``module`` (``path`` first on its path)."""
+    return {name.split(".")[0] for name in modules_after(f"import {module}", path)}
 
 
 @pytest.mark.parametrize(
@@ -51,3 +56,20 @@ def test_the_check_sees_the_grammar_when_it_is_imported(tmp_path):
     (tmp_path / "lark.py").write_text("")
     (tmp_path / "uses_lark.py").write_text("import lark\n")
     assert "lark" in modules_after_importing("uses_lark", tmp_path)
+
+
+#: What listing the exercises costs every grader, judge and autograder process: ``scipy.stats`` alone is about
+#: 0.6 s of CPU to import, and only the SVT checks' judging and the audit's tests use it, so they import it then.
+LISTING_THE_EXERCISES = "from dpcourse.checks import all_exercises; all_exercises()"
+
+
+def test_listing_the_exercises_does_not_import_scipy_stats():
+    loaded = modules_after(LISTING_THE_EXERCISES)
+    assert "dpcourse.checks.svt_variants" in loaded and "dpcourse.audit.statistics" in loaded
+    assert "scipy.stats" not in loaded
+
+
+def test_judging_an_svt_exercise_imports_it_when_it_needs_it():
+    # the check above sees scipy.stats where it is imported: judging the top-budget exercise computes an exact loss
+    statement = f"{LISTING_THE_EXERCISES}; from dpcourse.checks.above_threshold import top_budget; top_budget(15.0)"
+    assert "scipy.stats" in modules_after(statement)

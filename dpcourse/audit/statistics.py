@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .._validation import (
     check_integer,
@@ -70,6 +70,8 @@ def thinned_fisher_p_value(count_d: int, count_d_prime: int, n: int, epsilon: fl
         return 1.0
     mean, sd = x * keep, np.sqrt(x * keep * (1 - keep))
     k = np.arange(max(0, int(mean - 9 * sd - 1)), min(x, int(mean + 9 * sd + 2)) + 1)
+    from scipy import stats  # on first use: importing the audit (the SVT checks, the grader) need not import it
+
     weight = stats.binom.pmf(k, x, keep)
     fisher = _fisher_tails(x, y, n)(k)
     expected = float(weight @ fisher) + max(0.0, 1.0 - float(weight.sum()))
@@ -93,6 +95,8 @@ class _FisherTails:
             if missing.size * (self.y + 1) <= _DIRECT_TERMS:
                 self.values[missing] = _hypergeom_upper_tails(missing, self.y, self.n)
             else:
+                from scipy import stats  # on first use, as in thinned_fisher_p_value
+
                 self.values[missing] = stats.hypergeom.sf(missing - 1, 2 * self.n, self.n, missing + self.y)
         return self.values[k]
 

@@ -12,7 +12,6 @@ import functools
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ..svt import above_threshold_pmf, generalized_above_threshold_pmf
 
@@ -74,6 +73,8 @@ def _drawn_case(rng: np.random.Generator) -> tuple:
 
 
 def _intervals(pmfs: np.ndarray, runs: int) -> tuple[np.ndarray, np.ndarray]:
+    from scipy import stats  # on first use: listing the exercises need not import scipy.stats (0.6 s)
+
     pmfs = np.clip(pmfs, 0.0, 1.0)
     return stats.binom.ppf(_LEVEL / 2, runs, pmfs), stats.binom.isf(_LEVEL / 2, runs, pmfs)
 
@@ -228,4 +229,6 @@ def _pmf_with_scales(
 @functools.lru_cache(maxsize=1024)  # a few scales per ε, and ε has two significant digits
 def _laplace(loc: float, scale: float) -> Any:
     """``stats.laplace(loc, scale)``, frozen once per (loc, scale): freezing costs half a millisecond."""
+    from scipy import stats  # on first use, as in _intervals
+
     return stats.laplace(loc, scale)
