@@ -106,9 +106,9 @@ def test_each_notebook_reads_top_to_bottom_at_1280_px(unrun, artifacts):
         page.wait_for_timeout(400)
         screens += 1
         page.screenshot(path=str(artifacts / f"read_{name[:2]}_s{screens:02d}.png"))
-        text = page.locator(SCROLLER).first.inner_text()
-        assert "VBox(children" not in text, f"screen {screens} of {name} shows a raw widget repr"
-        if core is None and "Going further" in _headings_in_view(page):
+        shown = _in_view(page)
+        assert "VBox(children" not in shown["text"], f"screen {screens} of {name} shows a raw widget repr"
+        if core is None and "Going further" in shown["headings"]:
             core = screens
         height = int(scroller.evaluate("el => el.scrollHeight"))
         position += step
@@ -119,17 +119,28 @@ def test_each_notebook_reads_top_to_bottom_at_1280_px(unrun, artifacts):
     print(f"{name}: {screens} screens at {WIDTH}×{HEIGHT}, Going further from screen {core}")
 
 
-def _headings_in_view(page) -> str:
-    """The text of the Markdown headings now visible in the notebook's viewport."""
+def _in_view(page) -> dict[str, str]:
+    """The text of the notebook's cells now in its viewport, and of the Markdown headings in view among them.
+
+    Only those cells are read, which the screens between them cover from top to bottom: the text of the whole
+    notebook, read on every screen, made Chromium lay out again every cell JupyterLab's windowing skips while it is
+    out of view.
+    """
     return page.evaluate(
         """(selector) => {
-            const outer = document.querySelector(selector).getBoundingClientRect();
-            return [...document.querySelectorAll('.jp-MarkdownOutput h1, .jp-MarkdownOutput h2')]
-                .filter(h => {
-                    const r = h.getBoundingClientRect();
-                    return r.bottom > outer.top && r.top < outer.bottom;
-                })
-                .map(h => h.textContent).join('\\n');
+            const scroller = document.querySelector(selector);
+            const view = scroller.getBoundingClientRect();
+            const inView = (el) => {
+                const r = el.getBoundingClientRect();
+                return r.bottom > view.top && r.top < view.bottom;
+            };
+            const cells = [...scroller.querySelectorAll('.jp-Cell')].filter(inView);
+            const heading = '.jp-MarkdownOutput h1, .jp-MarkdownOutput h2';
+            const headings = cells.flatMap(c => [...c.querySelectorAll(heading)]);
+            return {
+                text: cells.map(c => c.innerText).join('\\n'),
+                headings: headings.filter(inView).map(h => h.textContent).join('\\n'),
+            };
         }""",
         SCROLLER,
     )
