@@ -591,6 +591,7 @@ def test_a_grader_that_cannot_start_still_leaves_a_result(tmp_path):
     assert result["score"] == 0 and result["tests"] == [] and "autograder itself failed" in result["output"]
 
 
+@needs_kernel_sandbox  # without a sandbox for kernels it fails closed before reading the upload (tested above)
 def test_empty_and_unreadable_submissions_say_what_to_upload(world_root):
     root = _gradescope(world_root, _zip(world_root), {gs.NAME: "{ not a notebook", "readme.md": "hi"}, None)
     result = _run(root)
