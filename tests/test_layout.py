@@ -36,6 +36,7 @@ docstring.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -124,8 +125,10 @@ def classroom_upward(edges) -> list[str]:
     return problems
 
 
-def imports(path: Path, name: str) -> list[tuple[str, int]]:
-    """Every dpcourse module ``path`` imports (module level or inside functions), with the line."""
+def imports(path: Path, name: str, known: dict[str, Path] | None = None) -> list[tuple[str, int]]:
+    """Every dpcourse module ``path`` imports (module level or inside functions), with the line; ``known``, the
+    package's modules (:func:`modules`), found again when not given."""
+    known = modules() if known is None else known
     tree = ast.parse(path.read_text(), filename=str(path))
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found = []
@@ -141,7 +144,6 @@ def imports(path: Path, name: str) -> list[tuple[str, int]]:
                 target = node.module or ""
             if target.split(".")[0] != "dpcourse":
                 continue
-            known = modules()
             for alias in node.names:  # `from . import bounds` imports a module; `from .x import f` imports x
                 candidate = f"{target}.{alias.name}"
                 found.append((candidate if candidate in known else target, node.lineno))
@@ -149,11 +151,17 @@ def imports(path: Path, name: str) -> list[tuple[str, int]]:
 
 
 def graph() -> dict[str, list[tuple[str, int]]]:
+    """Each module's dpcourse imports: parsed once per test process (four tests read it), a fresh copy each call."""
+    return {name: list(targets) for name, targets in _parsed_graph().items()}
+
+
+@functools.cache
+def _parsed_graph() -> dict[str, list[tuple[str, int]]]:
     known = modules()
     edges = {}
     for name, path in known.items():
         targets = []
-        for target, line in imports(path, name):
+        for target, line in imports(path, name, known):
             while target not in known and "." in target:
                 target = target.rsplit(".", 1)[0]
             if target != name:

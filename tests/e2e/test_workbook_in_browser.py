@@ -86,8 +86,13 @@ def _check_numbers_follow_the_slider(page, numbers, slider, at_defaults: str) ->
 @pytest.fixture(scope="module")
 def workbook_page(browser) -> Iterator[Any]:
     """One page for the whole file: JupyterLab is loaded once and each notebook opened in it (:func:`open_notebook`),
-    every earlier notebook closed and its kernel shut down."""
-    with closing(browser.new_page(viewport={"width": 1400, "height": 1000}, device_scale_factor=2)) as page:
+    every earlier notebook closed and its kernel shut down.
+
+    At one device pixel per CSS pixel, as the other browser tests: at two (sharper screenshots), Chromium drew four
+    times the pixels of every screen the run goes through, and JupyterLab, which adds a notebook's later cells only
+    while the browser is idle (or every 3 s), waited longer for them. The file alone on this 2-core machine, runs
+    interleaved: Chromium 52–62 s of CPU in 89–102 s (three runs), against 62–80 s in 97–268 s (four runs)."""
+    with closing(browser.new_page(viewport={"width": 1400, "height": 1000})) as page:
         yield page
 
 
