@@ -23,7 +23,7 @@ def test_the_summary_page_renders_offline_with_its_figure(browser, tmp_path, art
         width = page.eval_on_selector("img", "image => image.complete ? image.naturalWidth : 0")
         text = page.inner_text("body")
         scripts = page.eval_on_selector_all("script", "found => found.length")
-        page.screenshot(path=str(artifacts / "grades_summary.png"), full_page=True)
+        page.screenshot(path=str(artifacts / "grades_summary.png"), full_page=True, caret="initial")
     finally:
         page.close()
     assert width > 300  # the embedded histogram decoded
