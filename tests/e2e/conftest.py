@@ -25,7 +25,7 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parents[2]
 # Every screenshot of the suite is saved here, taken with caret="initial": Playwright's default ("hide") adds a style
 # sheet to the page for the shot and takes it away after, so Chromium restyles all of JupyterLab's page twice per shot.
-# The read-through's 121 screens, alone, runs interleaved: Chromium 46–47 s of CPU against 51–55 s.
+# The read-through alone (121 screens), two pairs of runs interleaved: Chromium 46–47 s of CPU against 51–55 s.
 ARTIFACTS = ROOT / "test-artifacts"
 TOKEN = "dpcourse-e2e"
 CELLS_DEADLINE_MS = 240_000  # see wait_for_every_cell
