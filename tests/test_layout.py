@@ -125,10 +125,9 @@ def classroom_upward(edges) -> list[str]:
     return problems
 
 
-def imports(path: Path, name: str, known: dict[str, Path] | None = None) -> list[tuple[str, int]]:
-    """Every dpcourse module ``path`` imports (module level or inside functions), with the line; ``known``, the
-    package's modules (:func:`modules`), found again when not given."""
-    known = modules() if known is None else known
+def imports(path: Path, name: str, known: dict[str, Path]) -> list[tuple[str, int]]:
+    """Every dpcourse module ``path`` imports (module level or inside functions), with the line; ``known`` is the
+    package's modules (:func:`modules`)."""
     tree = ast.parse(path.read_text(), filename=str(path))
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found = []

@@ -23,9 +23,6 @@ import pytest
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parents[2]
-# Every screenshot of the suite is saved here, taken with caret="initial": Playwright's default ("hide") adds a style
-# sheet to the page for the shot and takes it away after, so Chromium restyles all of JupyterLab's page twice per shot.
-# The read-through alone (121 screens), two pairs of runs interleaved: Chromium 46–47 s of CPU against 51–55 s.
 ARTIFACTS = ROOT / "test-artifacts"
 TOKEN = "dpcourse-e2e"
 CELLS_DEADLINE_MS = 240_000  # see wait_for_every_cell
@@ -137,6 +134,16 @@ def wait_for_every_cell(page, count: int) -> None:
 
     cells = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")
     expect(cells).to_have_count(count, timeout=CELLS_DEADLINE_MS)
+
+
+def save_screenshot(target, path: Path, *, full_page: bool = False) -> None:
+    """A screenshot of ``target`` (a page or a locator) saved at ``path``, as every test of the suite takes one.
+
+    With ``caret="initial"``: Playwright's default (``"hide"``) adds a style sheet to the page for the shot and takes
+    it away after, so Chromium restyles all of JupyterLab's page twice per shot. The read-through alone (121 screens),
+    two pairs of runs interleaved: Chromium 46–47 s of CPU against 51–55 s."""
+    extra = {"full_page": True} if full_page else {}  # a locator's screenshot has no full_page
+    target.screenshot(path=str(path), caret="initial", **extra)
 
 
 def _skip_without_a_browser() -> None:

@@ -30,7 +30,7 @@ import pytest
 from dpcourse.classroom.release import exercises
 from tests.checks.test_checks import CASES
 from tests.deploy.test_deploy_schemas import offline
-from tests.e2e.conftest import ROOT
+from tests.e2e.conftest import ROOT, save_screenshot
 from tests.test_book import build, toc_files
 
 BOOK_PYTHON = ROOT / ".venv" / "book" / "bin" / "python"
@@ -218,11 +218,11 @@ def test_every_page_renders_offline(site, reader, artifacts, page_name):
         }"""
     )
     slug = page_name.replace("/", "_")
-    page.screenshot(path=str(artifacts / f"book_{slug}.png"), caret="initial")
+    save_screenshot(page, artifacts / f"book_{slug}.png")
     if panels:
         first = page.query_selector(".cell_output:has(.dpcourse-panel)")  # the panel under its snapshot note
         first.scroll_into_view_if_needed()
-        first.screenshot(path=str(artifacts / f"book_{slug}_panel.png"), caret="initial")
+        save_screenshot(first, artifacts / f"book_{slug}_panel.png")
 
     assert reader.refused == [], "the page asked another host for these"
     assert reader.failed == [], "these files of the site failed to load"
@@ -266,7 +266,7 @@ def test_search_finds_the_notebooks(reader, artifacts):
     )
     summary = page.inner_text("#search-results .search-summary")
     found = page.eval_on_selector_all("#search-results li a", "found => found.map(link => link.getAttribute('href'))")
-    page.screenshot(path=str(artifacts / "book_search_laplace.png"), caret="initial")
+    save_screenshot(page, artifacts / "book_search_laplace.png")
     assert reader.refused == [] and reader.errors == []
     assert f"found {len(found)} page(s)" in summary, (summary, found)
     assert any("notebooks/01_laplace_utility" in href for href in found), found

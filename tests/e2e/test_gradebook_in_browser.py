@@ -7,6 +7,7 @@ from dpcourse.classroom.gradebook.render import class_summary, write_summary_htm
 from dpcourse.classroom.gradebook.roster import RosterEntry
 from dpcourse.classroom.gradebook.totals import course_totals, hand_in_notes
 from tests.classroom.test_gradebook import EXERCISES, LOG, rows
+from tests.e2e.conftest import save_screenshot
 
 
 def test_the_summary_page_renders_offline_with_its_figure(browser, tmp_path, artifacts):
@@ -23,7 +24,7 @@ def test_the_summary_page_renders_offline_with_its_figure(browser, tmp_path, art
         width = page.eval_on_selector("img", "image => image.complete ? image.naturalWidth : 0")
         text = page.inner_text("body")
         scripts = page.eval_on_selector_all("script", "found => found.length")
-        page.screenshot(path=str(artifacts / "grades_summary.png"), full_page=True, caret="initial")
+        save_screenshot(page, artifacts / "grades_summary.png", full_page=True)
     finally:
         page.close()
     assert width > 300  # the embedded histogram decoded

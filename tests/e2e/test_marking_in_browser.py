@@ -20,7 +20,7 @@ import pytest
 
 from dpcourse.classroom.marking import add_answers, check_rubric, marks, open_store, store_path
 from dpcourse.classroom.marking.app import find_mathjax
-from tests.e2e.conftest import ROOT
+from tests.e2e.conftest import ROOT, save_screenshot
 
 TOKEN = "e2e-marking-token-0123456789"
 HOSTILE = (
@@ -154,7 +154,7 @@ def test_two_tas_mark_a_question_with_the_keyboard(marking_app, browser, artifac
             assert page.locator("#answer mjx-container").count() == 1  # $\rho$ typeset by the app's own MathJax
         else:  # no MathJax installed (make book's npm step, or $DPCOURSE_MATHJAX): the page says formulas are TeX
             assert "MathJax was not found" in page.inner_text("body")
-        page.screenshot(path=str(artifacts / "marking_group.png"), full_page=True, caret="initial")
+        save_screenshot(page, artifacts / "marking_group.png", full_page=True)
         page.click("#names")
         page.wait_for_load_state("load")
         assert "alice, bob" in page.inner_text("#students")
@@ -168,7 +168,7 @@ def test_two_tas_mark_a_question_with_the_keyboard(marking_app, browser, artifac
         bruno.page.wait_for_selector("#conflict:not([hidden])", timeout=30_000)
         message = bruno.page.inner_text("#conflict")
         assert "saved by Ayesha" in message and "version 3" in message and "nothing of yours was saved" in message
-        bruno.page.screenshot(path=str(artifacts / "marking_conflict.png"), full_page=True, caret="initial")
+        save_screenshot(bruno.page, artifacts / "marking_conflict.png", full_page=True)
         assert by_student(report)["alice"].items == ("names-step", "why")  # Bruno's change was not written
 
         # Bruno marks dan's answer with item 1 (its math typeset), then edits item 1's points: both groups re-scored.
@@ -217,7 +217,7 @@ def test_two_tas_mark_a_question_with_the_keyboard(marking_app, browser, artifac
         assert handlers == []
         assert ayesha.page.locator("#answer .refused-link").count() == 1  # the javascript: link, shown as text
         assert ayesha.page.locator("#answer img, #answer iframe, #answer style, #answer script").count() == 0
-        ayesha.page.screenshot(path=str(artifacts / "marking_hostile.png"), full_page=True, caret="initial")
+        save_screenshot(ayesha.page, artifacts / "marking_hostile.png", full_page=True)
 
         # A megabyte of math: cut to 64 KiB, shown as TeX source with the note, not typeset.
         ayesha.open_group("x^{2}")
@@ -230,7 +230,7 @@ def test_two_tas_mark_a_question_with_the_keyboard(marking_app, browser, artifac
         ayesha.page.goto(url.split("?")[0])
         assert "2 / 5" in ayesha.page.inner_text("table.progress")  # groups marked: the pair and dan's
         assert "3 / 6" in ayesha.page.inner_text("table.progress")
-        ayesha.page.screenshot(path=str(artifacts / "marking_progress.png"), full_page=True, caret="initial")
+        save_screenshot(ayesha.page, artifacts / "marking_progress.png", full_page=True)
         for ta in (ayesha, bruno):
             assert ta.dialogs == [] and ta.elsewhere == []
             assert [e for e in ta.errors if "Content Security Policy" in e or "uncaught" in e] == []

@@ -27,7 +27,7 @@ from dpcourse.classroom.cli import main
 from dpcourse.classroom.grading.plan import read_outline, read_written
 from dpcourse.classroom.grading.reports import GradeRow, read_report, write_report
 from dpcourse.classroom.marking import add_answers, check_rubric, marks, open_store, store_path
-from tests.e2e.conftest import ROOT
+from tests.e2e.conftest import ROOT, save_screenshot
 
 NOTEBOOK = "04_above_threshold_proof"
 EXERCISE = "at-proof"
@@ -173,7 +173,7 @@ def test_marks_from_two_tas_reach_the_totals_lms_files_and_feedback(app, batch, 
     viewer.goto((folder / "final_summary.html").as_uri())
     assert re.search(rf"{NOTEBOOK}\s+4\s+16", viewer.inner_text("#unmarked"))
     assert "written: 0 marked, 4 to mark" in viewer.inner_text("body")
-    viewer.screenshot(path=str(artifacts / "marks_summary_unmarked.png"), full_page=True, caret="initial")
+    save_screenshot(viewer, artifacts / "marks_summary_unmarked.png", full_page=True)
     viewer.context.close()
 
     ayesha, bruno = TA(browser, app, "Ayesha"), TA(browser, app, "Bruno")
@@ -183,7 +183,7 @@ def test_marks_from_two_tas_reach_the_totals_lms_files_and_feedback(app, batch, 
         assert "2 identical answers" in ayesha.page.inner_text("#students")
         ayesha.press("1", 1)
         ayesha.press("2", 2)
-        ayesha.page.screenshot(path=str(artifacts / "marks_group.png"), full_page=True, caret="initial")
+        save_screenshot(ayesha.page, artifacts / "marks_group.png", full_page=True)
 
         # Bruno reads the same group; Ayesha saves a comment; Bruno's save is refused, nothing of his written.
         bruno.open_group("Couple the thresholds")
@@ -193,7 +193,7 @@ def test_marks_from_two_tas_reach_the_totals_lms_files_and_feedback(app, batch, 
         bruno.page.keyboard.press("3")
         bruno.page.wait_for_selector("#conflict:not([hidden])", timeout=30_000)
         assert "saved by Ayesha" in bruno.page.inner_text("#conflict")
-        bruno.page.screenshot(path=str(artifacts / "marks_conflict.png"), full_page=True, caret="initial")
+        save_screenshot(bruno.page, artifacts / "marks_conflict.png", full_page=True)
 
         # Bruno marks carol's and dan's answers, then edits item 2's points: every answer marked with it re-scored.
         bruno.open_group("By composition")
@@ -208,7 +208,7 @@ def test_marks_from_two_tas_reach_the_totals_lms_files_and_feedback(app, batch, 
         assert bruno.page.inner_text("#total") == "1.5"
         bruno.page.goto(app.split("?")[0])
         assert "4 / 4" in bruno.page.inner_text("table.progress")
-        bruno.page.screenshot(path=str(artifacts / "marks_progress.png"), full_page=True, caret="initial")
+        save_screenshot(bruno.page, artifacts / "marks_progress.png", full_page=True)
         assert ayesha.elsewhere == [] and bruno.elsewhere == []
     finally:
         ayesha.context.close()
@@ -244,5 +244,5 @@ def test_marks_from_two_tas_reach_the_totals_lms_files_and_feedback(app, batch, 
     assert re.search(r"Couples the noisy threshold of D and D'\s+2\s+2 of 4", rubric)
     assert re.search(r"Claims a δ > 0 is needed\s+-1\s+1 of 4", rubric)
     viewer.locator("#rubric").scroll_into_view_if_needed()
-    viewer.screenshot(path=str(artifacts / "marks_summary.png"), full_page=True, caret="initial")
+    save_screenshot(viewer, artifacts / "marks_summary.png", full_page=True)
     viewer.context.close()

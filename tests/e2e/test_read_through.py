@@ -27,7 +27,7 @@ import nbformat
 import pytest
 
 from dpcourse.classroom.release import release_notebook
-from tests.e2e.conftest import ROOT, open_notebook, upload_notebook
+from tests.e2e.conftest import ROOT, open_notebook, save_screenshot, upload_notebook
 
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 WIDTH, HEIGHT = 1280, 860
@@ -92,7 +92,7 @@ def test_an_unrun_student_notebook_shows_every_panel_figure(unrun, artifacts):
         box = figure.bounding_box()
         assert box and box["width"] > 300 and box["height"] > 100, box
         assert "VBox(children" not in cell.inner_text()
-        cell.screenshot(path=str(artifacts / f"unrun_{unrun.name[:2]}_cell{index}.png"), caret="initial")
+        save_screenshot(cell, artifacts / f"unrun_{unrun.name[:2]}_cell{index}.png")
 
 
 @pytest.mark.e2e
@@ -105,7 +105,7 @@ def test_each_notebook_reads_top_to_bottom_at_1280_px(unrun, artifacts):
         scroller.evaluate("(el, y) => { el.scrollTop = y; }", position)
         page.wait_for_timeout(400)
         screens += 1
-        page.screenshot(path=str(artifacts / f"read_{name[:2]}_s{screens:02d}.png"), caret="initial")
+        save_screenshot(page, artifacts / f"read_{name[:2]}_s{screens:02d}.png")
         shown = _in_view(page)
         assert "VBox(children" not in shown["text"], f"screen {screens} of {name} shows a raw widget repr"
         if core is None and "Going further" in shown["headings"]:

@@ -16,7 +16,7 @@ import nbformat
 import pytest
 
 from dpcourse.classroom.release import release_notebook
-from tests.e2e.conftest import ROOT, TOKEN, Uploaded, open_notebook, upload_notebook
+from tests.e2e.conftest import ROOT, TOKEN, Uploaded, open_notebook, save_screenshot, upload_notebook
 
 
 def _with_wrong_answers(nb):
@@ -61,7 +61,7 @@ def check_wrong_answers_ran_to_the_end(page, lab: str, name: str, artifacts) -> 
     figures = sum(1 for c in released.cells if c.cell_type == "code" and "plt.show()" in c.source)
     # the shipped settings (jupyter/overrides.json) keep JupyterLab's news question off the figures
     assert page.get_by_text("official Jupyter news").count() == 0
-    page.screenshot(path=str(artifacts / f"student_{name[:2]}_wrong_answers_end.png"), caret="initial")
+    save_screenshot(page, artifacts / f"student_{name[:2]}_wrong_answers_end.png")
     page.locator(".jp-Notebook").click()
     page.keyboard.press("Control+s")
     saved = name.replace(".ipynb", "_wrong.ipynb")
@@ -98,7 +98,7 @@ def check_wrong_answers_ran_to_the_end(page, lab: str, name: str, artifacts) -> 
     assert len(pictures) >= figures and panels_shown and all(has_png(c) for c in pictures)
     failure = page.locator(".jp-OutputArea-output").filter(has_text="✗ ").first
     failure.scroll_into_view_if_needed()
-    page.screenshot(path=str(artifacts / f"student_{name[:2]}_wrong_answers_a_check.png"), caret="initial")
+    save_screenshot(page, artifacts / f"student_{name[:2]}_wrong_answers_a_check.png")
 
 
 @pytest.mark.e2e
@@ -127,6 +127,6 @@ def test_a_wrong_answer_shows_one_short_block_without_traceback(lab, browser, ar
         text = failure.inner_text()
         assert "dropped the logarithm" in text and "Hint:" in text
         assert "Traceback" not in text and "dpcourse/checks" not in text and len(text.strip().splitlines()) <= 3
-        failure.screenshot(path=str(artifacts / "student_01_wrong_answer.png"), caret="initial")
+        save_screenshot(failure, artifacts / "student_01_wrong_answer.png")
     finally:
         page.close()

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.e2e.conftest import ROOT, open_notebook
+from tests.e2e.conftest import ROOT, open_notebook, save_screenshot
 from tests.e2e.test_student_copy_in_browser import _upload, check_wrong_answers_ran_to_the_end
 
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
@@ -128,7 +128,7 @@ def test_notebook_runs_and_its_panels_react(lab, workbook_page, artifacts, name)
     typo = page.locator(".jp-OutputArea-output").filter(has_text="your answer cell raised NameError").first
     if typo.count():  # asserted on the saved notebook below; the screenshot shows it as the student does
         typo.scroll_into_view_if_needed()
-        page.screenshot(path=str(artifacts / f"student_{name[:2]}_typo_first_answer.png"), caret="initial")
+        save_screenshot(page, artifacts / f"student_{name[:2]}_typo_first_answer.png")
     check_wrong_answers_ran_to_the_end(page, lab, name, artifacts)
 
     panels = page.locator(".dpcourse-panel")
@@ -163,7 +163,7 @@ def test_notebook_runs_and_its_panels_react(lab, workbook_page, artifacts, name)
         page.wait_for_timeout(300)
         _check_numbers_follow_the_slider(page, numbers, slider, at_defaults)
         shot = artifacts / f"{Path(name).stem}_panel{index + 1}.png"
-        panel.screenshot(path=str(shot), caret="initial")
+        save_screenshot(panel, shot)
         from PIL import Image
 
         pixels = np.asarray(Image.open(shot).convert("L"), dtype=float)
